@@ -1,0 +1,78 @@
+# Two commands on a fresh machine (python3, node/npm, terraform): `make synth`, `make test`.
+# Installs are stamped on their lock files, so re-running does not reinstall anything.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+PIPENV_VERSION := 2026.10.3
+TOOLS := .cache/tools
+VENV_STAMP := .venv/.synced
+NODE_STAMP := node_modules/.synced
+
+# The pinned Node 22 (npm package `node`) and the project's virtualenv come first, so the cdktf
+# CLI and the jsii runtime never run on the machine's end-of-life Node.
+export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/.venv/bin:$(PATH)
+export PIPENV_VENV_IN_PROJECT := 1
+export PIPENV_VERBOSITY := -1
+export PIPENV_NOSPIN := 1
+export PIPENV_YES := 1
+export CHECKPOINT_DISABLE := 1
+# cdktf keeps its own heap setting only when NODE_OPTIONS names one; jsii deprecation notices are noise.
+export NODE_OPTIONS := --max-old-space-size=4096 --no-deprecation
+
+# Providers from the local filesystem mirror when the machine has one (see tools/terraformrc.py).
+TF_MIRROR_CONFIG := $(shell $(PYTHON) tools/terraformrc.py)
+ifneq ($(TF_MIRROR_CONFIG),)
+export TF_CLI_CONFIG_FILE := $(TF_MIRROR_CONFIG)
+endif
+
+PIPENV := $(shell command -v pipenv 2>/dev/null || echo $(TOOLS)/bin/pipenv)
+
+.PHONY: help synth test check pytest lint typecheck format lock clean
+
+help:
+	@echo "make synth   install the locked toolchain and write cdktf.out/stacks/*"
+	@echo "make test    lint, type-check and run every test"
+	@echo "make format  apply ruff formatting"
+	@echo "make lock    re-lock Pipfile.lock after editing Pipfile"
+
+synth: $(VENV_STAMP) $(NODE_STAMP)
+	cdktf synth
+
+test: check pytest
+
+check: lint typecheck
+
+lint: $(VENV_STAMP)
+	ruff check .
+	ruff format --check .
+
+typecheck: $(VENV_STAMP)
+	mypy
+
+pytest: $(VENV_STAMP) $(NODE_STAMP)
+	pytest
+
+format: $(VENV_STAMP)
+	ruff format .
+	ruff check --fix .
+
+$(TOOLS)/bin/pipenv:
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet pipenv==$(PIPENV_VERSION)
+
+$(VENV_STAMP): Pipfile.lock | $(PIPENV)
+	PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) tools/pip_index_url.py)}" $(PIPENV) sync --dev
+	touch $@
+
+$(NODE_STAMP): package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+lock: | $(PIPENV)
+	PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) tools/pip_index_url.py)}" $(PIPENV) lock
+
+clean:
+	rm -rf cdktf.out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,26 @@
+"""ECR repository for the sample app image: immutable tags, scan on push, lifecycle policy."""
+
+from __future__ import annotations
+
+from cdktf_cdktf_provider_aws.ecr_lifecycle_policy import EcrLifecyclePolicy
+from cdktf_cdktf_provider_aws.ecr_repository import EcrRepository
+from constructs import Construct
+
+import policies
+
+
+class ImageRepository(Construct):
+    def __init__(self, scope: Construct, id_: str, *, repository_name: str) -> None:
+        super().__init__(scope, id_)
+        repo = EcrRepository(
+            self,
+            "repo",
+            name=repository_name,
+            # A tag names one image forever, so blue and green can never run different bits under one tag.
+            image_tag_mutability="IMMUTABLE",
+            image_scanning_configuration={"scan_on_push": True},
+            encryption_configuration=[{"encryption_type": "AES256"}],
+        )
+        EcrLifecyclePolicy(self, "lifecycle", repository=repo.name, policy=policies.render("ecr_lifecycle"))
+        self.repository_url = repo.repository_url
+        self.repository_arn = repo.arn

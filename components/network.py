@@ -1,0 +1,48 @@
+"""VPC with one public and one private subnet per AZ, tagged for the AWS Load Balancer Controller."""
+
+from __future__ import annotations
+
+from cdktf import Fn
+from cdktf_cdktf_provider_aws.data_aws_availability_zones import DataAwsAvailabilityZones
+from cdktf_cdktf_provider_aws.default_security_group import DefaultSecurityGroup
+from cdktf_cdktf_provider_aws.subnet import Subnet
+from cdktf_cdktf_provider_aws.vpc import Vpc
+from constructs import Construct
+
+# Subnet discovery tags read by the AWS Load Balancer Controller: internet-facing ALBs go to
+# subnets tagged elb, internal ones to internal-elb.
+PUBLIC_ROLE_TAG = {"kubernetes.io/role/elb": "1"}
+PRIVATE_ROLE_TAG = {"kubernetes.io/role/internal-elb": "1"}
+
+
+class Network(Construct):
+    def __init__(
+        self, scope: Construct, id_: str, *, name: str, cidr: str, public_cidrs: list[str], private_cidrs: list[str]
+    ) -> None:
+        super().__init__(scope, id_)
+        self._name = name
+        # Opt-in zones (Local Zones, Wavelength) lack EKS and ALB; take regular AZs only.
+        self._zones = DataAwsAvailabilityZones(
+            self, "zones", state="available", filter=[{"name": "opt-in-status", "values": ["opt-in-not-required"]}]
+        )
+        self._vpc = Vpc(self, "vpc", cidr_block=cidr, enable_dns_hostnames=True, enable_dns_support=True, tags={"Name": name})
+        # Nothing should use the default security group; without rules it cannot pass traffic.
+        DefaultSecurityGroup(self, "default-sg", vpc_id=self._vpc.id, tags={"Name": f"{name}-default-unused"})
+        self.vpc_id = self._vpc.id
+        self.public_subnet_ids = self._subnets("public", public_cidrs, PUBLIC_ROLE_TAG)
+        self.private_subnet_ids = self._subnets("private", private_cidrs, PRIVATE_ROLE_TAG)
+
+    def _subnets(self, kind: str, cidrs: list[str], role_tag: dict[str, str]) -> list[str]:
+        return [
+            Subnet(
+                self,
+                f"{kind}-{i}",
+                vpc_id=self._vpc.id,
+                cidr_block=cidr,
+                availability_zone=Fn.element(self._zones.names, i),
+                # Public subnets hold only ALBs and NAT gateways, which get addresses of their own.
+                map_public_ip_on_launch=False,
+                tags={"Name": f"{self._name}-{kind}-{i}", **role_tag},
+            ).id
+            for i, cidr in enumerate(cidrs)
+        ]

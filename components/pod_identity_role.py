@@ -1,0 +1,29 @@
+"""An IAM role for EKS Pod Identity: trusts `pods.eks.amazonaws.com`, not a cluster's OIDC issuer.
+
+That trust names no cluster, so one role serves blue, green and any later colour: a new cluster
+adds an association on its side and never edits the role.
+"""
+
+from __future__ import annotations
+
+from cdktf_cdktf_provider_aws.iam_policy import IamPolicy
+from cdktf_cdktf_provider_aws.iam_role import IamRole
+from cdktf_cdktf_provider_aws.iam_role_policy_attachment import IamRolePolicyAttachment
+from constructs import Construct
+
+import policies
+
+
+class PodIdentityRole(Construct):
+    def __init__(self, scope: Construct, id_: str, *, role_name: str, description: str, policy_json: str) -> None:
+        super().__init__(scope, id_)
+        role = IamRole(
+            self,
+            "role",
+            name=role_name,
+            description=description,
+            assume_role_policy=policies.render("pod_identity_trust"),
+        )
+        policy = IamPolicy(self, "policy", name=role_name, description=description, policy=policy_json)
+        IamRolePolicyAttachment(self, "attachment", role=role.name, policy_arn=policy.arn)
+        self.role_arn = role.arn

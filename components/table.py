@@ -1,0 +1,27 @@
+"""DynamoDB table the sample app reads: on-demand, point-in-time recovery, encrypted."""
+
+from __future__ import annotations
+
+from cdktf_cdktf_provider_aws.dynamodb_table import DynamodbTable
+from constructs import Construct
+
+HASH_KEY = "UserId"
+
+
+class Table(Construct):
+    def __init__(self, scope: Construct, id_: str, *, table_name: str, deletion_protection: bool) -> None:
+        """deletion_protection: on by default in config; `cdktf destroy common` then fails instead of losing data."""
+        super().__init__(scope, id_)
+        table = DynamodbTable(
+            self,
+            "table",
+            name=table_name,
+            billing_mode="PAY_PER_REQUEST",
+            hash_key=HASH_KEY,
+            attribute=[{"name": HASH_KEY, "type": "S"}],
+            point_in_time_recovery={"enabled": True},
+            server_side_encryption={"enabled": True},
+            deletion_protection_enabled=deletion_protection,
+        )
+        self.table_name = table.name
+        self.table_arn = table.arn

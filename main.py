@@ -1,0 +1,25 @@
+"""Entry point `cdktf synth` runs (cdktf.json "app"): load config, build stacks, synth."""
+
+from __future__ import annotations
+
+import sys
+
+from cdktf import App
+
+from stacks.app import build
+from stacks.config import ConfigError, load_config
+
+
+def main() -> int:
+    try:
+        config = load_config()
+    except ConfigError as err:
+        # Before App() exists: a bad config writes nothing to cdktf.out.
+        print(err, file=sys.stderr)
+        return 2
+    build(App(), config).synth()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

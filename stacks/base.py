@@ -1,0 +1,49 @@
+"""What every stack has: its own state (backend), and the AWS provider for the project's region."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cdktf import (
+    DataTerraformRemoteStateLocal,
+    DataTerraformRemoteStateS3,
+    LocalBackend,
+    S3Backend,
+    TerraformRemoteState,
+    TerraformStack,
+)
+from cdktf_cdktf_provider_aws.provider import AwsProvider
+from constructs import Construct
+
+from stacks.config import Config, StateConfig
+
+
+def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> None:
+    """One state per stack (blue and green never share one), and default tags on everything."""
+    state = config.state
+    if state.backend == "s3":
+        S3Backend(stack, bucket=state.bucket, key=_state_key(state, stack_name), region=state.region, encrypt=state.encrypt)
+        # Native S3 locking (Terraform >= 1.10); cdktf 0.21's S3Backend has no field for it.
+        stack.add_override("terraform.backend.s3.use_lockfile", True)
+    else:
+        LocalBackend(stack, path=_state_path(state, stack_name))
+    tags = {"Project": config.project, "Stack": stack_name, "ManagedBy": "cdktf", **config.tags}
+    AwsProvider(stack, "aws", region=config.region, default_tags=[{"tags": tags}])
+
+
+def read_state(scope: Construct, id_: str, state: StateConfig, stack_name: str) -> TerraformRemoteState:
+    """Another stack's outputs, read explicitly from its state: no cdktf cross-stack wiring, so
+    a cluster stack deploys alone and never depends on another colour."""
+    if state.backend == "s3":
+        key = _state_key(state, stack_name)
+        return DataTerraformRemoteStateS3(scope, id_, bucket=state.bucket, key=key, region=state.region)
+    return DataTerraformRemoteStateLocal(scope, id_, path=_state_path(state, stack_name))
+
+
+def _state_key(state: StateConfig, stack_name: str) -> str:
+    return f"{state.key_prefix}/{stack_name}.tfstate" if state.key_prefix else f"{stack_name}.tfstate"
+
+
+def _state_path(state: StateConfig, stack_name: str) -> str:
+    # Absolute: Terraform runs inside cdktf.out/stacks/<stack>, not where cdktf.json is.
+    return str(Path(state.directory).absolute() / f"{stack_name}.tfstate")

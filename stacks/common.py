@@ -1,0 +1,103 @@
+"""The `common` stack: everything that outlives clusters, shared by every colour."""
+
+from __future__ import annotations
+
+from cdktf import TerraformOutput, TerraformStack
+from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
+from constructs import Construct
+
+import policies
+from components.certificate import Certificate
+from components.egress import Egress
+from components.flow_logs import FlowLogs
+from components.image_repository import ImageRepository
+from components.network import Network
+from components.pod_identity_role import PodIdentityRole
+from components.sub_zone import SubZone
+from components.table import Table
+from stacks.base import configure_stack
+from stacks.config import COMMON_STACK, Config, subnet_cidrs
+from stacks.contract import DESCRIPTIONS, CommonOutput
+
+
+class CommonStack(TerraformStack):
+    def __init__(self, scope: Construct, *, config: Config) -> None:
+        super().__init__(scope, COMMON_STACK)
+        configure_stack(self, config, COMMON_STACK)
+        name = config.project
+        account = DataAwsCallerIdentity(self, "account")
+
+        public_cidrs, private_cidrs = subnet_cidrs(config.network)
+        network = Network(
+            self, "network", name=name, cidr=config.network.cidr, public_cidrs=public_cidrs, private_cidrs=private_cidrs
+        )
+        Egress(
+            self,
+            "egress",
+            name=name,
+            vpc_id=network.vpc_id,
+            public_subnet_ids=network.public_subnet_ids,
+            private_subnet_ids=network.private_subnet_ids,
+            nat_per_az=config.network.nat == "per_az",
+        )
+        FlowLogs(
+            self,
+            "flow-logs",
+            name=name,
+            vpc_id=network.vpc_id,
+            retention_days=config.network.flow_log_retention_days,
+            account_id=account.account_id,
+        )
+
+        zone = SubZone(self, "dns", parent_zone=config.dns.parent_zone, zone_name=config.dns.zone_name)
+        certificate = Certificate(
+            self, "certificate", zone_name=config.dns.zone_name, zone_id=zone.zone_id, delegation=zone.delegation
+        )
+        table = Table(self, "table", table_name=config.table.name, deletion_protection=config.table.deletion_protection)
+        image = ImageRepository(self, "image", repository_name=config.image.repository)
+
+        app_role = PodIdentityRole(
+            self,
+            "app-role",
+            role_name=f"{name}-sample-app",
+            description="Sample app pods: read-only on the sample table",
+            policy_json=policies.render("app_table_read", TABLE_ARN=table.table_arn),
+        )
+        lbc_role = PodIdentityRole(
+            self,
+            "lbc-role",
+            role_name=f"{name}-aws-load-balancer-controller",
+            description="AWS Load Balancer Controller (upstream policy)",
+            policy_json=policies.render("aws_load_balancer_controller"),
+        )
+        dns_role = PodIdentityRole(
+            self,
+            "external-dns-role",
+            role_name=f"{name}-external-dns",
+            description="ExternalDNS: records in the shared sub-zone only",
+            policy_json=policies.render("external_dns", ZONE_ARN=zone.zone_arn),
+        )
+
+        self._outputs(
+            {
+                CommonOutput.REGION: config.region,
+                CommonOutput.VPC_ID: network.vpc_id,
+                CommonOutput.PRIVATE_SUBNET_IDS: network.private_subnet_ids,
+                CommonOutput.ZONE_ID: zone.zone_id,
+                CommonOutput.ZONE_NAME: zone.zone_name,
+                CommonOutput.CERTIFICATE_ARN: certificate.certificate_arn,
+                CommonOutput.TABLE_NAME: table.table_name,
+                CommonOutput.TABLE_ARN: table.table_arn,
+                CommonOutput.IMAGE_REPOSITORY_URL: image.repository_url,
+                CommonOutput.APP_ROLE_ARN: app_role.role_arn,
+                CommonOutput.LOAD_BALANCER_CONTROLLER_ROLE_ARN: lbc_role.role_arn,
+                CommonOutput.EXTERNAL_DNS_ROLE_ARN: dns_role.role_arn,
+            }
+        )
+
+    def _outputs(self, values: dict[CommonOutput, object]) -> None:
+        missing = set(CommonOutput) - set(values)
+        if missing:
+            raise ValueError(f"common must publish every contract output; missing: {sorted(missing)}")
+        for output, value in values.items():
+            TerraformOutput(self, output.value, value=value, description=DESCRIPTIONS[output])

@@ -1,0 +1,361 @@
+"""The one typed, validated configuration, read from `cdktf.json` -> `context.config`.
+
+Blue and green differ only in the data below. Every field has a default that synthesizes
+without an AWS account; `load_config` reports every problem at once, before any stack is
+built, each naming the key, the bad value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import json
+import math
+import re
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from stacks.schema import Problems, parse, reject_duplicate_keys
+
+# EKS versions this project has been checked against (standard or extended support, late 2026).
+# A new minor version is one entry here; a typo such as "1.3" or "1.340" fails at synth.
+SUPPORTED_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35")
+# Values CloudWatch Logs accepts for retention_in_days.
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
+# The common stack's id; a colour may not take it.
+COMMON_STACK = "common"
+# Smallest subnet: with the VPC CNI every pod takes an address from its node's private subnet.
+MIN_SUBNET_PREFIX = 24
+MAX_WEIGHT = 255  # Route53 weighted records accept 0-255.
+
+_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+_COLOUR = re.compile(r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$")
+_PROJECT = re.compile(r"^[a-z]([a-z0-9-]{1,18}[a-z0-9])$")
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
+_VERSION = re.compile(r"^1\.\d{2}$")
+_TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
+_REPOSITORY = re.compile(r"^(?=.{2,256}$)[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$")
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+_COLOUR_RULE = (
+    f"a colour is a stack name and DNS label: 1-20 lowercase letters, digits or '-', starting with a letter, not '{COMMON_STACK}'"
+)
+_INSTANCE_TYPE = re.compile(r"^[a-z0-9-]+\.[a-z0-9-]+$")
+
+
+@dataclass(frozen=True)
+class NodeGroupConfig:
+    """The cluster's managed node group."""
+
+    instance_types: tuple[str, ...] = ("m7i.large",)
+    min_size: int = 2
+    max_size: int = 4
+    desired_size: int = 2
+    capacity_type: Literal["ON_DEMAND", "SPOT"] = "ON_DEMAND"
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """One colour: its own EKS cluster and its share of the traffic."""
+
+    kubernetes_version: str = ""  # required: no version is a sensible default for a new colour
+    weight: int = 0  # default: a new colour receives no traffic until its weight is raised
+    nodes: NodeGroupConfig = field(default_factory=NodeGroupConfig)
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    cidr: str = "10.0.0.0/16"
+    az_count: int = 3
+    nat: Literal["single", "per_az"] = "single"  # default: one NAT gateway shared by all AZs
+    flow_log_retention_days: int = 90
+
+
+@dataclass(frozen=True)
+class DnsConfig:
+    parent_zone: str = "example.com"  # an existing public hosted zone in the account
+    sub_domain: str = "eks"  # the sub-zone common creates and delegates: <sub_domain>.<parent_zone>
+    app_host: str = "app"  # the sample app answers at <app_host>.<sub_domain>.<parent_zone>
+
+    @property
+    def zone_name(self) -> str:
+        return f"{self.sub_domain}.{self.parent_zone}"
+
+    @property
+    def app_hostname(self) -> str:
+        return f"{self.app_host}.{self.zone_name}"
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    name: str = ""  # default: <project>-users
+    deletion_protection: bool = True
+
+
+@dataclass(frozen=True)
+class ImageConfig:
+    repository: str = ""  # default: <project>/sample-app
+
+
+@dataclass(frozen=True)
+class StateConfig:
+    backend: Literal["local", "s3"] = "local"
+    directory: str = "terraform-state"  # local: one <stack>.tfstate per stack, relative to cdktf.json
+    bucket: str = ""  # s3: required
+    region: str = ""  # s3: default: the project's region
+    key_prefix: str = ""  # s3: default: <project>; state keys are <key_prefix>/<stack>.tfstate
+    encrypt: bool = True
+
+
+def _default_clusters() -> Mapping[str, ClusterConfig]:
+    return types.MappingProxyType(
+        {
+            "blue": ClusterConfig(kubernetes_version="1.34", weight=100),
+            "green": ClusterConfig(kubernetes_version="1.35", weight=0),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class Config:
+    project: str = "eks-bg"  # prefix of every name this project creates
+    region: str = "ap-northeast-1"
+    tags: Mapping[str, str] = field(default_factory=lambda: types.MappingProxyType({}))
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    dns: DnsConfig = field(default_factory=DnsConfig)
+    table: TableConfig = field(default_factory=TableConfig)
+    image: ImageConfig = field(default_factory=ImageConfig)
+    state: StateConfig = field(default_factory=StateConfig)
+    clusters: Mapping[str, ClusterConfig] = field(default_factory=_default_clusters)
+
+
+class ConfigError(Exception):
+    """The configuration has problems; `problems` lists every one."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.problems = tuple(problems)
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid configuration in {source} ({len(problems)} problem(s)):\n{lines}")
+
+
+def load_config(path: Path = Path("cdktf.json")) -> Config:
+    """Read `context.config` of a cdktf.json; a string there names a JSON file beside it."""
+    raw = _read_json(path, path.name)
+    context = raw.get("context", {}) if isinstance(raw, dict) else raw
+    if not isinstance(context, dict):
+        raise ConfigError(path.name, [f"context: {json.dumps(context)} is not allowed; use a JSON object"])
+    section = context.get("config", {})
+    source = f"{path.name} (context.config)"
+    if isinstance(section, str):
+        source = section
+        section = _read_json(path.parent / section, section)
+    config = config_from_dict(section, source=source)
+    # Local state lives beside cdktf.json, wherever Terraform itself runs.
+    state_dir = path.parent.absolute() / config.state.directory
+    return dataclasses.replace(config, state=dataclasses.replace(config.state, directory=str(state_dir)))
+
+
+def config_from_dict(raw: Any, *, source: str = "config") -> Config:
+    """Parse and validate; raise ConfigError listing every problem."""
+    problems = Problems()
+    config = parse(Config, raw, "", problems)
+    _project_rules(config, problems)
+    # A bad project name is reported once, not again through every name derived from it.
+    config = _fill_derived(config, config.project if not problems.is_bad("project") else Config.project)
+    for rule in RULES:
+        rule(config, problems)
+    if problems.lines:
+        raise ConfigError(source, problems.lines)
+    return config
+
+
+def _read_json(path: Path, source: str) -> Any:
+    try:
+        return json.loads(path.read_text(), object_pairs_hook=reject_duplicate_keys)
+    except FileNotFoundError:
+        raise ConfigError(source, [f"{path}: file not found"]) from None
+    except ValueError as err:  # JSONDecodeError is a ValueError, and so is a duplicate key
+        raise ConfigError(source, [f"{path}: not valid JSON: {err}"]) from None
+
+
+def _fill_derived(config: Config, project: str) -> Config:
+    """Defaults that depend on the project name, so two projects in one account do not collide."""
+    return dataclasses.replace(
+        config,
+        table=dataclasses.replace(config.table, name=config.table.name or f"{project}-users"),
+        image=dataclasses.replace(config.image, repository=config.image.repository or f"{project}/sample-app"),
+        state=dataclasses.replace(
+            config.state,
+            region=config.state.region or config.region,
+            key_prefix=config.state.key_prefix or project,
+        ),
+    )
+
+
+def subnet_cidrs(network: NetworkConfig) -> tuple[list[str], list[str]]:
+    """(public, private) CIDRs, one of each per AZ, carved equally from the VPC CIDR."""
+    vpc = ipaddress.IPv4Network(network.cidr)
+    blocks = [str(b) for b in vpc.subnets(prefixlen_diff=_split_bits(network.az_count))]
+    return blocks[: network.az_count], blocks[network.az_count : 2 * network.az_count]
+
+
+def _split_bits(az_count: int) -> int:
+    return math.ceil(math.log2(2 * az_count))
+
+
+# --- rules: each adds a problem naming the key, the bad value and what is allowed -------------
+
+
+def _check(problems: Problems, key: str, value: Any, ok: bool, allowed: str) -> None:
+    if not ok and not problems.is_bad(key):
+        problems.add(key, value, allowed)
+
+
+def _project_rules(c: Config, p: Problems) -> None:
+    _check(
+        p,
+        "project",
+        c.project,
+        bool(_PROJECT.match(c.project)),
+        "use 3-20 lowercase letters, digits or '-', starting with a letter",
+    )
+    _check(p, "region", c.region, bool(_REGION.match(c.region)), "use an AWS region code such as 'ap-northeast-1'")
+    for key, value in c.tags.items():
+        ok = 0 < len(key) <= 128 and len(value) <= 256 and not key.lower().startswith("aws:")
+        _check(p, f"tags.{key}", value, ok, "tag keys are 1-128 characters and may not start with 'aws:'; values at most 256")
+
+
+def _network_rules(c: Config, p: Problems) -> None:
+    n = c.network
+    az_ok = 2 <= n.az_count <= 6
+    _check(p, "network.az_count", n.az_count, az_ok, "use 2-6 availability zones")
+    days_ok = n.flow_log_retention_days in LOG_RETENTION_DAYS
+    _check(p, "network.flow_log_retention_days", n.flow_log_retention_days, days_ok, f"use one of {LOG_RETENTION_DAYS}")
+    try:
+        vpc = ipaddress.IPv4Network(n.cidr)
+    except ValueError as err:
+        _check(p, "network.cidr", n.cidr, False, f"use an IPv4 network such as '10.0.0.0/16' ({err})")
+        return
+    _check(p, "network.cidr", n.cidr, 16 <= vpc.prefixlen <= 28, "a VPC CIDR must be between /16 and /28")
+    if az_ok and not p.is_bad("network.cidr"):
+        holds = vpc.prefixlen + _split_bits(n.az_count) <= MIN_SUBNET_PREFIX
+        needed = MIN_SUBNET_PREFIX - _split_bits(n.az_count)
+        why = f"it cannot hold {2 * n.az_count} subnets (2 per AZ) of /{MIN_SUBNET_PREFIX} or larger"
+        _check(
+            p, "network.cidr", n.cidr, holds, f"{why}; use /{needed} or larger (nodes and pods take their IPs from the subnets)"
+        )
+
+
+def _dns_rules(c: Config, p: Problems) -> None:
+    d = c.dns
+    zone_ok = bool(d.parent_zone) and all(_LABEL.match(label) for label in d.parent_zone.split("."))
+    _check(
+        p,
+        "dns.parent_zone",
+        d.parent_zone,
+        zone_ok,
+        "name an existing public hosted zone such as 'example.com' (lowercase, no trailing dot)",
+    )
+    _check(
+        p, "dns.sub_domain", d.sub_domain, bool(_LABEL.match(d.sub_domain)), "use one DNS label: lowercase letters, digits, '-'"
+    )
+    _check(p, "dns.app_host", d.app_host, bool(_LABEL.match(d.app_host)), "use one DNS label: lowercase letters, digits, '-'")
+    _check(p, "dns.app_host", d.app_hostname, len(d.app_hostname) <= 253, "the full host name must be at most 253 characters")
+
+
+def _resource_name_rules(c: Config, p: Problems) -> None:
+    _check(p, "table.name", c.table.name, bool(_TABLE.match(c.table.name)), "use 3-255 of A-Z a-z 0-9 _ . -")
+    repo_ok = bool(_REPOSITORY.match(c.image.repository))
+    _check(
+        p,
+        "image.repository",
+        c.image.repository,
+        repo_ok,
+        "use an ECR repository name: lowercase, digits, '._-' and '/' between parts",
+    )
+
+
+def _state_rules(c: Config, p: Problems) -> None:
+    s = c.state
+    if s.backend == "local":
+        _check(p, "state.directory", s.directory, bool(s.directory.strip()), "name a directory for the local state files")
+        return
+    _check(p, "state.bucket", s.bucket, bool(_BUCKET.match(s.bucket)), "the s3 backend needs an existing S3 bucket name")
+    _check(p, "state.region", s.region, bool(_REGION.match(s.region)), "use an AWS region code such as 'ap-northeast-1'")
+    prefix_ok = not s.key_prefix.startswith("/") and not s.key_prefix.endswith("/")
+    _check(p, "state.key_prefix", s.key_prefix, prefix_ok, "use a key prefix without a leading or trailing '/'")
+
+
+def _cluster_rules(c: Config, p: Problems) -> None:
+    _check(
+        p,
+        "clusters",
+        dict(c.clusters),
+        bool(c.clusters),
+        'name at least one colour, e.g. {"blue": {"kubernetes_version": "1.34", "weight": 100}}',
+    )
+    seen_versions: dict[str, str] = {}
+    for colour, cluster in c.clusters.items():
+        key = f"clusters.{colour}"
+        name_ok = bool(_COLOUR.match(colour)) and colour != COMMON_STACK
+        _check(p, key, colour, name_ok, _COLOUR_RULE)
+        _version_rules(p, key, cluster.kubernetes_version, seen_versions, colour)
+        weight_ok = 0 <= cluster.weight <= MAX_WEIGHT
+        _check(p, f"{key}.weight", cluster.weight, weight_ok, f"use an integer 0-{MAX_WEIGHT} (Route53 weighted records)")
+        _node_rules(p, f"{key}.nodes", cluster.nodes)
+    weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
+    all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
+    weights = {colour: cluster.weight for colour, cluster in c.clusters.items()}
+    if weights_known:
+        _check(
+            p,
+            "clusters.*.weight",
+            weights,
+            not all_zero,
+            "at least one colour needs a weight above 0 (with all weights 0, Route53 splits traffic evenly)",
+        )
+
+
+def _version_rules(p: Problems, key: str, version: str, seen: dict[str, str], colour: str) -> None:
+    key = f"{key}.kubernetes_version"
+    allowed = f"use one of {', '.join(SUPPORTED_KUBERNETES_VERSIONS)}"
+    _check(p, key, version, bool(version), f"required for every colour; {allowed}")
+    _check(p, key, version, bool(_VERSION.match(version)), f"use the form '1.NN'; {allowed}")
+    _check(p, key, version, version in SUPPORTED_KUBERNETES_VERSIONS, f"unsupported version; {allowed}")
+    other = seen.setdefault(version, colour)
+    _check(
+        p,
+        key,
+        version,
+        other == colour,
+        f"'{other}' already runs {version}; each colour runs its own version (that is the upgrade)",
+    )
+
+
+def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
+    types_ok = bool(nodes.instance_types) and all(_INSTANCE_TYPE.match(t) for t in nodes.instance_types)
+    _check(
+        p,
+        f"{key}.instance_types",
+        list(nodes.instance_types),
+        types_ok,
+        "list at least one EC2 instance type such as 'm7i.large'",
+    )
+    _check(p, f"{key}.max_size", nodes.max_size, nodes.max_size >= 1, "use at least 1")
+    _check(p, f"{key}.min_size", nodes.min_size, 0 <= nodes.min_size <= nodes.max_size, f"use 0-{nodes.max_size} (max_size)")
+    if not (p.is_bad(f"{key}.min_size") or p.is_bad(f"{key}.max_size")):
+        desired_ok = nodes.min_size <= nodes.desired_size <= nodes.max_size
+        _check(
+            p, f"{key}.desired_size", nodes.desired_size, desired_ok, f"use {nodes.min_size}-{nodes.max_size} (min_size-max_size)"
+        )
+
+
+RULES: tuple[Callable[[Config, Problems], None], ...] = (
+    _network_rules,
+    _dns_rules,
+    _resource_name_rules,
+    _state_rules,
+    _cluster_rules,
+)

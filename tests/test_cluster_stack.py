@@ -1,0 +1,112 @@
+"""Cluster stacks: one per colour, each with its own state, reading common only through the contract."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stacks.config import config_from_dict
+from stacks.contract import CommonOutput
+from tests.synth import Synthesized, references, synthesize
+
+THREE_COLOURS = {
+    "clusters": {
+        "blue": {"kubernetes_version": "1.33", "weight": 10},
+        "green": {"kubernetes_version": "1.34", "weight": 200},
+        "purple": {"kubernetes_version": "1.35", "weight": 0},
+    }
+}
+S3_STATE = {"state": {"backend": "s3", "bucket": "acme-tf-state", "region": "eu-west-1", "key_prefix": "platform/bg"}}
+COMMON_OUTPUT_READ = re.compile(r"data\.terraform_remote_state\.common\.outputs\.(\w+)")
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    return synthesize(config_from_dict(THREE_COLOURS), tmp_path_factory.mktemp("three"))
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    return synthesize(config_from_dict(S3_STATE), tmp_path_factory.mktemp("s3"))
+
+
+@pytest.fixture(scope="module")
+def only_green(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    raw = {"clusters": {"green": {"kubernetes_version": "1.35", "weight": 255}}}
+    return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("green"))
+
+
+def remote_state(app: Synthesized, stack: str) -> dict[str, Any]:
+    data = app.json(stack)["data"]["terraform_remote_state"]
+    (body,) = data.values()
+    return dict(body)
+
+
+def test_one_stack_per_colour(default_app: Synthesized, three: Synthesized) -> None:
+    assert default_app.stacks() == ["blue", "common", "green"]
+    assert three.stacks() == ["blue", "common", "green", "purple"]
+
+
+def test_a_colour_removed_from_config_disappears(only_green: Synthesized) -> None:
+    assert only_green.stacks() == ["common", "green"]
+
+
+@pytest.mark.parametrize("colour", ["blue", "green"])
+def test_each_colour_has_its_own_local_state_and_reads_commons(default_app: Synthesized, project_dir: Path, colour: str) -> None:
+    state_dir = project_dir / "terraform-state"
+    assert default_app.json(colour)["terraform"]["backend"] == {"local": {"path": str(state_dir / f"{colour}.tfstate")}}
+    remote = remote_state(default_app, colour)
+    assert remote["backend"] == "local"
+    assert remote["config"] == {"path": str(state_dir / "common.tfstate")}
+    assert remote["config"]["path"] == default_app.json("common")["terraform"]["backend"]["local"]["path"]
+
+
+def test_colours_never_read_each_others_state(three: Synthesized) -> None:
+    for colour in ("blue", "green", "purple"):
+        read = three.json(colour)["data"]["terraform_remote_state"]
+        assert [body["config"]["path"].rsplit("/", 1)[1] for body in read.values()] == ["common.tfstate"]
+
+
+def test_s3_backend_with_native_locking(s3: Synthesized) -> None:
+    for stack in ("common", "blue", "green"):
+        assert s3.json(stack)["terraform"]["backend"] == {
+            "s3": {
+                "bucket": "acme-tf-state",
+                "key": f"platform/bg/{stack}.tfstate",
+                "region": "eu-west-1",
+                "encrypt": True,
+                "use_lockfile": True,
+            }
+        }
+    remote = remote_state(s3, "green")
+    assert remote["backend"] == "s3"
+    assert remote["config"] == {"bucket": "acme-tf-state", "key": "platform/bg/common.tfstate", "region": "eu-west-1"}
+
+
+def test_provider_region_and_tags_per_colour(default_app: Synthesized) -> None:
+    (provider,) = default_app.json("green")["provider"]["aws"]
+    assert provider["region"] == "ap-northeast-1"
+    assert provider["default_tags"] == [{"tags": {"Project": "eks-bg", "Stack": "green", "ManagedBy": "cdktf"}}]
+
+
+def test_every_name_a_cluster_reads_is_an_output_of_common(default_app: Synthesized) -> None:
+    published = set(default_app.json("common")["output"])
+    for colour in ("blue", "green"):
+        read = {m for r in references(default_app.json(colour)) for m in COMMON_OUTPUT_READ.findall(r)}
+        assert read <= published, read - published
+
+
+def test_contract_accessors_refuse_the_wrong_kind() -> None:
+    from cdktf import App
+
+    from stacks.cluster import ClusterStack
+
+    config = config_from_dict({})
+    stack = ClusterStack(App(), "blue", config=config, cluster=config.clusters["blue"])
+    with pytest.raises(TypeError, match="is a list"):
+        stack.common(CommonOutput.PRIVATE_SUBNET_IDS)
+    with pytest.raises(TypeError, match="is a string"):
+        stack.common_list(CommonOutput.VPC_ID)

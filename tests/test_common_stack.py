@@ -1,0 +1,283 @@
+"""The common stack: every shared resource with the properties DESIGN.md asks for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cdktf import Testing
+
+from stacks.config import Config, config_from_dict, subnet_cidrs
+from stacks.contract import DESCRIPTIONS, CommonOutput
+from tests.synth import Synthesized, references, synthesize
+
+COMMON = "common"
+ROLES = {
+    "app-role": "eks-bg-sample-app",
+    "lbc-role": "eks-bg-aws-load-balancer-controller",
+    "external-dns-role": "eks-bg-external-dns",
+}
+
+
+@pytest.fixture(scope="module")
+def app(default_app: Synthesized) -> Synthesized:
+    return default_app
+
+
+@pytest.fixture(scope="module")
+def text(app: Synthesized) -> str:
+    return app.text(COMMON)
+
+
+@pytest.fixture(scope="module")
+def config(project_dir: Path) -> Config:
+    from stacks.config import load_config
+
+    return load_config(project_dir / "cdktf.json")
+
+
+@pytest.fixture(scope="module")
+def variant(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """Per-AZ NAT, two AZs, deletion protection off: the other side of every config switch."""
+    raw = {"network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"}, "table": {"deletion_protection": False}}
+    return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("variant"))
+
+
+def address(app: Synthesized, resource_type: str, path: str) -> str:
+    """`type.name` of one resource, found by its construct path."""
+    stack = app.json(COMMON)["resource"][resource_type]
+    (name,) = [n for n, body in stack.items() if body["//"]["metadata"]["path"] == f"{COMMON}/{path}"]
+    return f"{resource_type}.{name}"
+
+
+def ref(app: Synthesized, resource_type: str, path: str, attribute: str) -> str:
+    """The `${type.name.attr}` expression that points at one resource's attribute."""
+    return f"${{{address(app, resource_type, path)}.{attribute}}}"
+
+
+def policy_of(app: Synthesized, role_path: str) -> dict[str, Any]:
+    return dict(json.loads(app.resource(COMMON, "aws_iam_policy", f"{role_path}/policy")["policy"]))
+
+
+# --- network -----------------------------------------------------------------------------------
+
+
+def test_vpc(text: str, config: Config) -> None:
+    assert Testing.to_have_resource_with_properties(
+        text, "aws_vpc", {"cidr_block": config.network.cidr, "enable_dns_hostnames": True, "enable_dns_support": True}
+    )
+
+
+def test_one_public_and_one_private_subnet_per_az_with_elb_role_tags(app: Synthesized, config: Config) -> None:
+    public, private = subnet_cidrs(config.network)
+    subnets = app.resources(COMMON, "aws_subnet")
+    assert len(subnets) == 2 * config.network.az_count == 6
+    for i, cidr in enumerate(public):
+        body = subnets[f"network/public-{i}"]
+        assert (body["cidr_block"], body["tags"]["kubernetes.io/role/elb"], body["map_public_ip_on_launch"]) == (cidr, "1", False)
+        zone = body["availability_zone"]
+        assert zone.startswith("${element(data.aws_availability_zones.network_zones_")
+        assert zone.endswith(f".names, {i})}}")
+    for i, cidr in enumerate(private):
+        body = subnets[f"network/private-{i}"]
+        assert (body["cidr_block"], body["tags"]["kubernetes.io/role/internal-elb"]) == (cidr, "1")
+        assert "kubernetes.io/role/elb" not in body["tags"]
+
+
+def test_default_security_group_is_locked_down(app: Synthesized) -> None:
+    body = app.resource(COMMON, "aws_default_security_group", "network/default-sg")
+    assert "ingress" not in body
+    assert "egress" not in body
+
+
+def test_single_nat_serves_every_private_subnet(app: Synthesized) -> None:
+    nats = app.resources(COMMON, "aws_nat_gateway")
+    assert list(nats) == ["egress/nat-0"]
+    nat = ref(app, "aws_nat_gateway", "egress/nat-0", "id")
+    routes = app.resources(COMMON, "aws_route")
+    assert {routes[f"egress/private-default-{i}"]["nat_gateway_id"] for i in range(3)} == {nat}
+    assert routes["egress/public-default"]["gateway_id"] == ref(app, "aws_internet_gateway", "egress/igw", "id")
+
+
+def test_nat_per_az_when_configured(variant: Synthesized) -> None:
+    nats = variant.resources(COMMON, "aws_nat_gateway")
+    assert sorted(nats) == ["egress/nat-0", "egress/nat-1"]
+    routes = variant.resources(COMMON, "aws_route")
+    targets = [routes[f"egress/private-default-{i}"]["nat_gateway_id"] for i in range(2)]
+    assert len(set(targets)) == 2
+
+
+def test_flow_logs_to_cloudwatch_with_retention(app: Synthesized, text: str, config: Config) -> None:
+    group = app.resource(COMMON, "aws_cloudwatch_log_group", "flow-logs/group")
+    assert group["retention_in_days"] == config.network.flow_log_retention_days == 90
+    assert Testing.to_have_resource_with_properties(
+        text,
+        "aws_flow_log",
+        {
+            "traffic_type": "ALL",
+            "log_destination_type": "cloud-watch-logs",
+            "log_destination": ref(app, "aws_cloudwatch_log_group", "flow-logs/group", "arn"),
+            "vpc_id": ref(app, "aws_vpc", "network/vpc", "id"),
+        },
+    )
+    publish = json.loads(app.resource(COMMON, "aws_iam_role_policy", "flow-logs/publish")["policy"])
+    group_arn = ref(app, "aws_cloudwatch_log_group", "flow-logs/group", "arn")
+    assert publish["Statement"][0]["Resource"] == [group_arn, f"{group_arn}:*"]
+    trust = json.loads(app.resource(COMMON, "aws_iam_role", "flow-logs/role")["assume_role_policy"])
+    assert trust["Statement"][0]["Condition"]["StringEquals"]["aws:SourceAccount"].startswith("${data.aws_caller_identity")
+
+
+# --- DNS and certificate -----------------------------------------------------------------------
+
+
+def test_sub_zone_is_delegated_from_the_parent_zone(app: Synthesized, text: str, config: Config) -> None:
+    assert Testing.to_have_data_source_with_properties(text, "aws_route53_zone", {"name": "example.com", "private_zone": False})
+    assert Testing.to_have_resource_with_properties(text, "aws_route53_zone", {"name": config.dns.zone_name})
+    delegation = app.resource(COMMON, "aws_route53_record", "dns/delegation")
+    assert delegation["type"] == "NS"
+    assert delegation["name"] == "eks.example.com"
+    assert delegation["records"] == ref(app, "aws_route53_zone", "dns/zone", "name_servers")
+    assert delegation["zone_id"].startswith("${data.aws_route53_zone.")
+
+
+def test_wildcard_certificate_validated_by_dns_in_the_sub_zone(app: Synthesized, text: str) -> None:
+    assert Testing.to_have_resource_with_properties(
+        text,
+        "aws_acm_certificate",
+        {"domain_name": "eks.example.com", "subject_alternative_names": ["*.eks.example.com"], "validation_method": "DNS"},
+    )
+    records = app.resource(COMMON, "aws_route53_record", "certificate/validation")
+    assert "domain_validation_options" in records["for_each"]
+    assert records["zone_id"] == ref(app, "aws_route53_zone", "dns/zone", "zone_id")
+    assert records["allow_overwrite"] is True
+    wait = app.resource(COMMON, "aws_acm_certificate_validation", "certificate/validation-wait")
+    assert "aws_route53_record.certificate_validation" in wait["validation_record_fqdns"]
+    # ACM can only resolve the validation records once the parent delegates to the sub-zone.
+    assert wait["depends_on"] == [address(app, "aws_route53_record", "dns/delegation")]
+
+
+# --- table, image repository -------------------------------------------------------------------
+
+
+def test_table(text: str, config: Config) -> None:
+    assert Testing.to_have_resource_with_properties(
+        text,
+        "aws_dynamodb_table",
+        {
+            "name": config.table.name,
+            "hash_key": "UserId",
+            "attribute": [{"name": "UserId", "type": "S"}],
+            "billing_mode": "PAY_PER_REQUEST",
+            "point_in_time_recovery": {"enabled": True},
+            "server_side_encryption": {"enabled": True},
+            "deletion_protection_enabled": True,
+        },
+    )
+
+
+def test_table_deletion_protection_can_be_turned_off(variant: Synthesized) -> None:
+    assert variant.resource(COMMON, "aws_dynamodb_table", "table/table")["deletion_protection_enabled"] is False
+
+
+def test_image_repository(app: Synthesized, text: str, config: Config) -> None:
+    assert Testing.to_have_resource_with_properties(
+        text,
+        "aws_ecr_repository",
+        {
+            "name": config.image.repository,
+            "image_tag_mutability": "IMMUTABLE",
+            "image_scanning_configuration": {"scan_on_push": True},
+        },
+    )
+    lifecycle = json.loads(app.resource(COMMON, "aws_ecr_lifecycle_policy", "image/lifecycle")["policy"])
+    assert [r["selection"]["tagStatus"] for r in lifecycle["rules"]] == ["untagged", "any"]
+
+
+# --- shared Pod Identity roles -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("path", "name"), ROLES.items())
+def test_pod_identity_roles_trust_the_eks_pods_service_only(app: Synthesized, path: str, name: str) -> None:
+    role = app.resource(COMMON, "aws_iam_role", f"{path}/role")
+    assert role["name"] == name
+    (statement,) = json.loads(role["assume_role_policy"])["Statement"]
+    assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
+    assert statement["Effect"] == "Allow"
+    assert "Condition" not in statement
+    attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/attachment")
+    assert attachment["role"] == ref(app, "aws_iam_role", f"{path}/role", "name")
+    assert attachment["policy_arn"] == ref(app, "aws_iam_policy", f"{path}/policy", "arn")
+
+
+def test_app_policy_reads_this_table_and_nothing_broader(app: Synthesized) -> None:
+    (statement,) = policy_of(app, "app-role")["Statement"]
+    assert statement["Resource"] == ref(app, "aws_dynamodb_table", "table/table", "arn")
+    assert sorted(statement["Action"]) == [
+        "dynamodb:BatchGetItem",
+        "dynamodb:DescribeTable",
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:Scan",
+    ]
+    assert not app.resources(COMMON, "aws_iam_role_policy_attachment")["app-role/attachment"]["policy_arn"].startswith(
+        "arn:aws:iam::aws:"
+    )
+
+
+def test_external_dns_changes_records_in_the_sub_zone_only(app: Synthesized) -> None:
+    statements = policy_of(app, "external-dns-role")["Statement"]
+    zone_arn = ref(app, "aws_route53_zone", "dns/zone", "arn")
+    writes = [s for s in statements if "route53:ChangeResourceRecordSets" in s["Action"]]
+    assert [s["Resource"] for s in writes] == [zone_arn]
+    wildcard = [s for s in statements if s["Resource"] == "*"]
+    assert sorted(a for s in wildcard for a in s["Action"]) == ["route53:ListHostedZones", "route53:ListTagsForResources"]
+
+
+def test_load_balancer_controller_gets_the_upstream_policy(app: Synthesized, project_dir: Path) -> None:
+    upstream = json.loads((project_dir / "policies" / "aws_load_balancer_controller.json").read_text())
+    assert policy_of(app, "lbc-role") == upstream
+    actions = {a for s in upstream["Statement"] for a in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]])}
+    assert {"elasticloadbalancing:CreateLoadBalancer", "ec2:CreateSecurityGroup", "iam:CreateServiceLinkedRole"} <= actions
+
+
+def test_no_oidc_provider_and_no_irsa(app: Synthesized) -> None:
+    assert "aws_iam_openid_connect_provider" not in app.json(COMMON)["resource"]
+    assert "AssumeRoleWithWebIdentity" not in app.text(COMMON)
+
+
+# --- outputs, provider, backend ----------------------------------------------------------------
+
+
+def test_outputs_are_exactly_the_contract_each_described(app: Synthesized) -> None:
+    outputs = app.json(COMMON)["output"]
+    assert set(outputs) == {o.value for o in CommonOutput}
+    for name, body in outputs.items():
+        assert body["description"] == DESCRIPTIONS[CommonOutput(name)]
+        assert len(body["description"]) > 20
+
+
+def test_outputs_point_at_the_right_resources(app: Synthesized) -> None:
+    outputs = app.json(COMMON)["output"]
+    assert outputs["certificate_arn"]["value"] == ref(
+        app, "aws_acm_certificate_validation", "certificate/validation-wait", "certificate_arn"
+    )
+    assert outputs["table_arn"]["value"] == ref(app, "aws_dynamodb_table", "table/table", "arn")
+    assert outputs["external_dns_role_arn"]["value"] == ref(app, "aws_iam_role", "external-dns-role/role", "arn")
+    assert outputs["region"]["value"] == "ap-northeast-1"
+    assert len(references(outputs["private_subnet_ids"]["value"])) == 3
+
+
+def test_provider_region_and_default_tags(text: str) -> None:
+    assert Testing.to_have_provider_with_properties(
+        text,
+        "aws",
+        {"region": "ap-northeast-1", "default_tags": [{"tags": {"Project": "eks-bg", "Stack": "common", "ManagedBy": "cdktf"}}]},
+    )
+
+
+def test_local_state_file_of_its_own(app: Synthesized, project_dir: Path) -> None:
+    backend = app.json(COMMON)["terraform"]["backend"]
+    assert backend == {"local": {"path": str(project_dir / "terraform-state" / "common.tfstate")}}

@@ -1,0 +1,307 @@
+"""The typed config: defaults, loading, and one `test_fails_...` per validation rule."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stacks.config import (
+    SUPPORTED_KUBERNETES_VERSIONS,
+    ConfigError,
+    config_from_dict,
+    load_config,
+    subnet_cidrs,
+)
+
+
+def fails(raw: Any) -> tuple[str, ...]:
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict(raw)
+    return caught.value.problems
+
+
+def one_problem(raw: Any) -> str:
+    problems = fails(raw)
+    assert len(problems) == 1, problems
+    return problems[0]
+
+
+def clusters(**colours: dict[str, Any]) -> dict[str, Any]:
+    return {"clusters": colours}
+
+
+# --- defaults and loading -----------------------------------------------------------------------
+
+
+def test_defaults_synthesize_blue_and_green() -> None:
+    config = config_from_dict({})
+    assert {c: (k.kubernetes_version, k.weight) for c, k in config.clusters.items()} == {
+        "blue": ("1.34", 100),
+        "green": ("1.35", 0),
+    }
+    assert config.table.name == "eks-bg-users"
+    assert config.image.repository == "eks-bg/sample-app"
+    assert config.table.deletion_protection is True
+    assert config.state.backend == "local"
+    assert config.dns.app_hostname == "app.eks.example.com"
+
+
+def test_config_is_frozen() -> None:
+    config = config_from_dict({})
+    with pytest.raises(AttributeError):
+        config.region = "us-east-1"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        config.clusters["red"] = config.clusters["blue"]  # type: ignore[index]
+
+
+def test_derived_names_follow_the_project() -> None:
+    config = config_from_dict({"project": "shop", "state": {"backend": "s3", "bucket": "tf-state-bucket"}})
+    assert (config.table.name, config.image.repository) == ("shop-users", "shop/sample-app")
+    assert (config.state.key_prefix, config.state.region) == ("shop", "ap-northeast-1")
+
+
+def test_subnets_are_carved_per_az_without_overlap() -> None:
+    public, private = subnet_cidrs(config_from_dict({"network": {"cidr": "10.20.0.0/20", "az_count": 3}}).network)
+    assert public == ["10.20.0.0/23", "10.20.2.0/23", "10.20.4.0/23"]
+    assert private == ["10.20.6.0/23", "10.20.8.0/23", "10.20.10.0/23"]
+
+
+def test_loads_context_config_of_cdktf_json(tmp_path: Path) -> None:
+    (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": {"region": "eu-west-1"}}}))
+    config = load_config(tmp_path / "cdktf.json")
+    assert config.region == "eu-west-1"
+    assert config.state.directory == str(tmp_path / "terraform-state")
+
+
+def test_loads_a_config_file_that_cdktf_json_names(tmp_path: Path) -> None:
+    (tmp_path / "prod.json").write_text(json.dumps({"project": "prod-bg"}))
+    (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": "prod.json"}}))
+    assert load_config(tmp_path / "cdktf.json").project == "prod-bg"
+
+
+def test_the_projects_own_cdktf_json_is_valid(project_dir: Path) -> None:
+    config = load_config(project_dir / "cdktf.json")
+    assert set(config.clusters) == {"blue", "green"}
+
+
+# --- one test per rule ------------------------------------------------------------------------
+
+
+def test_fails_on_unknown_key_naming_the_allowed_keys() -> None:
+    problem = one_problem({"network": {"cidr_block": "10.0.0.0/16"}})
+    assert problem.startswith('network.cidr_block: "10.0.0.0/16"')
+    assert "unknown key; allowed keys: az_count, cidr, flow_log_retention_days, nat" in problem
+
+
+def test_fails_on_unknown_key_inside_a_colour() -> None:
+    problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "wieght": 2}))
+    assert problem.startswith("clusters.blue.wieght: 2")
+    assert "allowed keys: kubernetes_version, nodes, weight" in problem
+
+
+@pytest.mark.parametrize(("value", "expected"), [("100", "use an integer"), (True, "use an integer"), (1.5, "use an integer")])
+def test_fails_on_wrong_type(value: Any, expected: str) -> None:
+    problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": value}))
+    assert problem == f"clusters.blue.weight: {json.dumps(value)} is not allowed; {expected}"
+
+
+@pytest.mark.parametrize("weight", [-1, 256, 1000])
+def test_fails_when_weight_is_outside_0_255(weight: int) -> None:
+    problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": weight}))
+    assert problem == f"clusters.blue.weight: {weight} is not allowed; use an integer 0-255 (Route53 weighted records)"
+
+
+def test_fails_when_all_weights_are_0() -> None:
+    problem = one_problem(
+        clusters(blue={"kubernetes_version": "1.34", "weight": 0}, green={"kubernetes_version": "1.35", "weight": 0})
+    )
+    assert problem.startswith('clusters.*.weight: {"blue": 0, "green": 0} is not allowed')
+    assert "Route53 splits traffic evenly" in problem
+
+
+@pytest.mark.parametrize("colour", ["Blue", "1blue", "blue_2", "blue-", "common", "a" * 21])
+def test_fails_on_colour_that_is_not_a_stack_and_dns_label(colour: str) -> None:
+    problem = one_problem(clusters(**{colour: {"kubernetes_version": "1.34", "weight": 1}}))
+    assert problem.startswith(f'clusters.{colour}: "{colour}" is not allowed; a colour is a stack name and DNS label')
+
+
+def test_fails_when_there_is_no_colour() -> None:
+    assert one_problem({"clusters": {}}).startswith("clusters: {} is not allowed; name at least one colour")
+
+
+@pytest.mark.parametrize("version", ["1.3", "v1.34", "1.340", "2.0", "1.34.1"])
+def test_fails_on_kubernetes_version_format(version: str) -> None:
+    problem = one_problem(clusters(blue={"kubernetes_version": version, "weight": 1}))
+    assert problem.startswith(f"clusters.blue.kubernetes_version: \"{version}\" is not allowed; use the form '1.NN'")
+    assert ", ".join(SUPPORTED_KUBERNETES_VERSIONS) in problem
+
+
+def test_fails_on_unsupported_kubernetes_version() -> None:
+    problem = one_problem(clusters(blue={"kubernetes_version": "1.28", "weight": 1}))
+    assert problem.startswith('clusters.blue.kubernetes_version: "1.28" is not allowed; unsupported version; use one of 1.32')
+
+
+def test_fails_on_missing_kubernetes_version() -> None:
+    problem = one_problem(clusters(red={"weight": 1}))
+    assert problem.startswith('clusters.red.kubernetes_version: "" is not allowed; required for every colour')
+
+
+def test_fails_on_duplicate_kubernetes_version() -> None:
+    problem = one_problem(
+        clusters(blue={"kubernetes_version": "1.34", "weight": 1}, green={"kubernetes_version": "1.34", "weight": 0})
+    )
+    assert problem.startswith("clusters.green.kubernetes_version: \"1.34\" is not allowed; 'blue' already runs 1.34")
+
+
+def test_fails_on_duplicate_colour_in_the_json_file(tmp_path: Path) -> None:
+    text = '{"context": {"config": {"clusters": {"blue": {"kubernetes_version": "1.34", "weight": 1}, "blue": {}}}}}'
+    (tmp_path / "cdktf.json").write_text(text)
+    with pytest.raises(ConfigError, match="duplicate key 'blue'"):
+        load_config(tmp_path / "cdktf.json")
+
+
+@pytest.mark.parametrize("cidr", ["10.0.0.0/33", "10.0.0.300/16", "not-a-cidr", "10.0.0.1/16", "fd00::/56"])
+def test_fails_on_cidr_that_does_not_parse(cidr: str) -> None:
+    problem = one_problem({"network": {"cidr": cidr}})
+    assert problem.startswith(f"network.cidr: \"{cidr}\" is not allowed; use an IPv4 network such as '10.0.0.0/16'")
+
+
+def test_fails_on_cidr_outside_the_vpc_size_limits() -> None:
+    assert "between /16 and /28" in one_problem({"network": {"cidr": "10.0.0.0/8"}})
+
+
+def test_fails_on_cidr_that_cannot_hold_the_subnets() -> None:
+    problem = one_problem({"network": {"cidr": "10.0.0.0/22", "az_count": 3}})
+    assert problem == (
+        'network.cidr: "10.0.0.0/22" is not allowed; it cannot hold 6 subnets (2 per AZ) of /24 or larger; '
+        "use /21 or larger (nodes and pods take their IPs from the subnets)"
+    )
+
+
+@pytest.mark.parametrize("count", [0, 1, 7])
+def test_fails_on_az_count_outside_2_6(count: int) -> None:
+    assert (
+        one_problem({"network": {"az_count": count}}) == f"network.az_count: {count} is not allowed; use 2-6 availability zones"
+    )
+
+
+def test_fails_on_nat_mode() -> None:
+    assert one_problem({"network": {"nat": "multi"}}) == 'network.nat: "multi" is not allowed; use one of "single", "per_az"'
+
+
+def test_fails_on_log_retention_cloudwatch_refuses() -> None:
+    assert one_problem({"network": {"flow_log_retention_days": 45}}).startswith(
+        "network.flow_log_retention_days: 45 is not allowed"
+    )
+
+
+@pytest.mark.parametrize("zone", ["", "Example.com", "example.com.", "exa mple.com"])
+def test_fails_on_empty_or_invalid_parent_zone(zone: str) -> None:
+    problem = one_problem({"dns": {"parent_zone": zone}})
+    assert problem.startswith(f'dns.parent_zone: "{zone}" is not allowed; name an existing public hosted zone')
+
+
+def test_fails_on_sub_domain_with_a_dot() -> None:
+    assert one_problem({"dns": {"sub_domain": "a.b"}}).startswith('dns.sub_domain: "a.b" is not allowed; use one DNS label')
+
+
+def test_fails_on_s3_backend_without_bucket() -> None:
+    problem = one_problem({"state": {"backend": "s3"}})
+    assert problem == 'state.bucket: "" is not allowed; the s3 backend needs an existing S3 bucket name'
+
+
+def test_fails_on_state_key_prefix_with_slashes() -> None:
+    assert one_problem({"state": {"backend": "s3", "bucket": "my-state", "key_prefix": "/x/"}}).startswith("state.key_prefix")
+
+
+def test_fails_on_project_name() -> None:
+    assert one_problem({"project": "EKS"}).startswith('project: "EKS" is not allowed; use 3-20 lowercase letters')
+
+
+def test_fails_on_region() -> None:
+    assert one_problem({"region": "tokyo"}).startswith('region: "tokyo" is not allowed; use an AWS region code')
+
+
+def test_fails_on_reserved_tag_key() -> None:
+    assert one_problem({"tags": {"aws:owner": "me"}}).startswith('tags.aws:owner: "me" is not allowed')
+
+
+def test_fails_on_table_and_repository_names() -> None:
+    problems = fails({"table": {"name": "a b"}, "image": {"repository": "Sample_App"}})
+    assert [p.split(":")[0] for p in problems] == ["table.name", "image.repository"]
+
+
+def test_fails_on_node_group_sizes() -> None:
+    problems = fails(
+        clusters(blue={"kubernetes_version": "1.34", "weight": 1, "nodes": {"min_size": 3, "max_size": 2, "instance_types": []}})
+    )
+    assert [p.split(":")[0] for p in problems] == ["clusters.blue.nodes.instance_types", "clusters.blue.nodes.min_size"]
+
+
+def test_fails_on_capacity_type() -> None:
+    problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "nodes": {"capacity_type": "spot"}}))
+    assert problem == 'clusters.blue.nodes.capacity_type: "spot" is not allowed; use one of "ON_DEMAND", "SPOT"'
+
+
+def test_fails_on_a_config_that_is_not_an_object() -> None:
+    assert one_problem(["blue"]) == '(top level): ["blue"] is not allowed; use a JSON object'
+
+
+def test_reports_every_problem_at_once() -> None:
+    problems = fails(
+        {
+            "netwrk": {},
+            "network": {"az_count": 9},
+            "dns": {"parent_zone": ""},
+            "clusters": {"Blue": {"kubernetes_version": "1.3", "weight": 300}},
+        }
+    )
+    keys = [p.split(":")[0] for p in problems]
+    assert keys == [
+        "netwrk",
+        "network.az_count",
+        "dns.parent_zone",
+        "clusters.Blue",
+        "clusters.Blue.kubernetes_version",
+        "clusters.Blue.weight",
+    ]
+    with pytest.raises(ConfigError, match=r"\(6 problem\(s\)\)"):
+        config_from_dict(
+            {
+                "netwrk": {},
+                "network": {"az_count": 9},
+                "dns": {"parent_zone": ""},
+                "clusters": {"Blue": {"kubernetes_version": "1.3", "weight": 300}},
+            }
+        )
+
+
+def documented_keys(cls: type, prefix: str = "") -> list[str]:
+    """Every dotted key of the config, with `<colour>` standing for a colour name."""
+    from stacks.config import ClusterConfig
+
+    keys = []
+    for f in dataclasses.fields(cls):
+        key = f"{prefix}{f.name}"
+        hint = typing.get_type_hints(cls)[f.name]
+        if dataclasses.is_dataclass(hint):  # a section: its keys are documented one by one
+            keys += documented_keys(hint, f"{key}.")  # type: ignore[arg-type]
+            continue
+        keys.append(key)
+        if typing.get_args(hint)[-1:] == (ClusterConfig,):
+            keys += documented_keys(ClusterConfig, f"{key}.<colour>.")
+    return keys
+
+
+def test_readme_documents_every_config_key(project_dir: Path) -> None:
+    from stacks.config import Config
+
+    readme = (project_dir / "README.md").read_text()
+    keys = documented_keys(Config)
+    assert "clusters.<colour>.nodes.capacity_type" in keys
+    assert [k for k in keys if f"`{k}`" not in readme] == []
