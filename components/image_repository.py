@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cdktf_cdktf_provider_aws.ecr_lifecycle_policy import EcrLifecyclePolicy
-from cdktf_cdktf_provider_aws.ecr_repository import EcrRepository
+from cdktf_cdktf_provider_aws.ecr_repository import EcrRepository, EcrRepositoryEncryptionConfiguration
 from constructs import Construct
 
 import policies
@@ -19,7 +19,7 @@ class ImageRepository(Construct):
             # A tag names one image forever, so blue and green can never run different bits under one tag.
             image_tag_mutability="IMMUTABLE",
             image_scanning_configuration={"scan_on_push": True},
-            encryption_configuration=[{"encryption_type": "AES256"}],
+            encryption_configuration=[EcrRepositoryEncryptionConfiguration(encryption_type="AES256")],
         )
         EcrLifecyclePolicy(self, "lifecycle", repository=repo.name, policy=policies.render("ecr_lifecycle"))
         self.repository_url = repo.repository_url

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cdktf import Fn
-from cdktf_cdktf_provider_aws.data_aws_availability_zones import DataAwsAvailabilityZones
+from cdktf_cdktf_provider_aws.data_aws_availability_zones import DataAwsAvailabilityZones, DataAwsAvailabilityZonesFilter
 from cdktf_cdktf_provider_aws.default_security_group import DefaultSecurityGroup
 from cdktf_cdktf_provider_aws.subnet import Subnet
 from cdktf_cdktf_provider_aws.vpc import Vpc
@@ -23,7 +23,10 @@ class Network(Construct):
         self._name = name
         # Opt-in zones (Local Zones, Wavelength) lack EKS and ALB; take regular AZs only.
         self._zones = DataAwsAvailabilityZones(
-            self, "zones", state="available", filter=[{"name": "opt-in-status", "values": ["opt-in-not-required"]}]
+            self,
+            "zones",
+            state="available",
+            filter=[DataAwsAvailabilityZonesFilter(name="opt-in-status", values=["opt-in-not-required"])],
         )
         self._vpc = Vpc(self, "vpc", cidr_block=cidr, enable_dns_hostnames=True, enable_dns_support=True, tags={"Name": name})
         # Nothing should use the default security group; without rules it cannot pass traffic.

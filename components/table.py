@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cdktf_cdktf_provider_aws.dynamodb_table import DynamodbTable
+from cdktf_cdktf_provider_aws.dynamodb_table import DynamodbTable, DynamodbTableAttribute
 from constructs import Construct
 
 HASH_KEY = "UserId"
@@ -18,7 +18,7 @@ class Table(Construct):
             name=table_name,
             billing_mode="PAY_PER_REQUEST",
             hash_key=HASH_KEY,
-            attribute=[{"name": HASH_KEY, "type": "S"}],
+            attribute=[DynamodbTableAttribute(name=HASH_KEY, type="S")],
             point_in_time_recovery={"enabled": True},
             server_side_encryption={"enabled": True},
             deletion_protection_enabled=deletion_protection,

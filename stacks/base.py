@@ -12,7 +12,7 @@ from cdktf import (
     TerraformRemoteState,
     TerraformStack,
 )
-from cdktf_cdktf_provider_aws.provider import AwsProvider
+from cdktf_cdktf_provider_aws.provider import AwsProvider, AwsProviderDefaultTags
 from constructs import Construct
 
 from stacks.config import Config, StateConfig
@@ -28,7 +28,7 @@ def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> N
     else:
         LocalBackend(stack, path=_state_path(state, stack_name))
     tags = {"Project": config.project, "Stack": stack_name, "ManagedBy": "cdktf", **config.tags}
-    AwsProvider(stack, "aws", region=config.region, default_tags=[{"tags": tags}])
+    AwsProvider(stack, "aws", region=config.region, default_tags=[AwsProviderDefaultTags(tags=tags)])
 
 
 def read_state(scope: Construct, id_: str, state: StateConfig, stack_name: str) -> TerraformRemoteState:

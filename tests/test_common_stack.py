@@ -191,6 +191,8 @@ def test_image_repository(app: Synthesized, text: str, config: Config) -> None:
             "image_scanning_configuration": {"scan_on_push": True},
         },
     )
+    repo = app.resource(COMMON, "aws_ecr_repository", "image/repo")
+    assert repo["encryption_configuration"] == [{"encryption_type": "AES256"}]
     lifecycle = json.loads(app.resource(COMMON, "aws_ecr_lifecycle_policy", "image/lifecycle")["policy"])
     assert [r["selection"]["tagStatus"] for r in lifecycle["rules"]] == ["untagged", "any"]
 
