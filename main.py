@@ -7,17 +7,20 @@ import sys
 from cdktf import App
 
 from stacks.app import build
-from stacks.config import ConfigError, load_config
+from stacks.config import ConfigError, config_warnings, load_config
 
 
-def main() -> int:
+def main(outdir: str | None = None) -> int:
+    """outdir: default: what the cdktf CLI asks for (CDKTF_OUTDIR), else ./cdktf.out."""
     try:
         config = load_config()
     except ConfigError as err:
         # Before App() exists: a bad config writes nothing to cdktf.out.
         print(err, file=sys.stderr)
         return 2
-    build(App(), config).synth()
+    for warning in config_warnings(config):
+        print(f"warning: {warning}", file=sys.stderr)
+    build(App(outdir=outdir), config).synth()
     return 0
 
 

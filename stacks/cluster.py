@@ -1,13 +1,28 @@
-"""One stack per colour: its own EKS cluster, bound to common's shared roles."""
+"""One stack per colour: its own EKS cluster, bound to common's shared roles, running Argo CD.
+
+Blue and green are this same class with different data; a colour reads common's outputs from
+common's state and never reads another colour's.
+"""
 
 from __future__ import annotations
 
 from cdktf import TerraformStack
+from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
 
+from components.addons import AFTER_NODES, BEFORE_NODES, Addons
+from components.app_of_apps import AppOfApps
+from components.argocd import ArgoCd
+from components.cluster_admins import ClusterAdmins
+from components.control_plane import ControlPlane
+from components.kube_providers import KubeProviders
+from components.node_group import NodeGroup
+from components.pod_identity import PodIdentityAssociations
 from stacks.base import configure_stack, read_state
 from stacks.config import COMMON_STACK, ClusterConfig, Config
 from stacks.contract import LIST_OUTPUTS, CommonOutput
+from stacks.values import cluster_facts
+from stacks.workloads import ARGOCD_NAMESPACE, WORKLOADS
 
 
 class ClusterStack(TerraformStack):
@@ -15,7 +30,60 @@ class ClusterStack(TerraformStack):
         super().__init__(scope, colour)
         configure_stack(self, config, colour)
         self._common = read_state(self, "common", config.state, COMMON_STACK)
-        self.cluster = cluster
+        name = f"{config.project}-{colour}"
+        partition = DataAwsPartition(self, "partition").partition
+        subnets = self.common_list(CommonOutput.PRIVATE_SUBNET_IDS)
+
+        eks = ControlPlane(
+            self,
+            "eks",
+            cluster_name=name,
+            kubernetes_version=cluster.kubernetes_version,
+            subnet_ids=subnets,
+            settings=config.eks,
+            partition=partition,
+        )
+        ClusterAdmins(self, "admins", cluster_name=eks.cluster_name, role_arns=config.eks.admin_role_arns, partition=partition)
+        early = Addons(self, "addons", cluster_name=eks.cluster_name, names=BEFORE_NODES, versions=cluster.addon_versions)
+        nodes = NodeGroup(
+            self,
+            "nodes",
+            cluster_name=eks.cluster_name,
+            subnet_ids=subnets,
+            nodes=cluster.nodes,
+            partition=partition,
+            depends_on=early.addons,
+        )
+        late = Addons(
+            self,
+            "addons-on-nodes",
+            cluster_name=eks.cluster_name,
+            names=AFTER_NODES,
+            versions=cluster.addon_versions,
+            depends_on=[nodes.node_group],
+        )
+        identities = PodIdentityAssociations(
+            self, "pod-identity", cluster_name=eks.cluster_name, role_arns={w: self.common(w.role) for w in WORKLOADS}
+        )
+
+        KubeProviders(
+            self,
+            "kube",
+            cluster_name=eks.cluster_name,
+            endpoint=eks.endpoint,
+            certificate_authority=eks.certificate_authority,
+            region=config.region,
+        )
+        platform = [nodes.node_group, *early.addons, *late.addons]
+        argocd = ArgoCd(self, "argocd", namespace=ARGOCD_NAMESPACE, depends_on=platform)
+        facts = cluster_facts(config=config, colour=colour, cluster=cluster, cluster_name=name, common=self.common)
+        AppOfApps(
+            self,
+            "app-of-apps",
+            namespace=ARGOCD_NAMESPACE,
+            facts=facts,
+            depends_on=[argocd.release, *platform, *identities.associations],
+        )
 
     def common(self, output: CommonOutput) -> str:
         """A string output of common's state, by its contract name."""

@@ -43,6 +43,14 @@ _COLOUR_RULE = (
     f"a colour is a stack name and DNS label: 1-20 lowercase letters, digits or '-', starting with a letter, not '{COMMON_STACK}'"
 )
 _INSTANCE_TYPE = re.compile(r"^[a-z0-9-]+\.[a-z0-9-]+$")
+_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")
+_ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+-eksbuild\.\d+$")
+_REPO_URL = re.compile(r"^(https://|ssh://|git@)\S+$")
+
+# Managed add-ons every cluster gets; config may pin any of them by name.
+ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns")
+# The default Git URL only synthesizes; Argo CD cannot sync it (a warning says so at synth).
+PLACEHOLDER_REPO_URL = "https://git.example.com/your-org/eks-blue-green.git"
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,9 @@ class NodeGroupConfig:
     max_size: int = 4
     desired_size: int = 2
     capacity_type: Literal["ON_DEMAND", "SPOT"] = "ON_DEMAND"
+    ami_type: Literal["AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD"] = "AL2023_x86_64_STANDARD"
+    disk_size_gib: int = 50
+    max_unavailable: int = 1  # nodes replaced at a time during a node group update
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,8 @@ class ClusterConfig:
     kubernetes_version: str = ""  # required: no version is a sensible default for a new colour
     weight: int = 0  # default: a new colour receives no traffic until its weight is raised
     nodes: NodeGroupConfig = field(default_factory=NodeGroupConfig)
+    # default: none pinned, EKS installs its default version for the cluster's Kubernetes version
+    addon_versions: Mapping[str, str] = field(default_factory=lambda: types.MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,33 @@ class DnsConfig:
     @property
     def app_hostname(self) -> str:
         return f"{self.app_host}.{self.zone_name}"
+
+
+@dataclass(frozen=True)
+class EksConfig:
+    """Settings every colour's cluster shares."""
+
+    endpoint_public_access: bool = True  # Terraform's helm/kubernetes providers reach the API here
+    endpoint_private_access: bool = True
+    public_access_cidrs: tuple[str, ...] = ("0.0.0.0/0",)  # narrow this to your operators' addresses
+    admin_role_arns: tuple[str, ...] = ()  # cluster admins besides the identity that deploys
+    log_retention_days: int = 90  # control-plane logs
+
+
+@dataclass(frozen=True)
+class GitOpsConfig:
+    """The Git repository (this project) that Argo CD renders argocd/apps and argocd/sample-app from."""
+
+    repo_url: str = PLACEHOLDER_REPO_URL
+    revision: str = "main"
+
+
+@dataclass(frozen=True)
+class TrafficConfig:
+    """How fast a weight change reaches clients: ExternalDNS sync interval + record TTL."""
+
+    record_ttl: int = 60
+    sync_interval_seconds: int = 60
 
 
 @dataclass(frozen=True)
@@ -125,6 +165,9 @@ class Config:
     tags: Mapping[str, str] = field(default_factory=lambda: types.MappingProxyType({}))
     network: NetworkConfig = field(default_factory=NetworkConfig)
     dns: DnsConfig = field(default_factory=DnsConfig)
+    eks: EksConfig = field(default_factory=EksConfig)
+    gitops: GitOpsConfig = field(default_factory=GitOpsConfig)
+    traffic: TrafficConfig = field(default_factory=TrafficConfig)
     table: TableConfig = field(default_factory=TableConfig)
     image: ImageConfig = field(default_factory=ImageConfig)
     state: StateConfig = field(default_factory=StateConfig)
@@ -265,6 +308,54 @@ def _dns_rules(c: Config, p: Problems) -> None:
     _check(p, "dns.app_host", d.app_hostname, len(d.app_hostname) <= 253, "the full host name must be at most 253 characters")
 
 
+def _eks_rules(c: Config, p: Problems) -> None:
+    e = c.eks
+    reachable = e.endpoint_public_access or e.endpoint_private_access
+    _check(p, "eks.endpoint_public_access", e.endpoint_public_access, reachable, "public and private access cannot both be off")
+    for i, cidr in enumerate(e.public_access_cidrs):
+        _check(p, f"eks.public_access_cidrs[{i}]", cidr, _is_network(cidr), "use an IPv4 network such as '203.0.113.0/24'")
+    for i, arn in enumerate(e.admin_role_arns):
+        _check(
+            p,
+            f"eks.admin_role_arns[{i}]",
+            arn,
+            bool(_ROLE_ARN.match(arn)),
+            "use an IAM role ARN: arn:aws:iam::<account>:role/<name>",
+        )
+    days_ok = e.log_retention_days in LOG_RETENTION_DAYS
+    _check(p, "eks.log_retention_days", e.log_retention_days, days_ok, f"use one of {LOG_RETENTION_DAYS}")
+
+
+def _gitops_rules(c: Config, p: Problems) -> None:
+    g = c.gitops
+    _check(
+        p,
+        "gitops.repo_url",
+        g.repo_url,
+        bool(_REPO_URL.match(g.repo_url)),
+        "use a Git URL Argo CD can clone (https://, ssh:// or git@)",
+    )
+    _check(p, "gitops.revision", g.revision, bool(g.revision.strip()), "name a branch, tag or commit")
+    t = c.traffic
+    _check(
+        p,
+        "traffic.record_ttl",
+        t.record_ttl,
+        1 <= t.record_ttl <= 86400,
+        "use 1-86400 seconds (small: shifts take effect sooner)",
+    )
+    interval_ok = 10 <= t.sync_interval_seconds <= 3600
+    _check(p, "traffic.sync_interval_seconds", t.sync_interval_seconds, interval_ok, "use 10-3600 seconds")
+
+
+def _is_network(cidr: str) -> bool:
+    try:
+        ipaddress.IPv4Network(cidr)
+    except ValueError:
+        return False
+    return True
+
+
 def _resource_name_rules(c: Config, p: Problems) -> None:
     _check(p, "table.name", c.table.name, bool(_TABLE.match(c.table.name)), "use 3-255 of A-Z a-z 0-9 _ . -")
     repo_ok = bool(_REPOSITORY.match(c.image.repository))
@@ -305,6 +396,12 @@ def _cluster_rules(c: Config, p: Problems) -> None:
         weight_ok = 0 <= cluster.weight <= MAX_WEIGHT
         _check(p, f"{key}.weight", cluster.weight, weight_ok, f"use an integer 0-{MAX_WEIGHT} (Route53 weighted records)")
         _node_rules(p, f"{key}.nodes", cluster.nodes)
+        for addon, version in cluster.addon_versions.items():
+            _check(
+                p, f"{key}.addon_versions.{addon}", version, addon in ADDONS, f"unknown add-on; use one of {', '.join(ADDONS)}"
+            )
+            ok = bool(_ADDON_VERSION.match(version))
+            _check(p, f"{key}.addon_versions.{addon}", version, ok, "use an EKS add-on version such as 'v1.19.2-eksbuild.1'")
     weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
     all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
     weights = {colour: cluster.weight for colour, cluster in c.clusters.items()}
@@ -350,12 +447,30 @@ def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
         _check(
             p, f"{key}.desired_size", nodes.desired_size, desired_ok, f"use {nodes.min_size}-{nodes.max_size} (min_size-max_size)"
         )
+        unavailable_ok = 1 <= nodes.max_unavailable <= nodes.max_size
+        _check(p, f"{key}.max_unavailable", nodes.max_unavailable, unavailable_ok, f"use 1-{nodes.max_size} (max_size)")
+    _check(p, f"{key}.disk_size_gib", nodes.disk_size_gib, 20 <= nodes.disk_size_gib <= 16384, "use 20-16384 GiB")
 
 
 RULES: tuple[Callable[[Config, Problems], None], ...] = (
     _network_rules,
     _dns_rules,
+    _eks_rules,
+    _gitops_rules,
     _resource_name_rules,
     _state_rules,
     _cluster_rules,
 )
+
+
+def config_warnings(config: Config) -> list[str]:
+    """Things that synthesize but would not work once deployed."""
+    warnings = []
+    if config.gitops.repo_url == PLACEHOLDER_REPO_URL:
+        warnings.append(
+            f"gitops.repo_url is the placeholder {PLACEHOLDER_REPO_URL!r}: set it to a Git URL of this project "
+            "that Argo CD can read before `cdktf deploy <colour>`, or Argo CD cannot sync the App of Apps"
+        )
+    if "0.0.0.0/0" in config.eks.public_access_cidrs and config.eks.endpoint_public_access:
+        warnings.append("eks.public_access_cidrs allows the whole internet to reach the Kubernetes API endpoint; narrow it")
+    return warnings

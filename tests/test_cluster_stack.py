@@ -97,6 +97,7 @@ def test_every_name_a_cluster_reads_is_an_output_of_common(default_app: Synthesi
     for colour in ("blue", "green"):
         read = {m for r in references(default_app.json(colour)) for m in COMMON_OUTPUT_READ.findall(r)}
         assert read <= published, read - published
+        assert len(read) >= 8, f"{colour} reads only {read}"
 
 
 def test_contract_accessors_refuse_the_wrong_kind() -> None:

@@ -101,7 +101,7 @@ def test_fails_on_unknown_key_naming_the_allowed_keys() -> None:
 def test_fails_on_unknown_key_inside_a_colour() -> None:
     problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "wieght": 2}))
     assert problem.startswith("clusters.blue.wieght: 2")
-    assert "allowed keys: kubernetes_version, nodes, weight" in problem
+    assert "allowed keys: addon_versions, kubernetes_version, nodes, weight" in problem
 
 
 @pytest.mark.parametrize(("value", "expected"), [("100", "use an integer"), (True, "use an integer"), (1.5, "use an integer")])
@@ -305,3 +305,58 @@ def test_readme_documents_every_config_key(project_dir: Path) -> None:
     keys = documented_keys(Config)
     assert "clusters.<colour>.nodes.capacity_type" in keys
     assert [k for k in keys if f"`{k}`" not in readme] == []
+
+
+def test_fails_when_both_api_endpoints_are_off() -> None:
+    problem = one_problem({"eks": {"endpoint_public_access": False, "endpoint_private_access": False}})
+    assert problem == "eks.endpoint_public_access: false is not allowed; public and private access cannot both be off"
+
+
+def test_fails_on_public_access_cidr_and_admin_arn() -> None:
+    problems = fails({"eks": {"public_access_cidrs": ["10.0.0.0/8", "home"], "admin_role_arns": ["arn:aws:iam::12:user/me"]}})
+    assert [p.split(":")[0] for p in problems] == ["eks.public_access_cidrs[1]", "eks.admin_role_arns[0]"]
+    assert "use an IAM role ARN" in problems[1]
+
+
+def test_fails_on_git_url_and_revision() -> None:
+    problems = fails({"gitops": {"repo_url": "github.com/me/repo", "revision": " "}})
+    assert [p.split(":")[0] for p in problems] == ["gitops.repo_url", "gitops.revision"]
+
+
+@pytest.mark.parametrize(("key", "value"), [("record_ttl", 0), ("record_ttl", 86401), ("sync_interval_seconds", 5)])
+def test_fails_on_traffic_timing(key: str, value: int) -> None:
+    assert one_problem({"traffic": {key: value}}).startswith(f"traffic.{key}: {value} is not allowed")
+
+
+def test_fails_on_unknown_or_malformed_addon_pin() -> None:
+    problems = fails(
+        clusters(
+            blue={"kubernetes_version": "1.34", "weight": 1, "addon_versions": {"cni": "v1.0.0-eksbuild.1", "coredns": "latest"}}
+        )
+    )
+    assert problems[0] == (
+        'clusters.blue.addon_versions.cni: "v1.0.0-eksbuild.1" is not allowed; '
+        "unknown add-on; use one of vpc-cni, kube-proxy, eks-pod-identity-agent, coredns"
+    )
+    assert problems[1] == (
+        "clusters.blue.addon_versions.coredns: \"latest\" is not allowed; use an EKS add-on version such as 'v1.19.2-eksbuild.1'"
+    )
+    assert len(problems) == 2
+
+
+def test_fails_on_node_disk_and_max_unavailable() -> None:
+    problems = fails(
+        clusters(blue={"kubernetes_version": "1.34", "weight": 1, "nodes": {"disk_size_gib": 8, "max_unavailable": 5}})
+    )
+    assert [p.split(":")[0] for p in problems] == ["clusters.blue.nodes.max_unavailable", "clusters.blue.nodes.disk_size_gib"]
+
+
+def test_warns_while_the_git_url_is_the_placeholder() -> None:
+    from stacks.config import PLACEHOLDER_REPO_URL, config_warnings
+
+    default = config_warnings(config_from_dict({}))
+    assert any(PLACEHOLDER_REPO_URL in w and "gitops.repo_url" in w for w in default)
+    configured = config_from_dict(
+        {"gitops": {"repo_url": "https://example.org/me/repo.git"}, "eks": {"public_access_cidrs": ["198.51.100.0/24"]}}
+    )
+    assert config_warnings(configured) == []

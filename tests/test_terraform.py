@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.synth import Synthesized
-from tests.terraform import init_and_validate, provider_versions
+from tests.terraform import aws_part, init_and_validate, provider_versions
 
 pytestmark = pytest.mark.slow
 
@@ -58,3 +58,17 @@ def test_common_is_valid_terraform_for_aws_5_100(cli_synth: tuple[Path, str]) ->
     assert result["warning_count"] == 0, result["diagnostics"]
     (source, version), *others = provider_versions(stack_dir).items()
     assert (source.endswith("/hashicorp/aws"), version, others) == (True, "5.100.0", [])
+
+
+@pytest.mark.parametrize("colour", ["blue", "green"])
+def test_cluster_aws_part_is_valid_terraform_for_aws_5_100(cli_synth: tuple[Path, str], tmp_path: Path, colour: str) -> None:
+    document = json.loads((cli_synth[0] / "stacks" / colour / "cdk.tf.json").read_text())
+    aws_only, removed = aws_part(document)
+    # Only the in-cluster part goes: Argo CD, the App of Apps and the argocd namespace.
+    assert sorted(r.split(".")[0] for r in removed) == ["helm_release", "helm_release", "kubernetes_namespace_v1"]
+    # Validation needs no state: keep the copy away from the real backend.
+    del aws_only["terraform"]["backend"]
+    (tmp_path / "cdk.tf.json").write_text(json.dumps(aws_only))
+    result = init_and_validate(tmp_path)
+    assert result["valid"] is True, result["diagnostics"]
+    assert result["warning_count"] == 0, result["diagnostics"]

@@ -1,0 +1,35 @@
+"""Argo CD from the argo-helm chart, in its own namespace, not exposed outside the cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from cdktf import ITerraformDependable
+from cdktf_cdktf_provider_helm.release import Release
+from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
+from constructs import Construct
+
+ARGO_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
+ARGO_CD_CHART_VERSION = "10.1.4"  # Argo CD 3.4
+VALUES_FILE = Path(__file__).resolve().parent.parent / "argocd" / "argo-cd-values.yaml"
+
+
+class ArgoCd(Construct):
+    def __init__(self, scope: Construct, id_: str, *, namespace: str, depends_on: Sequence[ITerraformDependable]) -> None:
+        """depends_on: the nodes and add-ons Argo CD's pods need before Helm can wait for them."""
+        super().__init__(scope, id_)
+        ns = NamespaceV1(self, "namespace", metadata={"name": namespace}, depends_on=list(depends_on))
+        self.release = Release(
+            self,
+            "release",
+            name="argo-cd",
+            repository=ARGO_HELM_REPOSITORY,
+            chart="argo-cd",
+            version=ARGO_CD_CHART_VERSION,
+            namespace=ns.metadata.name,
+            values=[VALUES_FILE.read_text()],
+            wait=True,
+            timeout=900,
+            depends_on=list(depends_on),
+        )

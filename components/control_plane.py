@@ -1,0 +1,70 @@
+"""EKS control plane: cluster role, a KMS key of its own for secrets, logs with a retention."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cdktf_cdktf_provider_aws.cloudwatch_log_group import CloudwatchLogGroup
+from cdktf_cdktf_provider_aws.eks_cluster import EksCluster
+from cdktf_cdktf_provider_aws.iam_role import IamRole
+from cdktf_cdktf_provider_aws.iam_role_policy import IamRolePolicy
+from cdktf_cdktf_provider_aws.iam_role_policy_attachment import IamRolePolicyAttachment
+from cdktf_cdktf_provider_aws.kms_key import KmsKey
+from constructs import Construct
+
+import policies
+from stacks.config import EksConfig
+
+LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
+
+
+class ControlPlane(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        cluster_name: str,
+        kubernetes_version: str,
+        subnet_ids: Sequence[str],
+        settings: EksConfig,
+        partition: str,
+    ) -> None:
+        super().__init__(scope, id_)
+        role = IamRole(self, "role", name=f"{cluster_name}-cluster", assume_role_policy=policies.render("eks_cluster_trust"))
+        policy = IamRolePolicyAttachment(
+            self, "policy", role=role.name, policy_arn=f"arn:{partition}:iam::aws:policy/AmazonEKSClusterPolicy"
+        )
+        key = KmsKey(
+            self,
+            "secrets-key",
+            description=f"EKS secrets of {cluster_name}",
+            enable_key_rotation=True,
+            deletion_window_in_days=30,
+        )
+        IamRolePolicy(self, "encryption", role=role.id, policy=policies.render("eks_cluster_encryption", KEY_ARN=key.arn))
+        # EKS would create this group itself, without a retention; creating it first sets one.
+        logs = CloudwatchLogGroup(
+            self, "logs", name=f"/aws/eks/{cluster_name}/cluster", retention_in_days=settings.log_retention_days
+        )
+        cluster = EksCluster(
+            self,
+            "cluster",
+            name=cluster_name,
+            version=kubernetes_version,
+            role_arn=role.arn,
+            vpc_config={
+                "subnet_ids": list(subnet_ids),
+                "endpoint_private_access": settings.endpoint_private_access,
+                "endpoint_public_access": settings.endpoint_public_access,
+                "public_access_cidrs": list(settings.public_access_cidrs),
+            },
+            access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True},
+            enabled_cluster_log_types=list(LOG_TYPES),
+            encryption_config={"provider": {"key_arn": key.arn}, "resources": ["secrets"]},
+            depends_on=[policy, logs],
+        )
+        self.cluster_name = cluster.name
+        self.endpoint = cluster.endpoint
+        self.certificate_authority = cluster.certificate_authority.get(0).data
+        self.security_group_id = cluster.vpc_config.cluster_security_group_id

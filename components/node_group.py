@@ -1,0 +1,77 @@
+"""Managed node group through a launch template: IMDSv2 only, hop limit 1, encrypted gp3 root."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cdktf import ITerraformDependable, Token
+from cdktf_cdktf_provider_aws.eks_node_group import EksNodeGroup
+from cdktf_cdktf_provider_aws.iam_role import IamRole
+from cdktf_cdktf_provider_aws.iam_role_policy_attachment import IamRolePolicyAttachment
+from cdktf_cdktf_provider_aws.launch_template import (
+    LaunchTemplate,
+    LaunchTemplateBlockDeviceMappings,
+    LaunchTemplateBlockDeviceMappingsEbs,
+)
+from constructs import Construct
+
+import policies
+from stacks.config import NodeGroupConfig
+
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+ROOT_DEVICE = "/dev/xvda"  # Amazon Linux 2023 EKS AMIs
+
+
+class NodeGroup(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        cluster_name: str,
+        subnet_ids: Sequence[str],
+        nodes: NodeGroupConfig,
+        partition: str,
+        depends_on: Sequence[ITerraformDependable],
+    ) -> None:
+        super().__init__(scope, id_)
+        role = IamRole(self, "role", name=f"{cluster_name}-nodes", assume_role_policy=policies.render("ec2_trust"))
+        attachments = [
+            IamRolePolicyAttachment(self, name, role=role.name, policy_arn=f"arn:{partition}:iam::aws:policy/{name}")
+            for name in NODE_POLICIES
+        ]
+        template = LaunchTemplate(
+            self,
+            "template",
+            name_prefix=f"{cluster_name}-nodes-",
+            # Hop limit 1: pods cannot reach the node's credentials through IMDS; they get their
+            # own through Pod Identity (and the controllers are told region and VPC explicitly).
+            metadata_options={"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 1},
+            block_device_mappings=[
+                LaunchTemplateBlockDeviceMappings(
+                    device_name=ROOT_DEVICE,
+                    ebs=LaunchTemplateBlockDeviceMappingsEbs(
+                        volume_size=nodes.disk_size_gib, volume_type="gp3", encrypted="true", delete_on_termination="true"
+                    ),
+                )
+            ],
+            update_default_version=True,
+        )
+        group = EksNodeGroup(
+            self,
+            "group",
+            cluster_name=cluster_name,
+            node_group_name_prefix=f"{cluster_name}-",
+            node_role_arn=role.arn,
+            subnet_ids=list(subnet_ids),
+            ami_type=nodes.ami_type,
+            capacity_type=nodes.capacity_type,
+            instance_types=list(nodes.instance_types),
+            scaling_config={"min_size": nodes.min_size, "max_size": nodes.max_size, "desired_size": nodes.desired_size},
+            update_config={"max_unavailable": nodes.max_unavailable},
+            launch_template={"id": template.id, "version": Token.as_string(template.latest_version)},
+            # The autoscaler (or an operator) owns desired_size once the group runs.
+            lifecycle={"ignore_changes": ["scaling_config[0].desired_size"], "create_before_destroy": True},
+            depends_on=[*attachments, *depends_on],
+        )
+        self.node_group = group

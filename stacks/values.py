@@ -1,0 +1,44 @@
+"""The facts one cluster hands to its charts: Terraform -> argocd/root -> argocd/apps -> children.
+
+These keys are the contract with the charts under argocd/; tests render the charts from the
+values the synthesized helm_release carries, so a key renamed on one side only fails there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from stacks.config import ClusterConfig, Config
+from stacks.contract import CommonOutput
+from stacks.workloads import WORKLOADS
+
+APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applications in Git
+
+
+def cluster_facts(
+    *, config: Config, colour: str, cluster: ClusterConfig, cluster_name: str, common: Callable[[CommonOutput], str]
+) -> dict[str, Any]:
+    """common: reads one output of common's state (a Terraform reference)."""
+    return {
+        "git": {"repoURL": config.gitops.repo_url, "targetRevision": config.gitops.revision, "path": APPS_PATH},
+        "cluster": {"name": cluster_name, "region": config.region, "vpcId": common(CommonOutput.VPC_ID), "colour": colour},
+        "dns": {
+            "zoneName": common(CommonOutput.ZONE_NAME),
+            "hostname": config.dns.app_hostname,
+            # One owner per cluster: each colour's ExternalDNS updates only the records it wrote.
+            "txtOwnerId": cluster_name,
+            "syncInterval": f"{config.traffic.sync_interval_seconds}s",
+        },
+        "ingress": {
+            "certificateArn": common(CommonOutput.CERTIFICATE_ARN),
+            "weight": cluster.weight,
+            "setIdentifier": colour,
+            "ttl": config.traffic.record_ttl,
+        },
+        "identities": {w.key: {"namespace": w.namespace, "serviceAccount": w.service_account} for w in WORKLOADS},
+        "sampleApp": {
+            "tableName": common(CommonOutput.TABLE_NAME),
+            "image": {"repository": common(CommonOutput.IMAGE_REPOSITORY_URL)},
+        },
+    }

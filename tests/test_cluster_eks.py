@@ -1,0 +1,299 @@
+"""Each colour's EKS cluster, node group, add-ons, Pod Identity associations, providers and releases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from cdktf import Testing
+
+from stacks.config import Config, config_from_dict, load_config
+from stacks.workloads import WORKLOADS
+from tests.synth import Synthesized, synthesize
+
+COLOURS = ("blue", "green")
+ADMIN = "arn:aws:iam::123456789012:role/platform-admins"
+PINNED = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
+
+
+@pytest.fixture(scope="module")
+def config(project_dir: Path) -> Config:
+    return load_config(project_dir / "cdktf.json")
+
+
+@pytest.fixture(scope="module")
+def variant(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """Admins, pinned add-on versions, private-only endpoint, spot nodes: the other side of each switch."""
+    raw = {
+        "eks": {"admin_role_arns": [ADMIN], "endpoint_public_access": False, "public_access_cidrs": []},
+        "clusters": {
+            "blue": {
+                "kubernetes_version": "1.34",
+                "weight": 1,
+                "addon_versions": PINNED,
+                "nodes": {
+                    "capacity_type": "SPOT",
+                    "instance_types": ["m7g.large", "m6g.large"],
+                    "ami_type": "AL2023_ARM_64_STANDARD",
+                },
+            }
+        },
+    }
+    return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("eks-variant"))
+
+
+def address(app: Synthesized, stack: str, resource_type: str, path: str) -> str:
+    found = app.json(stack)["resource"][resource_type]
+    (name,) = [n for n, body in found.items() if body["//"]["metadata"]["path"] == f"{stack}/{path}"]
+    return f"{resource_type}.{name}"
+
+
+def ref(app: Synthesized, stack: str, resource_type: str, path: str, attribute: str) -> str:
+    return f"${{{address(app, stack, resource_type, path)}.{attribute}}}"
+
+
+def common_output(name: str) -> str:
+    return f"${{data.terraform_remote_state.common.outputs.{name}}}"
+
+
+# --- control plane -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_cluster(default_app: Synthesized, config: Config, colour: str) -> None:
+    cluster = default_app.resource(colour, "aws_eks_cluster", "eks/cluster")
+    assert cluster["name"] == f"eks-bg-{colour}"
+    assert cluster["version"] == config.clusters[colour].kubernetes_version
+    assert cluster["access_config"] == {"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True}
+    assert cluster["enabled_cluster_log_types"] == ["api", "audit", "authenticator", "controllerManager", "scheduler"]
+    assert cluster["vpc_config"] == {
+        "subnet_ids": common_output("private_subnet_ids"),
+        "endpoint_private_access": True,
+        "endpoint_public_access": True,
+        "public_access_cidrs": ["0.0.0.0/0"],
+    }
+    assert cluster["encryption_config"] == {
+        "provider": {"key_arn": ref(default_app, colour, "aws_kms_key", "eks/secrets-key", "arn")},
+        "resources": ["secrets"],
+    }
+    assert cluster["role_arn"] == ref(default_app, colour, "aws_iam_role", "eks/role", "arn")
+
+
+def test_blue_and_green_run_different_versions(default_app: Synthesized) -> None:
+    versions = {c: default_app.resource(c, "aws_eks_cluster", "eks/cluster")["version"] for c in COLOURS}
+    assert versions == {"blue": "1.34", "green": "1.35"}
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_secrets_key_and_logs(default_app: Synthesized, colour: str) -> None:
+    text = default_app.text(colour)
+    assert Testing.to_have_resource_with_properties(text, "aws_kms_key", {"enable_key_rotation": True})
+    assert Testing.to_have_resource_with_properties(
+        text, "aws_cloudwatch_log_group", {"name": f"/aws/eks/eks-bg-{colour}/cluster", "retention_in_days": 90}
+    )
+    encryption = json.loads(default_app.resource(colour, "aws_iam_role_policy", "eks/encryption")["policy"])
+    assert encryption["Statement"][0]["Resource"] == ref(default_app, colour, "aws_kms_key", "eks/secrets-key", "arn")
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_cluster_role(default_app: Synthesized, colour: str) -> None:
+    role = default_app.resource(colour, "aws_iam_role", "eks/role")
+    assert json.loads(role["assume_role_policy"])["Statement"][0]["Principal"] == {"Service": "eks.amazonaws.com"}
+    attachment = default_app.resource(colour, "aws_iam_role_policy_attachment", "eks/policy")
+    assert attachment["policy_arn"] == "arn:${data.aws_partition.partition.partition}:iam::aws:policy/AmazonEKSClusterPolicy"
+
+
+def test_endpoint_access_from_config(variant: Synthesized) -> None:
+    vpc = variant.resource("blue", "aws_eks_cluster", "eks/cluster")["vpc_config"]
+    assert (vpc["endpoint_public_access"], vpc["endpoint_private_access"], vpc["public_access_cidrs"]) == (False, True, [])
+
+
+def test_no_admin_entries_by_default(default_app: Synthesized) -> None:
+    assert "aws_eks_access_entry" not in default_app.json("blue")["resource"]
+
+
+def test_admin_roles_from_config(variant: Synthesized) -> None:
+    text = variant.text("blue")
+    assert Testing.to_have_resource_with_properties(text, "aws_eks_access_entry", {"principal_arn": ADMIN, "type": "STANDARD"})
+    association = variant.resource("blue", "aws_eks_access_policy_association", "admins/admin-0")
+    assert association["policy_arn"].endswith(":eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy")
+    assert association["access_scope"] == {"type": "cluster"}
+    assert association["principal_arn"] == ref(variant, "blue", "aws_eks_access_entry", "admins/entry-0", "principal_arn")
+
+
+# --- nodes -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_launch_template_blocks_pod_access_to_node_credentials(default_app: Synthesized, colour: str) -> None:
+    template = default_app.resource(colour, "aws_launch_template", "nodes/template")
+    assert template["metadata_options"] == {
+        "http_endpoint": "enabled",
+        "http_tokens": "required",
+        "http_put_response_hop_limit": 1,
+    }
+    assert template["block_device_mappings"] == [
+        {
+            "device_name": "/dev/xvda",
+            "ebs": {"volume_size": 50, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"},
+        }
+    ]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_node_group(default_app: Synthesized, colour: str) -> None:
+    group = default_app.resource(colour, "aws_eks_node_group", "nodes/group")
+    assert group["subnet_ids"] == common_output("private_subnet_ids")
+    assert group["scaling_config"] == {"min_size": 2, "max_size": 4, "desired_size": 2}
+    assert group["update_config"] == {"max_unavailable": 1}
+    assert (group["capacity_type"], group["instance_types"], group["ami_type"]) == (
+        "ON_DEMAND",
+        ["m7i.large"],
+        "AL2023_x86_64_STANDARD",
+    )
+    template = address(default_app, colour, "aws_launch_template", "nodes/template")
+    assert group["launch_template"] == {"id": f"${{{template}.id}}", "version": f"${{{template}.latest_version}}"}
+    policies = {
+        body["policy_arn"].rsplit("/", 1)[1]
+        for path, body in default_app.resources(colour, "aws_iam_role_policy_attachment").items()
+        if path.startswith("nodes/")
+    }
+    assert policies == {"AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly"}
+
+
+def test_node_group_from_config(variant: Synthesized) -> None:
+    group = variant.resource("blue", "aws_eks_node_group", "nodes/group")
+    assert (group["capacity_type"], group["instance_types"], group["ami_type"]) == (
+        "SPOT",
+        ["m7g.large", "m6g.large"],
+        "AL2023_ARM_64_STANDARD",
+    )
+
+
+# --- add-ons -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_addons_without_pinned_versions(default_app: Synthesized, colour: str) -> None:
+    addons = {body["addon_name"]: body for body in default_app.resources(colour, "aws_eks_addon").values()}
+    assert sorted(addons) == ["coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]
+    for body in addons.values():
+        assert "addon_version" not in body
+        assert (body["resolve_conflicts_on_create"], body["resolve_conflicts_on_update"]) == ("OVERWRITE", "OVERWRITE")
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_nodes_wait_for_networking_and_coredns_waits_for_nodes(default_app: Synthesized, colour: str) -> None:
+    group = default_app.resource(colour, "aws_eks_node_group", "nodes/group")
+    early = {
+        address(default_app, colour, "aws_eks_addon", f"addons/{n}") for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
+    }
+    assert early <= set(group["depends_on"])
+    coredns = default_app.resource(colour, "aws_eks_addon", "addons-on-nodes/coredns")
+    assert coredns["depends_on"] == [address(default_app, colour, "aws_eks_node_group", "nodes/group")]
+
+
+def test_addon_versions_pinned_from_config(variant: Synthesized) -> None:
+    versions = {body["addon_name"]: body.get("addon_version") for body in variant.resources("blue", "aws_eks_addon").values()}
+    assert versions == {
+        "vpc-cni": PINNED["vpc-cni"],
+        "kube-proxy": None,
+        "eks-pod-identity-agent": None,
+        "coredns": PINNED["coredns"],
+    }
+
+
+# --- Pod Identity ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_pod_identity_associations_bind_commons_roles(default_app: Synthesized, colour: str) -> None:
+    associations = default_app.resources(colour, "aws_eks_pod_identity_association")
+    found = {(a["namespace"], a["service_account"]): a["role_arn"] for a in associations.values()}
+    assert found == {
+        ("kube-system", "aws-load-balancer-controller"): common_output("load_balancer_controller_role_arn"),
+        ("external-dns", "external-dns"): common_output("external_dns_role_arn"),
+        ("sample-app", "sample-app"): common_output("app_role_arn"),
+    }
+    assert {a["cluster_name"] for a in associations.values()} == {
+        ref(default_app, colour, "aws_eks_cluster", "eks/cluster", "name")
+    }
+    assert len(WORKLOADS) == len(found)
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_no_oidc_provider_no_irsa(default_app: Synthesized, colour: str) -> None:
+    text = default_app.text(colour)
+    assert "aws_iam_openid_connect_provider" not in text
+    assert "eks.amazonaws.com/role-arn" not in text
+    assert "AssumeRoleWithWebIdentity" not in text
+    assert "aws_iam_role_policy_attachment" in text  # the check above looks at real resources
+
+
+# --- providers and releases --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_helm_and_kubernetes_providers_use_short_lived_eks_tokens(default_app: Synthesized, colour: str) -> None:
+    providers = default_app.json(colour)["provider"]
+    cluster = address(default_app, colour, "aws_eks_cluster", "eks/cluster")
+    token = {
+        "api_version": "client.authentication.k8s.io/v1beta1",
+        "command": "aws",
+        "args": ["eks", "get-token", "--cluster-name", f"${{{cluster}.name}}", "--region", "ap-northeast-1", "--output", "json"],
+    }
+    connection = {
+        "host": f"${{{cluster}.endpoint}}",
+        "cluster_ca_certificate": f"${{base64decode({cluster}.certificate_authority[0].data)}}",
+    }
+    (helm,) = providers["helm"]
+    assert helm == {"kubernetes": {**connection, "exec": token}}  # helm 3.x: objects, not blocks
+    (kubernetes,) = providers["kubernetes"]
+    assert kubernetes == {**connection, "exec": [token]}
+    assert default_app.json(colour)["terraform"]["required_providers"]["helm"]["version"] == "3.1.1"
+
+
+def releases(app: Synthesized, colour: str) -> dict[str, dict[str, Any]]:
+    return {body["name"]: body for body in app.resources(colour, "helm_release").values()}
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_argocd_release(default_app: Synthesized, colour: str) -> None:
+    argocd = releases(default_app, colour)["argo-cd"]
+    assert (argocd["repository"], argocd["chart"], argocd["version"]) == (
+        "https://argoproj.github.io/argo-helm",
+        "argo-cd",
+        "10.1.4",
+    )
+    assert argocd["namespace"] == ref(default_app, colour, "kubernetes_namespace_v1", "argocd/namespace", "metadata[0].name")
+    (text,) = argocd["values"]
+    values = yaml.safe_load(text)
+    health = values["configs"]["cm"]["resource.customizations.health.argoproj.io_Application"]
+    assert "obj.status.health.status" in health
+    assert values["server"]["service"]["type"] == "ClusterIP"
+    assert values["server"]["ingress"]["enabled"] is False
+    needs = {address(default_app, colour, "aws_eks_node_group", "nodes/group")}
+    needs |= {
+        address(default_app, colour, "aws_eks_addon", f"addons/{n}") for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
+    }
+    needs.add(address(default_app, colour, "aws_eks_addon", "addons-on-nodes/coredns"))
+    assert needs == set(argocd["depends_on"])
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_root_release_goes_in_after_and_out_before_what_the_apps_need(default_app: Synthesized, colour: str) -> None:
+    root = releases(default_app, colour)["app-of-apps"]
+    assert Path(root["chart"]) == Path(__file__).resolve().parent.parent / "argocd" / "root"
+    assert root["namespace"] == "argocd"
+    depends = set(root["depends_on"])
+    assert address(default_app, colour, "helm_release", "argocd/release") in depends
+    assert address(default_app, colour, "aws_eks_node_group", "nodes/group") in depends
+    assert len([d for d in depends if d.startswith("aws_eks_addon.")]) == 4
+    associations = {
+        f"aws_eks_pod_identity_association.{n}" for n in default_app.json(colour)["resource"]["aws_eks_pod_identity_association"]
+    }
+    assert len(associations) == 3
+    assert associations <= depends

@@ -1,0 +1,35 @@
+"""main.py, the command `cdktf synth` runs: bad config stops it before anything is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import main
+
+
+def write_cdktf_json(directory: Path, config: object) -> None:
+    (directory / "cdktf.json").write_text(json.dumps({"language": "python", "context": {"config": config}}))
+
+
+def test_bad_config_exits_non_zero_naming_the_key_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_cdktf_json(tmp_path, {"clusters": {"blue": {"kubernetes_version": "1.34", "weight": 300}}})
+    monkeypatch.chdir(tmp_path)
+    assert main.main() == 2
+    assert "clusters.blue.weight: 300 is not allowed; use an integer 0-255" in capsys.readouterr().err
+    assert not (tmp_path / "cdktf.out").exists()
+
+
+def test_good_config_synthesizes_and_warns_about_the_placeholder_git_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_cdktf_json(tmp_path, {"clusters": {"red": {"kubernetes_version": "1.35", "weight": 7}}})
+    monkeypatch.chdir(tmp_path)
+    # The jsii runtime is a separate process with its own working directory: name the outdir.
+    assert main.main(outdir=str(tmp_path / "cdktf.out")) == 0
+    assert "warning: gitops.repo_url is the placeholder" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "cdktf.out" / "stacks").iterdir()) == ["common", "red"]

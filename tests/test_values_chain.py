@@ -1,0 +1,223 @@
+"""The values chain, rendered for real with Helm's engine: from the values the synthesized
+helm_release carries, through argocd/root and argocd/apps, down to the sample app's manifests.
+
+Names are compared with the Pod Identity associations in the synthesized Terraform, not with
+the Python constants, so a name changed in only one place (a chart, a values file, the stack)
+fails here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stacks.config import Config, load_config
+from tests.charts import by_kind, lint_errors, render, sample_for, values_of_release
+from tests.synth import Synthesized
+
+COLOURS = ("blue", "green")
+FINALIZER = "resources-finalizer.argocd.argoproj.io"
+PINNED_CHARTS = {
+    "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", "3.5.0"),
+    "external-dns": ("https://kubernetes-sigs.github.io/external-dns", "1.21.1"),
+}
+WAVES = {"aws-load-balancer-controller": "-1", "external-dns": "0", "sample-app": "1"}
+
+
+@dataclass(frozen=True)
+class Chain:
+    root_values: dict[str, Any]
+    parent: dict[str, Any]
+    children: dict[str, dict[str, Any]]
+    sample_app: list[dict[str, Any]]
+    associations: set[tuple[str, str]]  # (namespace, service account) bound in Terraform
+
+
+def build_chain(app: Synthesized, colour: str) -> Chain:
+    (root,) = [r for r in app.resources(colour, "helm_release").values() if r["name"] == "app-of-apps"]
+    root_values = values_of_release(root)
+    (parent,) = render("root", root_values, release=root["name"], namespace=root["namespace"])
+    children = by_kind(
+        render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace="argocd"), "Application"
+    )
+    child = children["sample-app"]
+    sample = render(
+        Path(child["spec"]["source"]["path"]).name,
+        child["spec"]["source"]["helm"]["valuesObject"],
+        release=child["spec"]["source"]["helm"]["releaseName"],
+        namespace=child["spec"]["destination"]["namespace"],
+    )
+    associations = {
+        (a["namespace"], a["service_account"]) for a in app.resources(colour, "aws_eks_pod_identity_association").values()
+    }
+    return Chain(root_values, parent, children, sample, associations)
+
+
+@pytest.fixture(scope="module")
+def chains(default_app: Synthesized) -> dict[str, Chain]:
+    return {colour: build_chain(default_app, colour) for colour in COLOURS}
+
+
+@pytest.fixture(scope="module")
+def config(project_dir: Path) -> Config:
+    return load_config(project_dir / "cdktf.json")
+
+
+def child_values(chain: Chain, name: str) -> dict[str, Any]:
+    values: dict[str, Any] = chain.children[name]["spec"]["source"]["helm"]["valuesObject"]
+    return values
+
+
+# --- argocd/root: the parent Application ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_root_renders_one_parent_application(chains: dict[str, Chain], config: Config, colour: str) -> None:
+    parent = chains[colour].parent
+    assert (parent["kind"], parent["metadata"]["name"], parent["metadata"]["namespace"]) == (
+        "Application",
+        "app-of-apps",
+        "argocd",
+    )
+    assert parent["metadata"]["finalizers"] == [FINALIZER]
+    source = parent["spec"]["source"]
+    assert (source["repoURL"], source["targetRevision"], source["path"]) == (config.gitops.repo_url, "main", "argocd/apps")
+    assert parent["spec"]["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
+    assert source["helm"]["valuesObject"] == chains[colour].root_values  # handed down unchanged
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_parent_carries_the_clusters_facts(chains: dict[str, Chain], config: Config, colour: str) -> None:
+    facts = chains[colour].parent["spec"]["source"]["helm"]["valuesObject"]
+    assert facts["cluster"] == {
+        "name": f"eks-bg-{colour}",
+        "region": "ap-northeast-1",
+        "vpcId": sample_for("vpc_id"),
+        "colour": colour,
+    }
+    assert facts["ingress"] == {
+        "certificateArn": sample_for("certificate_arn"),
+        "weight": config.clusters[colour].weight,
+        "setIdentifier": colour,
+        "ttl": 60,
+    }
+    assert facts["dns"]["hostname"] == "app.eks.example.com"
+    assert facts["sampleApp"]["tableName"] == sample_for("table_name")
+
+
+# --- argocd/apps: the child Applications ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_three_children_in_waves_with_finalizers_and_automated_sync(chains: dict[str, Chain], colour: str) -> None:
+    children = chains[colour].children
+    assert {name: app["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] for name, app in children.items()} == WAVES
+    for app in children.values():
+        assert app["metadata"]["finalizers"] == [FINALIZER]
+        assert app["metadata"]["namespace"] == "argocd"
+        assert app["spec"]["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
+        assert "CreateNamespace=true" in app["spec"]["syncPolicy"]["syncOptions"]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_controller_charts_are_pinned(chains: dict[str, Chain], colour: str) -> None:
+    for name, (repo, version) in PINNED_CHARTS.items():
+        source = chains[colour].children[name]["spec"]["source"]
+        assert (source["repoURL"], source["chart"], source["targetRevision"]) == (repo, name, version)
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_sample_app_child_comes_from_this_repository(chains: dict[str, Chain], config: Config, colour: str) -> None:
+    source = chains[colour].children["sample-app"]["spec"]["source"]
+    assert (source["repoURL"], source["targetRevision"], source["path"]) == (config.gitops.repo_url, "main", "argocd/sample-app")
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_load_balancer_controller_values(chains: dict[str, Chain], colour: str) -> None:
+    values = child_values(chains[colour], "aws-load-balancer-controller")
+    assert values["clusterName"] == f"eks-bg-{colour}"
+    assert (values["region"], values["vpcId"]) == ("ap-northeast-1", sample_for("vpc_id"))
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_external_dns_values(chains: dict[str, Chain], colour: str) -> None:
+    values = child_values(chains[colour], "external-dns")
+    assert values["provider"] == {"name": "aws"}
+    assert values["sources"] == ["ingress"]
+    assert values["domainFilters"] == [sample_for("zone_name")]
+    assert values["txtOwnerId"] == f"eks-bg-{colour}"  # distinct per cluster
+    assert (values["policy"], values["registry"], values["interval"]) == ("sync", "txt", "60s")
+    assert {"name": "AWS_DEFAULT_REGION", "value": "ap-northeast-1"} in values["env"]
+
+
+def test_each_colour_owns_its_records(chains: dict[str, Chain]) -> None:
+    owners = {child_values(chains[c], "external-dns")["txtOwnerId"] for c in COLOURS}
+    assert len(owners) == len(COLOURS)
+
+
+# --- names agree with the Pod Identity associations ----------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+@pytest.mark.parametrize("child", ["aws-load-balancer-controller", "external-dns"])
+def test_controller_service_accounts_are_the_associated_ones(chains: dict[str, Chain], colour: str, child: str) -> None:
+    chain = chains[colour]
+    namespace = chain.children[child]["spec"]["destination"]["namespace"]
+    service_account = child_values(chain, child)["serviceAccount"]
+    assert service_account["create"] is True
+    assert (namespace, service_account["name"]) in chain.associations
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_sample_app_pods_run_as_the_associated_service_account(chains: dict[str, Chain], colour: str) -> None:
+    chain = chains[colour]
+    namespace = chain.children["sample-app"]["spec"]["destination"]["namespace"]
+    (account,) = by_kind(chain.sample_app, "ServiceAccount")
+    assert (namespace, account) in chain.associations
+    deployment = by_kind(chain.sample_app, "Deployment")["sample-app"]
+    assert deployment["spec"]["template"]["spec"]["serviceAccountName"] == account
+    assert "annotations" not in by_kind(chain.sample_app, "ServiceAccount")[account]["metadata"]  # no IRSA annotation
+
+
+# --- the weight reaches the Ingress --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_weight_and_set_identifier_reach_the_ingress(chains: dict[str, Chain], config: Config, colour: str) -> None:
+    annotations = by_kind(chains[colour].sample_app, "Ingress")["sample-app"]["metadata"]["annotations"]
+    assert annotations["external-dns.alpha.kubernetes.io/aws-weight"] == str(config.clusters[colour].weight)
+    assert annotations["external-dns.alpha.kubernetes.io/set-identifier"] == colour
+    assert annotations["external-dns.alpha.kubernetes.io/hostname"] == "app.eks.example.com"
+    assert annotations["external-dns.alpha.kubernetes.io/ttl"] == "60"
+    assert annotations["alb.ingress.kubernetes.io/certificate-arn"] == sample_for("certificate_arn")
+
+
+def test_blue_and_green_weights_differ_as_configured(chains: dict[str, Chain]) -> None:
+    weights = {
+        c: by_kind(chains[c].sample_app, "Ingress")["sample-app"]["metadata"]["annotations"][
+            "external-dns.alpha.kubernetes.io/aws-weight"
+        ]
+        for c in COLOURS
+    }
+    assert weights == {"blue": "100", "green": "0"}
+
+
+# --- the charts themselves -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_charts_lint_clean_with_the_chain_values(chains: dict[str, Chain], colour: str) -> None:
+    chain = chains[colour]
+    assert lint_errors("root", chain.root_values) == []
+    assert lint_errors("apps", chain.parent["spec"]["source"]["helm"]["valuesObject"]) == []
+    assert lint_errors("sample-app", child_values(chain, "sample-app")) == []
+
+
+def test_a_missing_fact_fails_the_render() -> None:
+    from helm_python import HelmRenderError
+
+    with pytest.raises(HelmRenderError, match=r"git.repoURL is required"):
+        render("root", {"git": {"repoURL": ""}}, release="app-of-apps", namespace="argocd")
