@@ -297,3 +297,36 @@ def test_root_release_goes_in_after_and_out_before_what_the_apps_need(default_ap
     }
     assert len(associations) == 3
     assert associations <= depends
+
+
+def expected_resources(colour: str, version: str) -> list[tuple[str, dict[str, Any]]]:
+    """(type, properties) that each colour's stack must hold, checked with cdktf's own matcher."""
+    return [
+        ("aws_eks_cluster", {"name": f"eks-bg-{colour}", "version": version, "access_config": {"authentication_mode": "API"}}),
+        ("aws_kms_key", {"enable_key_rotation": True}),
+        ("aws_iam_role", {"name": f"eks-bg-{colour}-cluster"}),
+        ("aws_launch_template", {"metadata_options": {"http_tokens": "required", "http_put_response_hop_limit": 1}}),
+        ("aws_eks_node_group", {"capacity_type": "ON_DEMAND", "update_config": {"max_unavailable": 1}}),
+        *[
+            ("aws_eks_addon", {"addon_name": n, "resolve_conflicts_on_update": "OVERWRITE"})
+            for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns")
+        ],
+        *[
+            ("aws_eks_pod_identity_association", {"namespace": w.namespace, "service_account": w.service_account})
+            for w in WORKLOADS
+        ],
+        ("kubernetes_namespace_v1", {"metadata": {"name": "argocd"}}),
+        ("helm_release", {"name": "argo-cd", "chart": "argo-cd", "version": "10.1.4"}),
+        ("helm_release", {"name": "app-of-apps", "namespace": "argocd"}),
+    ]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_every_cluster_resource_is_there(default_app: Synthesized, config: Config, colour: str) -> None:
+    text = default_app.text(colour)
+    missing = [
+        (kind, props)
+        for kind, props in expected_resources(colour, config.clusters[colour].kubernetes_version)
+        if not Testing.to_have_resource_with_properties(text, kind, props)
+    ]
+    assert missing == []
