@@ -51,6 +51,7 @@ lint: $(VENV_STAMP)
 
 typecheck: $(VENV_STAMP)
 	mypy
+	mypy app/main.py  # apart: both it and the project's main.py are a module named `main`
 
 pytest: $(VENV_STAMP) $(NODE_STAMP)
 	pytest

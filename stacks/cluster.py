@@ -11,18 +11,18 @@ from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
 
 from components.addons import AFTER_NODES, BEFORE_NODES, Addons
-from components.app_of_apps import AppOfApps
 from components.argocd import ArgoCd
 from components.cluster_admins import ClusterAdmins
 from components.control_plane import ControlPlane
 from components.kube_providers import KubeProviders
+from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
 from stacks.base import configure_stack, read_state
 from stacks.config import COMMON_STACK, ClusterConfig, Config
 from stacks.contract import LIST_OUTPUTS, CommonOutput
-from stacks.values import cluster_facts
-from stacks.workloads import ARGOCD_NAMESPACE, WORKLOADS
+from stacks.values import cluster_facts, sample_app_values
+from stacks.workloads import ARGOCD_NAMESPACE, SAMPLE_APP, WORKLOADS
 
 
 class ClusterStack(TerraformStack):
@@ -77,13 +77,27 @@ class ClusterStack(TerraformStack):
         platform = [nodes.node_group, *early.addons, *late.addons]
         argocd = ArgoCd(self, "argocd", namespace=ARGOCD_NAMESPACE, depends_on=platform)
         facts = cluster_facts(config=config, colour=colour, cluster=cluster, cluster_name=name, common=self.common)
-        AppOfApps(
+        root = LocalChart(
             self,
             "app-of-apps",
+            chart="root",
+            release_name="app-of-apps",
             namespace=ARGOCD_NAMESPACE,
-            facts=facts,
+            values=facts,
             depends_on=[argocd.release, *platform, *identities.associations],
         )
+        if config.app.delivery == "helm":
+            # After the root release, so the load balancer controller and ExternalDNS are up first.
+            LocalChart(
+                self,
+                "sample-app",
+                chart="sample-app",
+                release_name="sample-app",
+                namespace=SAMPLE_APP.namespace,
+                create_namespace=True,
+                values=sample_app_values(facts),
+                depends_on=[root.release],
+            )
 
     def common(self, output: CommonOutput) -> str:
         """A string output of common's state, by its contract name."""

@@ -10,6 +10,7 @@ import policies
 from components.certificate import Certificate
 from components.egress import Egress
 from components.flow_logs import FlowLogs
+from components.image_build import ImageBuild
 from components.image_repository import ImageRepository
 from components.network import Network
 from components.pod_identity_role import PodIdentityRole
@@ -55,6 +56,18 @@ class CommonStack(TerraformStack):
         )
         table = Table(self, "table", table_name=config.table.name, deletion_protection=config.table.deletion_protection)
         image = ImageRepository(self, "image", repository_name=config.image.repository)
+        if config.image.build_connection_arn:
+            ImageBuild(
+                self,
+                "image-build",
+                name=f"{name}-sample-app-image",
+                repository_url=image.repository_url,
+                repository_arn=image.repository_arn,
+                source_url=config.gitops.repo_url,
+                source_type=config.image.build_source_type,
+                connection_arn=config.image.build_connection_arn,
+                account_id=account.account_id,
+            )
 
         app_role = PodIdentityRole(
             self,

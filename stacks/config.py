@@ -45,12 +45,18 @@ _COLOUR_RULE = (
 _INSTANCE_TYPE = re.compile(r"^[a-z0-9-]+\.[a-z0-9-]+$")
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")
 _ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+-eksbuild\.\d+$")
+_CONNECTION_ARN = re.compile(
+    r"^arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:\d{12}:connection/[0-9a-f-]{36}$"
+)
+_IMAGE_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 _REPO_URL = re.compile(r"^(https://|ssh://|git@)\S+$")
 
 # Managed add-ons every cluster gets; config may pin any of them by name.
 ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns")
 # The default Git URL only synthesizes; Argo CD cannot sync it (a warning says so at synth).
 PLACEHOLDER_REPO_URL = "https://git.example.com/your-org/eks-blue-green.git"
+# Until an image is built and its tag configured, pods cannot pull (a warning says so at synth).
+DEFAULT_IMAGE_TAG = "0.1.0"
 
 
 @dataclass(frozen=True)
@@ -137,6 +143,18 @@ class TableConfig:
 @dataclass(frozen=True)
 class ImageConfig:
     repository: str = ""  # default: <project>/sample-app
+    # A CodeStar/CodeConnections connection to the Git host; set, common builds app/ with CodeBuild.
+    build_connection_arn: str = ""  # default: no build project
+    build_source_type: Literal["GITHUB", "GITLAB", "BITBUCKET"] = "GITHUB"
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """The sample app every colour runs."""
+
+    image_tag: str = DEFAULT_IMAGE_TAG  # the build prints the tag to use (the commit id)
+    # argocd: a wave-1 child of the App of Apps, from Git; helm: a Terraform helm_release, no Git needed.
+    delivery: Literal["argocd", "helm"] = "argocd"
 
 
 @dataclass(frozen=True)
@@ -170,6 +188,7 @@ class Config:
     traffic: TrafficConfig = field(default_factory=TrafficConfig)
     table: TableConfig = field(default_factory=TableConfig)
     image: ImageConfig = field(default_factory=ImageConfig)
+    app: AppConfig = field(default_factory=AppConfig)
     state: StateConfig = field(default_factory=StateConfig)
     clusters: Mapping[str, ClusterConfig] = field(default_factory=_default_clusters)
 
@@ -356,6 +375,19 @@ def _is_network(cidr: str) -> bool:
     return True
 
 
+def _image_rules(c: Config, p: Problems) -> None:
+    _check(
+        p, "app.image_tag", c.app.image_tag, bool(_IMAGE_TAG.match(c.app.image_tag)), "use an image tag (letters, digits, '._-')"
+    )
+    arn = c.image.build_connection_arn
+    if arn:
+        ok = bool(_CONNECTION_ARN.match(arn))
+        _check(p, "image.build_connection_arn", arn, ok, "use a CodeConnections connection ARN (arn:aws:codeconnections:...)")
+        usable = c.gitops.repo_url != PLACEHOLDER_REPO_URL and c.gitops.repo_url.startswith("https://")
+        why = "the image build clones gitops.repo_url: set it to this project's https:// URL"
+        _check(p, "gitops.repo_url", c.gitops.repo_url, usable, why)
+
+
 def _resource_name_rules(c: Config, p: Problems) -> None:
     _check(p, "table.name", c.table.name, bool(_TABLE.match(c.table.name)), "use 3-255 of A-Z a-z 0-9 _ . -")
     repo_ok = bool(_REPOSITORY.match(c.image.repository))
@@ -457,6 +489,7 @@ RULES: tuple[Callable[[Config, Problems], None], ...] = (
     _dns_rules,
     _eks_rules,
     _gitops_rules,
+    _image_rules,
     _resource_name_rules,
     _state_rules,
     _cluster_rules,
@@ -470,6 +503,11 @@ def config_warnings(config: Config) -> list[str]:
         warnings.append(
             f"gitops.repo_url is the placeholder {PLACEHOLDER_REPO_URL!r}: set it to a Git URL of this project "
             "that Argo CD can read before `cdktf deploy <colour>`, or Argo CD cannot sync the App of Apps"
+        )
+    if config.app.image_tag == DEFAULT_IMAGE_TAG:
+        warnings.append(
+            f"app.image_tag is the default {DEFAULT_IMAGE_TAG!r}: build and push the sample app image (README: "
+            "'Build and push the image') and set app.image_tag to the tag the build prints"
         )
     if "0.0.0.0/0" in config.eks.public_access_cidrs and config.eks.endpoint_public_access:
         warnings.append("eks.public_access_cidrs allows the whole internet to reach the Kubernetes API endpoint; narrow it")

@@ -14,13 +14,15 @@ from stacks.contract import CommonOutput
 from stacks.workloads import WORKLOADS
 
 APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applications in Git
+SAMPLE_APP_CHILD = "sample-app"  # the sample app's entry in argocd/apps/values.yaml
+DISABLED = "disabledApplications"  # children argocd/apps leaves out
 
 
 def cluster_facts(
     *, config: Config, colour: str, cluster: ClusterConfig, cluster_name: str, common: Callable[[CommonOutput], str]
 ) -> dict[str, Any]:
     """common: reads one output of common's state (a Terraform reference)."""
-    return {
+    facts = {
         "git": {"repoURL": config.gitops.repo_url, "targetRevision": config.gitops.revision, "path": APPS_PATH},
         "cluster": {"name": cluster_name, "region": config.region, "vpcId": common(CommonOutput.VPC_ID), "colour": colour},
         "dns": {
@@ -39,6 +41,14 @@ def cluster_facts(
         "identities": {w.key: {"namespace": w.namespace, "serviceAccount": w.service_account} for w in WORKLOADS},
         "sampleApp": {
             "tableName": common(CommonOutput.TABLE_NAME),
-            "image": {"repository": common(CommonOutput.IMAGE_REPOSITORY_URL)},
+            "image": {"repository": common(CommonOutput.IMAGE_REPOSITORY_URL), "tag": config.app.image_tag},
         },
     }
+    if config.app.delivery == "helm":  # Terraform installs it; Argo CD must not install it too
+        facts[DISABLED] = [SAMPLE_APP_CHILD]
+    return facts
+
+
+def sample_app_values(facts: dict[str, Any]) -> dict[str, Any]:
+    """What the sample-app chart gets: the facts, exactly as argocd/apps hands them down."""
+    return {key: value for key, value in facts.items() if key != DISABLED}

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import helm_python
 import yaml
 
+from tests.synth import Synthesized
 from tools.terraformrc import PROJECT_DIR
 
 CHARTS = PROJECT_DIR / "argocd"
@@ -47,3 +49,36 @@ def lint_errors(chart: str, values: dict[str, Any]) -> list[str]:
 
 def by_kind(docs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
     return {doc["metadata"]["name"]: doc for doc in docs if doc["kind"] == kind}
+
+
+@dataclass(frozen=True)
+class Chain:
+    root_values: dict[str, Any]
+    parent: dict[str, Any]
+    children: dict[str, dict[str, Any]]
+    sample_app: list[dict[str, Any]]
+    associations: set[tuple[str, str]]  # (namespace, service account) bound in Terraform
+
+
+def build_chain(app: Synthesized, colour: str) -> Chain:
+    (root,) = [r for r in app.resources(colour, "helm_release").values() if r["name"] == "app-of-apps"]
+    root_values = values_of_release(root)
+    (parent,) = render("root", root_values, release=root["name"], namespace=root["namespace"])
+    children = by_kind(
+        render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace="argocd"), "Application"
+    )
+    child = children.get("sample-app")  # absent when Terraform installs the app itself
+    sample = (
+        render(
+            Path(child["spec"]["source"]["path"]).name,
+            child["spec"]["source"]["helm"]["valuesObject"],
+            release=child["spec"]["source"]["helm"]["releaseName"],
+            namespace=child["spec"]["destination"]["namespace"],
+        )
+        if child
+        else []
+    )
+    associations = {
+        (a["namespace"], a["service_account"]) for a in app.resources(colour, "aws_eks_pod_identity_association").values()
+    }
+    return Chain(root_values, parent, children, sample, associations)

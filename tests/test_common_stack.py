@@ -11,6 +11,7 @@ from cdktf import Testing
 
 from stacks.config import Config, config_from_dict, subnet_cidrs
 from stacks.contract import DESCRIPTIONS, CommonOutput
+from tests.samples import CONNECTION_ARN, REPO_URL, WITH_IMAGE_BUILD
 from tests.synth import Synthesized, references, synthesize
 
 COMMON = "common"
@@ -46,7 +47,7 @@ def variant(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
 
 
 def address(app: Synthesized, resource_type: str, path: str) -> str:
-    """`type.name` of one resource, found by its construct path."""
+    """`type.name` of one resource in `app`'s common stack, found by its construct path."""
     stack = app.json(COMMON)["resource"][resource_type]
     (name,) = [n for n, body in stack.items() if body["//"]["metadata"]["path"] == f"{COMMON}/{path}"]
     return f"{resource_type}.{name}"
@@ -283,3 +284,50 @@ def test_provider_region_and_default_tags(text: str) -> None:
 def test_local_state_file_of_its_own(app: Synthesized, project_dir: Path) -> None:
     backend = app.json(COMMON)["terraform"]["backend"]
     assert backend == {"local": {"path": str(project_dir / "terraform-state" / "common.tfstate")}}
+
+
+# --- image pipeline ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def with_build(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    return synthesize(config_from_dict(WITH_IMAGE_BUILD), tmp_path_factory.mktemp("build"))
+
+
+def test_no_image_build_unless_a_connection_is_configured(app: Synthesized) -> None:
+    assert "aws_codebuild_project" not in app.json(COMMON)["resource"]
+
+
+def test_image_build_runs_the_apps_buildspec_with_docker(with_build: Synthesized) -> None:
+    project = with_build.resource(COMMON, "aws_codebuild_project", "image-build/project")
+    assert project["source"] == {
+        "type": "GITHUB",
+        "location": REPO_URL,
+        "buildspec": "app/buildspec.yml",
+        "git_clone_depth": 1,
+        "auth": {"type": "CODECONNECTIONS", "resource": CONNECTION_ARN},
+    }
+    environment = project["environment"]
+    assert environment["privileged_mode"] is True
+    assert environment["image"].startswith("aws/codebuild/standard:")
+    repo_url = f"${{{address(with_build, 'aws_ecr_repository', 'image/repo')}.repository_url}}"
+    assert environment["environment_variable"] == [{"name": "IMAGE_REPOSITORY_URL", "value": repo_url}]
+    assert project["artifacts"] == {"type": "NO_ARTIFACTS"}
+
+
+def test_image_build_role_can_push_to_this_repository_only(with_build: Synthesized) -> None:
+    policy = json.loads(with_build.resource(COMMON, "aws_iam_role_policy", "image-build/policy")["policy"])
+    repo_arn = f"${{{address(with_build, 'aws_ecr_repository', 'image/repo')}.arn}}"
+    ecr = [s for s in policy["Statement"] if any(a.startswith("ecr:") for a in _actions(s))]
+    assert {s["Resource"] for s in ecr if "ecr:PutImage" in _actions(s)} == {repo_arn}
+    # Only the login call, which has no resource-level permission, is on "*".
+    assert [_actions(s) for s in policy["Statement"] if s["Resource"] == "*"] == [["ecr:GetAuthorizationToken"]]
+    connection = [s for s in policy["Statement"] if any(a.endswith(":UseConnection") for a in _actions(s))]
+    assert [s["Resource"] for s in connection] == [CONNECTION_ARN]
+    trust = json.loads(with_build.resource(COMMON, "aws_iam_role", "image-build/role")["assume_role_policy"])
+    assert trust["Statement"][0]["Principal"] == {"Service": "codebuild.amazonaws.com"}
+
+
+def _actions(statement: dict[str, Any]) -> list[str]:
+    action = statement["Action"]
+    return [action] if isinstance(action, str) else list(action)

@@ -17,6 +17,7 @@ from stacks.config import (
     load_config,
     subnet_cidrs,
 )
+from tests.samples import CONNECTION_ARN
 
 
 def fails(raw: Any) -> tuple[str, ...]:
@@ -357,6 +358,32 @@ def test_warns_while_the_git_url_is_the_placeholder() -> None:
     default = config_warnings(config_from_dict({}))
     assert any(PLACEHOLDER_REPO_URL in w and "gitops.repo_url" in w for w in default)
     configured = config_from_dict(
-        {"gitops": {"repo_url": "https://example.org/me/repo.git"}, "eks": {"public_access_cidrs": ["198.51.100.0/24"]}}
+        {
+            "gitops": {"repo_url": "https://example.org/me/repo.git"},
+            "eks": {"public_access_cidrs": ["198.51.100.0/24"]},
+            "app": {"image_tag": "3f2c1a9"},
+        }
     )
     assert config_warnings(configured) == []
+    assert any("app.image_tag is the default" in w for w in default)
+
+
+def test_fails_on_image_build_without_a_usable_repository() -> None:
+    problem = one_problem({"image": {"build_connection_arn": CONNECTION_ARN}})
+    assert problem.startswith('gitops.repo_url: "https://git.example.com/your-org/eks-blue-green.git" is not allowed')
+    assert "the image build clones gitops.repo_url" in problem
+
+
+def test_fails_on_malformed_connection_arn_and_image_tag() -> None:
+    problems = fails(
+        {
+            "image": {"build_connection_arn": "arn:aws:iam::1:role/x"},
+            "gitops": {"repo_url": "https://example.org/r.git"},
+            "app": {"image_tag": ":latest"},
+        }
+    )
+    assert [p.split(":")[0] for p in problems] == ["app.image_tag", "image.build_connection_arn"]
+
+
+def test_fails_on_app_delivery() -> None:
+    assert one_problem({"app": {"delivery": "kubectl"}}) == 'app.delivery: "kubectl" is not allowed; use one of "argocd", "helm"'

@@ -72,3 +72,15 @@ def test_cluster_aws_part_is_valid_terraform_for_aws_5_100(cli_synth: tuple[Path
     result = init_and_validate(tmp_path)
     assert result["valid"] is True, result["diagnostics"]
     assert result["warning_count"] == 0, result["diagnostics"]
+
+
+def test_common_with_image_build_is_valid_terraform(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from stacks.config import config_from_dict
+    from tests.samples import WITH_IMAGE_BUILD
+    from tests.synth import synthesize
+
+    app = synthesize(config_from_dict(WITH_IMAGE_BUILD), tmp_path_factory.mktemp("build"))
+    assert "aws_codebuild_project" in app.json("common")["resource"]
+    result = init_and_validate(app.stack_dir("common"))
+    assert result["valid"] is True, result["diagnostics"]
+    assert result["warning_count"] == 0, result["diagnostics"]

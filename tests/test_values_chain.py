@@ -8,14 +8,13 @@ fails here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from stacks.config import Config, load_config
-from tests.charts import by_kind, lint_errors, render, sample_for, values_of_release
+from tests.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
 from tests.synth import Synthesized
 
 COLOURS = ("blue", "green")
@@ -25,35 +24,6 @@ PINNED_CHARTS = {
     "external-dns": ("https://kubernetes-sigs.github.io/external-dns", "1.21.1"),
 }
 WAVES = {"aws-load-balancer-controller": "-1", "external-dns": "0", "sample-app": "1"}
-
-
-@dataclass(frozen=True)
-class Chain:
-    root_values: dict[str, Any]
-    parent: dict[str, Any]
-    children: dict[str, dict[str, Any]]
-    sample_app: list[dict[str, Any]]
-    associations: set[tuple[str, str]]  # (namespace, service account) bound in Terraform
-
-
-def build_chain(app: Synthesized, colour: str) -> Chain:
-    (root,) = [r for r in app.resources(colour, "helm_release").values() if r["name"] == "app-of-apps"]
-    root_values = values_of_release(root)
-    (parent,) = render("root", root_values, release=root["name"], namespace=root["namespace"])
-    children = by_kind(
-        render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace="argocd"), "Application"
-    )
-    child = children["sample-app"]
-    sample = render(
-        Path(child["spec"]["source"]["path"]).name,
-        child["spec"]["source"]["helm"]["valuesObject"],
-        release=child["spec"]["source"]["helm"]["releaseName"],
-        namespace=child["spec"]["destination"]["namespace"],
-    )
-    associations = {
-        (a["namespace"], a["service_account"]) for a in app.resources(colour, "aws_eks_pod_identity_association").values()
-    }
-    return Chain(root_values, parent, children, sample, associations)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The App of Apps: a local chart (argocd/root) that renders one parent Argo CD Application."""
+"""A Helm release of one of this project's own charts (argocd/<chart>), its values as JSON."""
 
 from __future__ import annotations
 
@@ -11,30 +11,33 @@ from cdktf import ITerraformDependable
 from cdktf_cdktf_provider_helm.release import Release
 from constructs import Construct
 
-ROOT_CHART = Path(__file__).resolve().parent.parent / "argocd" / "root"
+CHARTS_DIR = Path(__file__).resolve().parent.parent / "argocd"
 
 
-class AppOfApps(Construct):
+class LocalChart(Construct):
     def __init__(
         self,
         scope: Construct,
         id_: str,
         *,
+        chart: str,
+        release_name: str,
         namespace: str,
-        facts: Mapping[str, Any],
+        values: Mapping[str, Any],
         depends_on: Sequence[ITerraformDependable],
+        create_namespace: bool = False,
     ) -> None:
-        """facts: this cluster's values, handed down root -> apps -> each child.
-        depends_on: everything the children need; on destroy the root then goes first, while
-        the controllers still run and still hold credentials to remove what they made."""
+        """depends_on: what the chart's workloads need; on destroy the release then goes first,
+        while all of that still runs."""
         super().__init__(scope, id_)
         self.release = Release(
             self,
             "release",
-            name="app-of-apps",
-            chart=str(ROOT_CHART),
+            name=release_name,
+            chart=str(CHARTS_DIR / chart),
             namespace=namespace,
+            create_namespace=create_namespace,
             # JSON is YAML; Terraform fills the ${...} references inside the string at apply.
-            values=[json.dumps(facts, indent=2, sort_keys=True)],
+            values=[json.dumps(values, indent=2, sort_keys=True)],
             depends_on=list(depends_on),
         )

@@ -1,0 +1,70 @@
+"""CodeBuild project that builds app/ from Git and pushes the image to the app repository."""
+
+from __future__ import annotations
+
+from cdktf_cdktf_provider_aws.cloudwatch_log_group import CloudwatchLogGroup
+from cdktf_cdktf_provider_aws.codebuild_project import CodebuildProject, CodebuildProjectEnvironmentEnvironmentVariable
+from cdktf_cdktf_provider_aws.iam_role import IamRole
+from cdktf_cdktf_provider_aws.iam_role_policy import IamRolePolicy
+from constructs import Construct
+
+import policies
+
+BUILD_IMAGE = "aws/codebuild/standard:7.0"
+BUILDSPEC = "app/buildspec.yml"
+LOG_RETENTION_DAYS = 30
+
+
+class ImageBuild(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        name: str,
+        repository_url: str,
+        repository_arn: str,
+        source_url: str,
+        source_type: str,
+        connection_arn: str,
+        account_id: str,
+    ) -> None:
+        super().__init__(scope, id_)
+        logs = CloudwatchLogGroup(self, "logs", name=f"/aws/codebuild/{name}", retention_in_days=LOG_RETENTION_DAYS)
+        role = IamRole(self, "role", name=name, assume_role_policy=policies.render("codebuild_trust", ACCOUNT_ID=account_id))
+        # This repository, these logs, this connection: the build cannot push anywhere else.
+        IamRolePolicy(
+            self,
+            "policy",
+            role=role.id,
+            policy=policies.render(
+                "codebuild_image_build", LOG_GROUP_ARN=logs.arn, REPOSITORY_ARN=repository_arn, CONNECTION_ARN=connection_arn
+            ),
+        )
+        project = CodebuildProject(
+            self,
+            "project",
+            name=name,
+            description="Builds app/ and pushes it to the sample app repository, tagged with the commit id",
+            service_role=role.arn,
+            source={
+                "type": source_type,
+                "location": source_url,
+                "buildspec": BUILDSPEC,
+                "git_clone_depth": 1,
+                "auth": {"type": "CODECONNECTIONS", "resource": connection_arn},
+            },
+            artifacts={"type": "NO_ARTIFACTS"},
+            environment={
+                "compute_type": "BUILD_GENERAL1_SMALL",
+                "image": BUILD_IMAGE,
+                "type": "LINUX_CONTAINER",
+                # Docker builds need the privileged daemon.
+                "privileged_mode": True,
+                "environment_variable": [
+                    CodebuildProjectEnvironmentEnvironmentVariable(name="IMAGE_REPOSITORY_URL", value=repository_url)
+                ],
+            },
+            logs_config={"cloudwatch_logs": {"group_name": logs.name}},
+        )
+        self.project_name = project.name

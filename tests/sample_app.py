@@ -1,0 +1,49 @@
+"""Helpers for the sample app's tests: load app/main.py, make and fill a table."""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+from types import ModuleType
+from typing import Any
+
+from tools.terraformrc import PROJECT_DIR
+
+APP_DIR = PROJECT_DIR / "app"
+TABLE = "users"
+
+
+def load_app() -> ModuleType:
+    """app/main.py under its own module name (the project's main.py is `main` too)."""
+    spec = importlib.util.spec_from_file_location("sample_app_main", APP_DIR / "main.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def create_table(client: Any, name: str = TABLE) -> None:
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "UserId", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "UserId", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+
+
+def fill(client: Any, count: int, *, pad: int = 1000, name: str = TABLE) -> None:
+    """`count` items `{"UserId": "<i>", "Point": i, "Pad": "x" * pad}` (~1 KB each by default)."""
+    for start in range(0, count, 25):
+        requests = [
+            {"PutRequest": {"Item": {"UserId": {"S": str(i)}, "Point": {"N": str(i)}, "Pad": {"S": "x" * pad}}}}
+            for i in range(start, min(start + 25, count))
+        ]
+        client.batch_write_item(RequestItems={name: requests})
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port

@@ -1,0 +1,144 @@
+"""argocd/sample-app rendered with the values that reach it, in both delivery modes: as the
+App of Apps' wave-1 child (from Git) and as a Terraform helm_release (app.delivery "helm").
+Every manifest is validated against the Kubernetes schema of the cluster's version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+
+from stacks.config import config_from_dict
+from tests.charts import build_chain, render, sample_for, values_of_release
+from tests.synth import Synthesized, synthesize
+
+CLUSTERS = {"blue": {"kubernetes_version": "1.34", "weight": 30}, "green": {"kubernetes_version": "1.35", "weight": 225}}
+APP = {"image_tag": "4d5e6f7a"}
+
+
+@pytest.fixture(scope="module")
+def via_argocd(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    return synthesize(config_from_dict({"clusters": CLUSTERS, "app": APP}), tmp_path_factory.mktemp("argocd-mode"))
+
+
+@pytest.fixture(scope="module")
+def via_helm(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    raw = {"clusters": CLUSTERS, "app": {**APP, "delivery": "helm"}}
+    return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("helm-mode"))
+
+
+def releases(app: Synthesized, colour: str) -> dict[str, dict[str, Any]]:
+    return {body["name"]: body for body in app.resources(colour, "helm_release").values()}
+
+
+def argocd_values(app: Synthesized, colour: str) -> tuple[dict[str, Any], str]:
+    """The sample-app child's values and namespace, through root and apps."""
+    child = build_chain(app, colour).children["sample-app"]
+    return child["spec"]["source"]["helm"]["valuesObject"], child["spec"]["destination"]["namespace"]
+
+
+def manifests(values: dict[str, Any], namespace: str) -> dict[str, dict[str, Any]]:
+    docs = render("sample-app", values, release="sample-app", namespace=namespace)
+    return {doc["kind"]: doc for doc in docs}
+
+
+@pytest.mark.parametrize("colour", CLUSTERS)
+def test_both_delivery_modes_pass_the_same_values(via_argocd: Synthesized, via_helm: Synthesized, colour: str) -> None:
+    from_git, namespace = argocd_values(via_argocd, colour)
+    release = releases(via_helm, colour)["sample-app"]
+    assert values_of_release(release) == from_git
+    assert release["namespace"] == namespace
+    assert release["chart"] == str(Path(__file__).resolve().parent.parent / "argocd" / "sample-app")
+
+
+@pytest.mark.parametrize("colour", CLUSTERS)
+def test_helm_mode_installs_after_the_root_and_argocd_leaves_it_out(via_helm: Synthesized, colour: str) -> None:
+    sample = releases(via_helm, colour)["sample-app"]
+    (root,) = [n for n, r in via_helm.json(colour)["resource"]["helm_release"].items() if r["name"] == "app-of-apps"]
+    assert sample["depends_on"] == [f"helm_release.{root}"]
+    assert sample["create_namespace"] is True
+    children = build_chain(via_helm, colour).children
+    assert sorted(children) == ["aws-load-balancer-controller", "external-dns"]
+
+
+def test_argocd_mode_has_no_sample_app_release(via_argocd: Synthesized) -> None:
+    assert sorted(releases(via_argocd, "blue")) == ["app-of-apps", "argo-cd"]
+
+
+@pytest.mark.parametrize("mode", ["argocd", "helm"])
+@pytest.mark.parametrize("colour", CLUSTERS)
+def test_every_manifest_is_valid_for_the_clusters_kubernetes_version(
+    via_argocd: Synthesized, via_helm: Synthesized, mode: str, colour: str
+) -> None:
+    if mode == "argocd":
+        values, namespace = argocd_values(via_argocd, colour)
+    else:
+        values, namespace = values_of_release(releases(via_helm, colour)["sample-app"]), "sample-app"
+    docs = render("sample-app", values, release="sample-app", namespace=namespace)
+    assert sorted(d["kind"] for d in docs) == ["Deployment", "Ingress", "PodDisruptionBudget", "Service", "ServiceAccount"]
+    for doc in docs:
+        kubernetes_validate.validate(doc, CLUSTERS[colour]["kubernetes_version"], strict=True)
+
+
+@pytest.mark.parametrize("colour", CLUSTERS)
+def test_ingress_annotations(via_argocd: Synthesized, colour: str) -> None:
+    ingress = manifests(*argocd_values(via_argocd, colour))["Ingress"]
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["external-dns.alpha.kubernetes.io/aws-weight"] == str(CLUSTERS[colour]["weight"])
+    assert annotations["external-dns.alpha.kubernetes.io/set-identifier"] == colour
+    assert annotations["external-dns.alpha.kubernetes.io/hostname"] == "app.eks.example.com"
+    assert annotations["external-dns.alpha.kubernetes.io/ttl"] == "60"
+    assert annotations["alb.ingress.kubernetes.io/certificate-arn"] == sample_for("certificate_arn")
+    assert annotations["alb.ingress.kubernetes.io/ssl-redirect"] == "443"
+    assert annotations["alb.ingress.kubernetes.io/listen-ports"] == '[{"HTTP": 80}, {"HTTPS": 443}]'
+    assert annotations["alb.ingress.kubernetes.io/scheme"] == "internet-facing"
+    assert annotations["alb.ingress.kubernetes.io/target-type"] == "ip"
+    assert annotations["alb.ingress.kubernetes.io/healthcheck-path"] == "/healthz"
+    assert ingress["spec"]["ingressClassName"] == "alb"
+    assert ingress["spec"]["rules"][0]["host"] == "app.eks.example.com"
+
+
+@pytest.mark.parametrize("colour", CLUSTERS)
+def test_deployment(via_argocd: Synthesized, colour: str) -> None:
+    rendered = manifests(*argocd_values(via_argocd, colour))
+    deployment = rendered["Deployment"]
+    spec = deployment["spec"]["template"]["spec"]
+    associations = {
+        (a["namespace"], a["service_account"]) for a in via_argocd.resources(colour, "aws_eks_pod_identity_association").values()
+    }
+    assert ("sample-app", spec["serviceAccountName"]) in associations
+    assert rendered["ServiceAccount"]["metadata"]["name"] == spec["serviceAccountName"]
+    assert deployment["spec"]["replicas"] == 2
+    (container,) = spec["containers"]
+    assert container["image"] == f"{sample_for('image_repository_url')}:4d5e6f7a"
+    assert {e["name"]: e["value"] for e in container["env"]} == {
+        "TABLE_NAME": sample_for("table_name"),
+        "AWS_REGION": "ap-northeast-1",
+        "CLUSTER_COLOR": colour,
+    }
+    assert (container["livenessProbe"]["httpGet"]["path"], container["readinessProbe"]["httpGet"]["path"]) == (
+        "/healthz",
+        "/readyz",
+    )
+    assert container["ports"] == [{"name": "http", "containerPort": 8080}]
+    assert spec["securityContext"]["runAsNonRoot"] is True
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert container["resources"]["requests"]
+    assert container["resources"]["limits"]["memory"]
+
+
+def test_disruption_budget_keeps_one_pod(via_argocd: Synthesized) -> None:
+    rendered = manifests(*argocd_values(via_argocd, "blue"))
+    assert rendered["PodDisruptionBudget"]["spec"]["minAvailable"] == 1
+    selector = rendered["PodDisruptionBudget"]["spec"]["selector"]["matchLabels"]
+    assert selector == rendered["Deployment"]["spec"]["selector"]["matchLabels"] == rendered["Service"]["spec"]["selector"]
+
+
+def test_a_broken_manifest_would_be_caught() -> None:
+    """The schema check is real: a Deployment with a string replica count fails it."""
+    broken = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}, "spec": {"replicas": "two"}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, "1.35", strict=True)

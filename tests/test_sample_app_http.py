@@ -1,0 +1,82 @@
+"""The sample app as it runs in the image: `uvicorn main:app` on a loopback port, against a moto
+server through the SDK's standard AWS_ENDPOINT_URL, probed over HTTP the way the ALB would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import httpx
+import pytest
+from moto.server import ThreadedMotoServer
+
+from tests.sample_app import APP_DIR, TABLE, create_table, fill, free_port
+
+REGION = "ap-southeast-2"
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[str]:
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def dynamodb(emulator: str) -> Any:
+    return boto3.client("dynamodb", region_name=REGION, endpoint_url=emulator, **{k.lower(): v for k, v in CREDENTIALS.items()})
+
+
+@pytest.fixture(scope="module")
+def service(emulator: str) -> Iterator[str]:
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
+        **CREDENTIALS,
+        "AWS_ENDPOINT_URL": emulator,
+        "AWS_REGION": REGION,
+        "TABLE_NAME": TABLE,
+        "CLUSTER_COLOR": "blue",
+    }
+    # The image's command, with the loopback address instead of 0.0.0.0.
+    command = [sys.executable, "-m", "uvicorn", "main:app", "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(command, cwd=APP_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert process.poll() is None, process.stdout.read() if process.stdout else "uvicorn exited"
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_not_ready_until_the_table_exists_then_serves_it(service: str, dynamodb: Any) -> None:
+    assert httpx.get(f"{service}/healthz").status_code == 200
+    not_ready = httpx.get(f"{service}/readyz")
+    assert (not_ready.status_code, not_ready.headers["content-type"]) == (503, "application/json")
+    assert not_ready.json()["error"] == "DynamoDB describe_table failed: ResourceNotFoundException"
+
+    create_table(dynamodb)
+    fill(dynamodb, 1200)
+    assert httpx.get(f"{service}/readyz").status_code == 200
+    response = httpx.get(f"{service}/", timeout=30)
+    assert response.status_code == 200
+    assert response.headers["x-cluster-color"] == "blue"
+    by_id = {i["UserId"]: i for i in response.json()}
+    assert set(by_id) == {str(i) for i in range(1200)}
+    assert (by_id["7"]["Point"], len(by_id["7"]["Pad"])) == (7, 1000)
