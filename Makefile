@@ -10,6 +10,9 @@ PIPENV_VERSION := 2026.10.3
 TOOLS := .cache/tools
 VENV_STAMP := .venv/.synced
 NODE_STAMP := node_modules/.synced
+# checkov pins its dependencies exactly (boto3 among them): it gets a virtualenv of its own.
+CHECKOV_STAMP := tools/checkov/.venv/.synced
+INDEX_URL := PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) tools/pip_index_url.py)}"
 
 # The pinned Node 22 (npm package `node`) and the project's virtualenv come first, so the cdktf
 # CLI and the jsii runtime never run on the machine's end-of-life Node.
@@ -53,7 +56,7 @@ typecheck: $(VENV_STAMP)
 	mypy
 	mypy app/main.py  # apart: both it and the project's main.py are a module named `main`
 
-pytest: $(VENV_STAMP) $(NODE_STAMP)
+pytest: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 	pytest
 
 format: $(VENV_STAMP)
@@ -65,7 +68,11 @@ $(TOOLS)/bin/pipenv:
 	$(TOOLS)/bin/pip install --quiet pipenv==$(PIPENV_VERSION)
 
 $(VENV_STAMP): Pipfile.lock | $(PIPENV)
-	PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) tools/pip_index_url.py)}" $(PIPENV) sync --dev
+	$(INDEX_URL) $(PIPENV) sync --dev
+	touch $@
+
+$(CHECKOV_STAMP): tools/checkov/Pipfile.lock | $(PIPENV)
+	$(INDEX_URL) PIPENV_PIPFILE=tools/checkov/Pipfile $(PIPENV) sync
 	touch $@
 
 $(NODE_STAMP): package-lock.json
@@ -73,7 +80,8 @@ $(NODE_STAMP): package-lock.json
 	touch $@
 
 lock: | $(PIPENV)
-	PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) tools/pip_index_url.py)}" $(PIPENV) lock
+	$(INDEX_URL) $(PIPENV) lock
+	$(INDEX_URL) PIPENV_PIPFILE=tools/checkov/Pipfile $(PIPENV) lock
 
 clean:
 	rm -rf cdktf.out .pytest_cache .mypy_cache .ruff_cache

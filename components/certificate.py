@@ -22,7 +22,10 @@ class Certificate(Construct):
             # A replacement is issued before the old one is released from the ALB listeners.
             lifecycle={"create_before_destroy": True},
         )
-        options = TerraformIterator.from_complex_list(cert.domain_validation_options, "domain_name")
+        # The provider's documented idiom, iterating the set itself. (cdktf's from_complex_list
+        # wraps it in tolist(), which is unknown until the certificate exists, so for_each fails.)
+        by_domain = f"${{{{ for o in {cert.fqn}.domain_validation_options : o.domain_name => o }}}}"
+        options = TerraformIterator.from_map(Token.as_any_map(by_domain))
         records = Route53Record(
             self,
             "validation",

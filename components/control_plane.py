@@ -9,10 +9,10 @@ from cdktf_cdktf_provider_aws.eks_cluster import EksCluster
 from cdktf_cdktf_provider_aws.iam_role import IamRole
 from cdktf_cdktf_provider_aws.iam_role_policy import IamRolePolicy
 from cdktf_cdktf_provider_aws.iam_role_policy_attachment import IamRolePolicyAttachment
-from cdktf_cdktf_provider_aws.kms_key import KmsKey
 from constructs import Construct
 
 import policies
+from components.kms_key import AccountKey
 from stacks.config import EksConfig
 
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
@@ -29,23 +29,31 @@ class ControlPlane(Construct):
         subnet_ids: Sequence[str],
         settings: EksConfig,
         partition: str,
+        account_id: str,
+        region: str,
     ) -> None:
         super().__init__(scope, id_)
         role = IamRole(self, "role", name=f"{cluster_name}-cluster", assume_role_policy=policies.render("eks_cluster_trust"))
         policy = IamRolePolicyAttachment(
             self, "policy", role=role.name, policy_arn=f"arn:{partition}:iam::aws:policy/AmazonEKSClusterPolicy"
         )
-        key = KmsKey(
+        # One key of the cluster's own, for its secrets and its control-plane logs.
+        key = AccountKey(
             self,
-            "secrets-key",
-            description=f"EKS secrets of {cluster_name}",
-            enable_key_rotation=True,
-            deletion_window_in_days=30,
+            "key",
+            description=f"{cluster_name}: secrets and logs",
+            account_id=account_id,
+            partition=partition,
+            region=region,
         )
-        IamRolePolicy(self, "encryption", role=role.id, policy=policies.render("eks_cluster_encryption", KEY_ARN=key.arn))
+        IamRolePolicy(self, "encryption", role=role.id, policy=policies.render("eks_cluster_encryption", KEY_ARN=key.key_arn))
         # EKS would create this group itself, without a retention; creating it first sets one.
         logs = CloudwatchLogGroup(
-            self, "logs", name=f"/aws/eks/{cluster_name}/cluster", retention_in_days=settings.log_retention_days
+            self,
+            "logs",
+            name=f"/aws/eks/{cluster_name}/cluster",
+            retention_in_days=settings.log_retention_days,
+            kms_key_id=key.key_arn,
         )
         cluster = EksCluster(
             self,
@@ -60,8 +68,9 @@ class ControlPlane(Construct):
                 "public_access_cidrs": list(settings.public_access_cidrs),
             },
             access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True},
+            kubernetes_network_config={"service_ipv4_cidr": settings.service_ipv4_cidr},
             enabled_cluster_log_types=list(LOG_TYPES),
-            encryption_config={"provider": {"key_arn": key.arn}, "resources": ["secrets"]},
+            encryption_config={"provider": {"key_arn": key.key_arn}, "resources": ["secrets"]},
             depends_on=[policy, logs],
         )
         self.cluster_name = cluster.name

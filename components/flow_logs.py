@@ -12,9 +12,13 @@ import policies
 
 
 class FlowLogs(Construct):
-    def __init__(self, scope: Construct, id_: str, *, name: str, vpc_id: str, retention_days: int, account_id: str) -> None:
+    def __init__(
+        self, scope: Construct, id_: str, *, name: str, vpc_id: str, retention_days: int, account_id: str, kms_key_arn: str
+    ) -> None:
         super().__init__(scope, id_)
-        group = CloudwatchLogGroup(self, "group", name=f"/vpc/{name}/flow-logs", retention_in_days=retention_days)
+        group = CloudwatchLogGroup(
+            self, "group", name=f"/vpc/{name}/flow-logs", retention_in_days=retention_days, kms_key_id=kms_key_arn
+        )
         role = IamRole(
             self,
             "role",

@@ -12,7 +12,7 @@ import policies
 
 BUILD_IMAGE = "aws/codebuild/standard:7.0"
 BUILDSPEC = "app/buildspec.yml"
-LOG_RETENTION_DAYS = 30
+LOG_RETENTION_DAYS = 365
 
 
 class ImageBuild(Construct):
@@ -28,9 +28,12 @@ class ImageBuild(Construct):
         source_type: str,
         connection_arn: str,
         account_id: str,
+        kms_key_arn: str,
     ) -> None:
         super().__init__(scope, id_)
-        logs = CloudwatchLogGroup(self, "logs", name=f"/aws/codebuild/{name}", retention_in_days=LOG_RETENTION_DAYS)
+        logs = CloudwatchLogGroup(
+            self, "logs", name=f"/aws/codebuild/{name}", retention_in_days=LOG_RETENTION_DAYS, kms_key_id=kms_key_arn
+        )
         role = IamRole(self, "role", name=name, assume_role_policy=policies.render("codebuild_trust", ACCOUNT_ID=account_id))
         # This repository, these logs, this connection: the build cannot push anywhere else.
         IamRolePolicy(
@@ -38,7 +41,12 @@ class ImageBuild(Construct):
             "policy",
             role=role.id,
             policy=policies.render(
-                "codebuild_image_build", LOG_GROUP_ARN=logs.arn, REPOSITORY_ARN=repository_arn, CONNECTION_ARN=connection_arn
+                "codebuild_image_build",
+                LOG_GROUP_ARN=logs.arn,
+                REPOSITORY_ARN=repository_arn,
+                CONNECTION_ARN=connection_arn,
+                # The action prefix matches the ARN's: codeconnections, or codestar-connections for older connections.
+                CONNECTION_SERVICE=connection_arn.split(":")[2],
             ),
         )
         project = CodebuildProject(

@@ -19,7 +19,8 @@ class ImageRepository(Construct):
             # A tag names one image forever, so blue and green can never run different bits under one tag.
             image_tag_mutability="IMMUTABLE",
             image_scanning_configuration={"scan_on_push": True},
-            encryption_configuration=[EcrRepositoryEncryptionConfiguration(encryption_type="AES256")],
+            # KMS with the AWS-managed key: no key to run, and its use shows up in CloudTrail.
+            encryption_configuration=[EcrRepositoryEncryptionConfiguration(encryption_type="KMS")],
         )
         EcrLifecyclePolicy(self, "lifecycle", repository=repo.name, policy=policies.render("ecr_lifecycle"))
         self.repository_url = repo.repository_url

@@ -46,6 +46,9 @@ class Network(Construct):
                 # Public subnets hold only ALBs and NAT gateways, which get addresses of their own.
                 map_public_ip_on_launch=False,
                 tags={"Name": f"{self._name}-{kind}-{i}", **role_tag},
+                # When AWS adds a zone the list can reorder; a subnet never moves (that would
+                # replace it and everything in it), it keeps the zone it was created in.
+                lifecycle={"ignore_changes": ["availability_zone"]},
             ).id
             for i, cidr in enumerate(cidrs)
         ]

@@ -22,6 +22,9 @@ class Table(Construct):
             point_in_time_recovery={"enabled": True},
             server_side_encryption={"enabled": True},
             deletion_protection_enabled=deletion_protection,
+            # Protected, Terraform also refuses to plan its destruction: `cdktf destroy common`
+            # then stops before deleting anything, instead of after everything but the table.
+            lifecycle={"prevent_destroy": deletion_protection},
         )
         self.table_name = table.name
         self.table_arn = table.arn

@@ -7,6 +7,7 @@ common's state and never reads another colour's.
 from __future__ import annotations
 
 from cdktf import TerraformStack
+from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
 
@@ -42,6 +43,8 @@ class ClusterStack(TerraformStack):
             subnet_ids=subnets,
             settings=config.eks,
             partition=partition,
+            account_id=DataAwsCallerIdentity(self, "account").account_id,
+            region=config.region,
         )
         ClusterAdmins(self, "admins", cluster_name=eks.cluster_name, role_arns=config.eks.admin_role_arns, partition=partition)
         early = Addons(self, "addons", cluster_name=eks.cluster_name, names=BEFORE_NODES, versions=cluster.addon_versions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cdktf import TerraformOutput, TerraformStack
 from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
+from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
 
 import policies
@@ -12,6 +13,7 @@ from components.egress import Egress
 from components.flow_logs import FlowLogs
 from components.image_build import ImageBuild
 from components.image_repository import ImageRepository
+from components.kms_key import AccountKey
 from components.network import Network
 from components.pod_identity_role import PodIdentityRole
 from components.sub_zone import SubZone
@@ -27,6 +29,15 @@ class CommonStack(TerraformStack):
         configure_stack(self, config, COMMON_STACK)
         name = config.project
         account = DataAwsCallerIdentity(self, "account")
+        partition = DataAwsPartition(self, "partition").partition
+        logs_key = AccountKey(
+            self,
+            "logs-key",
+            description=f"{name}: CloudWatch Logs of the shared resources",
+            account_id=account.account_id,
+            partition=partition,
+            region=config.region,
+        )
 
         public_cidrs, private_cidrs = subnet_cidrs(config.network)
         network = Network(
@@ -48,6 +59,7 @@ class CommonStack(TerraformStack):
             vpc_id=network.vpc_id,
             retention_days=config.network.flow_log_retention_days,
             account_id=account.account_id,
+            kms_key_arn=logs_key.key_arn,
         )
 
         zone = SubZone(self, "dns", parent_zone=config.dns.parent_zone, zone_name=config.dns.zone_name)
@@ -67,6 +79,7 @@ class CommonStack(TerraformStack):
                 source_type=config.image.build_source_type,
                 connection_arn=config.image.build_connection_arn,
                 account_id=account.account_id,
+                kms_key_arn=logs_key.key_arn,
             )
 
         app_role = PodIdentityRole(

@@ -89,7 +89,7 @@ class NetworkConfig:
     cidr: str = "10.0.0.0/16"
     az_count: int = 3
     nat: Literal["single", "per_az"] = "single"  # default: one NAT gateway shared by all AZs
-    flow_log_retention_days: int = 90
+    flow_log_retention_days: int = 365
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,8 @@ class EksConfig:
     endpoint_private_access: bool = True
     public_access_cidrs: tuple[str, ...] = ("0.0.0.0/0",)  # narrow this to your operators' addresses
     admin_role_arns: tuple[str, ...] = ()  # cluster admins besides the identity that deploys
-    log_retention_days: int = 90  # control-plane logs
+    service_ipv4_cidr: str = "172.20.0.0/16"  # Kubernetes Service addresses; must not overlap the VPC
+    log_retention_days: int = 365  # control-plane logs
 
 
 @dataclass(frozen=True)
@@ -343,6 +344,22 @@ def _eks_rules(c: Config, p: Problems) -> None:
         )
     days_ok = e.log_retention_days in LOG_RETENTION_DAYS
     _check(p, "eks.log_retention_days", e.log_retention_days, days_ok, f"use one of {LOG_RETENTION_DAYS}")
+    _service_cidr_rules(c, p)
+
+
+def _service_cidr_rules(c: Config, p: Problems) -> None:
+    """EKS takes the Service CIDR from a private range, /12 to /24, apart from the VPC's addresses."""
+    key, cidr = "eks.service_ipv4_cidr", c.eks.service_ipv4_cidr
+    allowed = "use a private IPv4 network, /12 to /24, that does not overlap network.cidr (e.g. '172.20.0.0/16')"
+    if not _is_network(cidr):
+        _check(p, key, cidr, False, allowed)
+        return
+    network = ipaddress.IPv4Network(cidr)
+    private = any(network.subnet_of(ipaddress.IPv4Network(r)) for r in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
+    _check(p, key, cidr, private and 12 <= network.prefixlen <= 24, allowed)
+    if _is_network(c.network.cidr):
+        overlaps = network.overlaps(ipaddress.IPv4Network(c.network.cidr))
+        _check(p, key, cidr, not overlaps, f"it overlaps network.cidr {c.network.cidr}; {allowed}")
 
 
 def _gitops_rules(c: Config, p: Problems) -> None:

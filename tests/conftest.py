@@ -3,12 +3,15 @@ synthesizes its configurations once and asserts many times on the result."""
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.sample_app import free_port
 from tools.terraformrc import PROJECT_DIR, configure_environment
 
 if TYPE_CHECKING:
@@ -34,3 +37,17 @@ def default_app(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     from tests.synth import synthesize
 
     return synthesize(load_config(PROJECT_DIR / "cdktf.json"), tmp_path_factory.mktemp("default"))
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    """One moto server (AWS API emulator) on a free loopback port for the whole session."""
+    from moto.server import ThreadedMotoServer
+
+    os.environ["MOTO_ACM_VALIDATION_WAIT"] = "0"  # ACM issues DNS-validated certificates at once
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per API call otherwise
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()

@@ -68,6 +68,7 @@ def test_cluster(default_app: Synthesized, config: Config, colour: str) -> None:
     assert cluster["name"] == f"eks-bg-{colour}"
     assert cluster["version"] == config.clusters[colour].kubernetes_version
     assert cluster["access_config"] == {"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True}
+    assert cluster["kubernetes_network_config"] == {"service_ipv4_cidr": "172.20.0.0/16"}
     assert cluster["enabled_cluster_log_types"] == ["api", "audit", "authenticator", "controllerManager", "scheduler"]
     assert cluster["vpc_config"] == {
         "subnet_ids": common_output("private_subnet_ids"),
@@ -76,7 +77,7 @@ def test_cluster(default_app: Synthesized, config: Config, colour: str) -> None:
         "public_access_cidrs": ["0.0.0.0/0"],
     }
     assert cluster["encryption_config"] == {
-        "provider": {"key_arn": ref(default_app, colour, "aws_kms_key", "eks/secrets-key", "arn")},
+        "provider": {"key_arn": ref(default_app, colour, "aws_kms_key", "eks/key/key", "arn")},
         "resources": ["secrets"],
     }
     assert cluster["role_arn"] == ref(default_app, colour, "aws_iam_role", "eks/role", "arn")
@@ -92,10 +93,12 @@ def test_secrets_key_and_logs(default_app: Synthesized, colour: str) -> None:
     text = default_app.text(colour)
     assert Testing.to_have_resource_with_properties(text, "aws_kms_key", {"enable_key_rotation": True})
     assert Testing.to_have_resource_with_properties(
-        text, "aws_cloudwatch_log_group", {"name": f"/aws/eks/eks-bg-{colour}/cluster", "retention_in_days": 90}
+        text, "aws_cloudwatch_log_group", {"name": f"/aws/eks/eks-bg-{colour}/cluster", "retention_in_days": 365}
     )
+    key = ref(default_app, colour, "aws_kms_key", "eks/key/key", "arn")
+    assert default_app.resource(colour, "aws_cloudwatch_log_group", "eks/logs")["kms_key_id"] == key
     encryption = json.loads(default_app.resource(colour, "aws_iam_role_policy", "eks/encryption")["policy"])
-    assert encryption["Statement"][0]["Resource"] == ref(default_app, colour, "aws_kms_key", "eks/secrets-key", "arn")
+    assert encryption["Statement"][0]["Resource"] == ref(default_app, colour, "aws_kms_key", "eks/key/key", "arn")
 
 
 @pytest.mark.parametrize("colour", COLOURS)

@@ -112,7 +112,8 @@ def test_nat_per_az_when_configured(variant: Synthesized) -> None:
 
 def test_flow_logs_to_cloudwatch_with_retention(app: Synthesized, text: str, config: Config) -> None:
     group = app.resource(COMMON, "aws_cloudwatch_log_group", "flow-logs/group")
-    assert group["retention_in_days"] == config.network.flow_log_retention_days == 90
+    assert group["retention_in_days"] == config.network.flow_log_retention_days == 365
+    assert group["kms_key_id"] == ref(app, "aws_kms_key", "logs-key/key", "arn")
     assert Testing.to_have_resource_with_properties(
         text,
         "aws_flow_log",
@@ -150,7 +151,9 @@ def test_wildcard_certificate_validated_by_dns_in_the_sub_zone(app: Synthesized,
         {"domain_name": "eks.example.com", "subject_alternative_names": ["*.eks.example.com"], "validation_method": "DNS"},
     )
     records = app.resource(COMMON, "aws_route53_record", "certificate/validation")
-    assert "domain_validation_options" in records["for_each"]
+    cert = address(app, "aws_acm_certificate", "certificate/cert")
+    # Iterating the set itself: keys (domain names) are known at plan, before the certificate exists.
+    assert records["for_each"] == f"${{{{ for o in {cert}.domain_validation_options : o.domain_name => o }}}}"
     assert records["zone_id"] == ref(app, "aws_route53_zone", "dns/zone", "zone_id")
     assert records["allow_overwrite"] is True
     wait = app.resource(COMMON, "aws_acm_certificate_validation", "certificate/validation-wait")
@@ -178,8 +181,13 @@ def test_table(text: str, config: Config) -> None:
     )
 
 
+def test_protected_table_cannot_even_be_planned_for_destruction(app: Synthesized) -> None:
+    assert app.resource(COMMON, "aws_dynamodb_table", "table/table")["lifecycle"] == {"prevent_destroy": True}
+
+
 def test_table_deletion_protection_can_be_turned_off(variant: Synthesized) -> None:
-    assert variant.resource(COMMON, "aws_dynamodb_table", "table/table")["deletion_protection_enabled"] is False
+    table = variant.resource(COMMON, "aws_dynamodb_table", "table/table")
+    assert (table["deletion_protection_enabled"], table["lifecycle"]) == (False, {"prevent_destroy": False})
 
 
 def test_image_repository(app: Synthesized, text: str, config: Config) -> None:
@@ -193,7 +201,7 @@ def test_image_repository(app: Synthesized, text: str, config: Config) -> None:
         },
     )
     repo = app.resource(COMMON, "aws_ecr_repository", "image/repo")
-    assert repo["encryption_configuration"] == [{"encryption_type": "AES256"}]
+    assert repo["encryption_configuration"] == [{"encryption_type": "KMS"}]
     lifecycle = json.loads(app.resource(COMMON, "aws_ecr_lifecycle_policy", "image/lifecycle")["policy"])
     assert [r["selection"]["tagStatus"] for r in lifecycle["rules"]] == ["untagged", "any"]
 
@@ -331,3 +339,15 @@ def test_image_build_role_can_push_to_this_repository_only(with_build: Synthesiz
 def _actions(statement: dict[str, Any]) -> list[str]:
     action = statement["Action"]
     return [action] if isinstance(action, str) else list(action)
+
+
+def test_logs_key_rotates_and_lets_cloudwatch_logs_use_it_for_this_accounts_groups_only(app: Synthesized) -> None:
+    key = app.resource(COMMON, "aws_kms_key", "logs-key/key")
+    assert key["enable_key_rotation"] is True
+    statements = {s["Sid"]: s for s in json.loads(key["policy"])["Statement"]}
+    logs = statements["CloudWatchLogsEncryptsThisAccountsLogGroups"]
+    assert logs["Principal"] == {"Service": "logs.ap-northeast-1.amazonaws.com"}
+    context = logs["Condition"]["ArnLike"]["kms:EncryptionContext:aws:logs:arn"]
+    assert context.startswith(
+        "arn:${data.aws_partition.partition.partition}:logs:ap-northeast-1:${data.aws_caller_identity.account"
+    )

@@ -387,3 +387,18 @@ def test_fails_on_malformed_connection_arn_and_image_tag() -> None:
 
 def test_fails_on_app_delivery() -> None:
     assert one_problem({"app": {"delivery": "kubectl"}}) == 'app.delivery: "kubectl" is not allowed; use one of "argocd", "helm"'
+
+
+@pytest.mark.parametrize(
+    ("cidr", "why"),
+    [
+        ("10.0.128.0/20", "it overlaps network.cidr 10.0.0.0/16"),
+        ("100.64.0.0/16", "use a private IPv4 network"),
+        ("10.8.0.0/8", "/12 to /24"),
+        ("x", "use a private"),
+    ],
+)
+def test_fails_on_service_cidr_overlapping_the_vpc_or_out_of_range(cidr: str, why: str) -> None:
+    problem = one_problem({"eks": {"service_ipv4_cidr": cidr}})
+    assert problem.startswith(f'eks.service_ipv4_cidr: "{cidr}" is not allowed;')
+    assert why in problem

@@ -13,7 +13,6 @@ from typing import Any
 import boto3
 import httpx
 import pytest
-from moto.server import ThreadedMotoServer
 
 from tests.sample_app import APP_DIR, TABLE, create_table, fill, free_port
 
@@ -22,26 +21,19 @@ CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing
 
 
 @pytest.fixture(scope="module")
-def emulator() -> Iterator[str]:
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+def dynamodb(moto_endpoint: str) -> Any:
+    return boto3.client(
+        "dynamodb", region_name=REGION, endpoint_url=moto_endpoint, **{k.lower(): v for k, v in CREDENTIALS.items()}
+    )
 
 
 @pytest.fixture(scope="module")
-def dynamodb(emulator: str) -> Any:
-    return boto3.client("dynamodb", region_name=REGION, endpoint_url=emulator, **{k.lower(): v for k, v in CREDENTIALS.items()})
-
-
-@pytest.fixture(scope="module")
-def service(emulator: str) -> Iterator[str]:
+def service(moto_endpoint: str) -> Iterator[str]:
     port = free_port()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
         **CREDENTIALS,
-        "AWS_ENDPOINT_URL": emulator,
+        "AWS_ENDPOINT_URL": moto_endpoint,
         "AWS_REGION": REGION,
         "TABLE_NAME": TABLE,
         "CLUSTER_COLOR": "blue",

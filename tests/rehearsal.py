@@ -1,0 +1,81 @@
+"""A throwaway copy of the project that runs the user's own commands against an AWS emulator."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tools.terraformrc import PROJECT_DIR
+
+# What a user's checkout holds that the copy must not share: its config, output and state.
+OWN = {"cdktf.json", "cdktf.out", "terraform-state", ".git"}
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+
+
+@dataclass
+class Run:
+    command: str
+    returncode: int
+    output: str
+    seconds: float
+
+
+@dataclass
+class Project:
+    """The project's files (linked), its own cdktf.json, state and output, pointed at an emulator."""
+
+    root: Path
+    endpoint: str
+    config: dict[str, Any]
+    runs: list[Run] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, root: Path, endpoint: str, config: dict[str, Any]) -> Project:
+        root.mkdir(parents=True)
+        for entry in PROJECT_DIR.iterdir():
+            if entry.name not in OWN:
+                (root / entry.name).symlink_to(entry)
+        project = cls(root, endpoint, config)
+        project.write_config(config)
+        return project
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        self.config = config
+        cdktf = json.loads((PROJECT_DIR / "cdktf.json").read_text())
+        cdktf["context"]["config"] = {**config, "state": {"directory": str(self.state_dir)}}
+        (self.root / "cdktf.json").write_text(json.dumps(cdktf, indent=2))
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / "terraform-state"
+
+    def stack_dir(self, stack: str) -> Path:
+        return self.root / "cdktf.out" / "stacks" / stack
+
+    @property
+    def env(self) -> dict[str, str]:
+        inherited = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+        return {**inherited, **CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint, "AWS_REGION": "ap-northeast-1", "CI": "true"}
+
+    def run(self, *command: str, cwd: Path | None = None, timeout: int = 900) -> Run:
+        start = time.monotonic()
+        done = subprocess.run(
+            command, cwd=cwd or self.root, env=self.env, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        run = Run(" ".join(command), done.returncode, done.stdout + done.stderr, time.monotonic() - start)
+        self.runs.append(run)
+        return run
+
+    def init(self, stack: str) -> Run:
+        """`terraform init` before the CLI's first deploy: offline, the CLI would otherwise run
+        `terraform providers lock` against the registry."""
+        return self.run("terraform", "init", "-input=false", "-no-color", cwd=self.stack_dir(stack))
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,80 @@
+"""Bad input never reaches Terraform: `python main.py` (what `cdktf synth` runs) exits non-zero,
+names the key, and writes no cdktf.out, for each of these broken configurations."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.terraformrc import PROJECT_DIR
+
+BLUE = {"kubernetes_version": "1.34", "weight": 100}
+GREEN = {"kubernetes_version": "1.35", "weight": 0}
+
+# (case, context.config or the raw text of cdktf.json, what the message must name)
+CASES: list[tuple[str, Any, str]] = [
+    (
+        "weight of the wrong type",
+        {"clusters": {"blue": {**BLUE, "weight": "100"}}},
+        'clusters.blue.weight: "100" is not allowed; use an integer',
+    ),
+    (
+        "weight above 255",
+        {"clusters": {"blue": {**BLUE, "weight": 256}}},
+        "clusters.blue.weight: 256 is not allowed; use an integer 0-255",
+    ),
+    ("negative weight", {"clusters": {"blue": {**BLUE, "weight": -1}}}, "clusters.blue.weight: -1"),
+    ("all weights 0", {"clusters": {"blue": {**BLUE, "weight": 0}, "green": GREEN}}, "clusters.*.weight"),
+    (
+        "Service CIDR overlapping the VPC",
+        {"network": {"cidr": "10.0.0.0/16"}, "eks": {"service_ipv4_cidr": "10.0.64.0/18"}},
+        "eks.service_ipv4_cidr",
+    ),
+    ("unknown top-level key", {"netwrk": {"cidr": "10.0.0.0/16"}}, "netwrk: "),
+    ("unknown nested key", {"network": {"cidr_block": "10.0.0.0/16"}}, "network.cidr_block"),
+    ("duplicate colour", '{"context": {"config": {"clusters": {"blue": {}, "blue": {}}}}}', "duplicate key 'blue'"),
+    ("empty parent zone", {"dns": {"parent_zone": ""}}, 'dns.parent_zone: "" is not allowed'),
+    ("S3 backend without bucket", {"state": {"backend": "s3"}}, "state.bucket"),
+    ("colour that is no DNS label", {"clusters": {"Blue": BLUE}}, "clusters.Blue"),
+    ("colour named like the common stack", {"clusters": {"common": BLUE}}, "clusters.common"),
+    (
+        "malformed Kubernetes version",
+        {"clusters": {"blue": {**BLUE, "kubernetes_version": "1.3"}}},
+        "clusters.blue.kubernetes_version",
+    ),
+    (
+        "two colours on one version",
+        {"clusters": {"blue": BLUE, "green": {**GREEN, "kubernetes_version": "1.34"}}},
+        "clusters.green.kubernetes_version",
+    ),
+    ("too few AZs", {"network": {"az_count": 1}}, "network.az_count: 1"),
+    ("CIDR that does not parse", {"network": {"cidr": "10.0.0/16"}}, "network.cidr"),
+    (
+        "node group min above max",
+        {"clusters": {"blue": {**BLUE, "nodes": {"min_size": 5, "max_size": 3}}}},
+        "clusters.blue.nodes.min_size",
+    ),
+    ("config that is not an object", 7, "(top level): 7"),
+    ("cdktf.json that is not JSON", '{"context": {"config": {"region": "eu-west-1",}}}', "cdktf.json: not valid JSON"),
+    ("config file that does not exist", "prod.json", "prod.json: file not found"),
+]
+
+
+@pytest.mark.parametrize(("case", "config", "named"), CASES, ids=[c[0] for c in CASES])
+def test_main_refuses_bad_input_before_writing_anything(tmp_path: Path, case: str, config: Any, named: str) -> None:
+    is_raw_text = isinstance(config, str) and config.startswith("{")
+    text = config if is_raw_text else json.dumps({"language": "python", "context": {"config": config}})
+    (tmp_path / "cdktf.json").write_text(text)
+    done = subprocess.run(
+        [sys.executable, str(PROJECT_DIR / "main.py")], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2, (case, done.stdout, done.stderr)
+    assert named in done.stderr, done.stderr
+    assert "invalid configuration" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "cdktf.out").exists()

@@ -1,0 +1,207 @@
+"""Rehearsal: the user's own `cdktf deploy common` / `cdktf destroy common`, through the pinned
+CLI, against an AWS API emulator (moto). Terraform and the AWS APIs act on what we generate:
+the result is read back with boto3, re-planned for drift, used by the cluster stacks' plans,
+and destroyed.
+
+The tests in this module run in order and share one deployment (deploy, read, plan, destroy).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+from tests.rehearsal import CREDENTIALS, Project
+from tests.terraform import aws_part
+
+pytestmark = pytest.mark.slow
+
+REGION = "ap-northeast-1"
+PARENT = "example.com"
+SUB_ZONE = "eks.example.com"
+PROJECT = "eks-bg"
+ROLES = (f"{PROJECT}-sample-app", f"{PROJECT}-aws-load-balancer-controller", f"{PROJECT}-external-dns")
+CONFIG: dict[str, Any] = {
+    "project": PROJECT,
+    "region": REGION,
+    "dns": {"parent_zone": PARENT},
+    "table": {"deletion_protection": True},
+}
+
+
+@pytest.fixture(scope="module")
+def aws(moto_endpoint: str) -> Callable[[str], Any]:
+    def client(service: str) -> Any:
+        return boto3.client(
+            service, region_name=REGION, endpoint_url=moto_endpoint, **{k.lower(): v for k, v in CREDENTIALS.items()}
+        )
+
+    return client
+
+
+@pytest.fixture(scope="module")
+def project(moto_endpoint: str, aws: Callable[[str], Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    """The parent zone a user already has, then `cdktf deploy common` as the user runs it."""
+    aws("route53").create_hosted_zone(Name=PARENT, CallerReference="rehearsal-parent")
+    project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", moto_endpoint, CONFIG)
+    synth = project.run("cdktf", "synth")
+    assert synth.returncode == 0, synth.output
+    init = project.init("common")
+    assert init.returncode == 0, init.output
+    deploy = project.run("cdktf", "deploy", "common", "--auto-approve")
+    assert deploy.returncode == 0, deploy.output[-6000:]
+    yield project
+    project.cleanup()
+
+
+def tagged(resources: list[dict[str, Any]], key: str = "Tags") -> list[dict[str, Any]]:
+    """Resources carrying this project's default tags."""
+    return [r for r in resources if {"Key": "Project", "Value": PROJECT} in r.get(key, [])]
+
+
+# --- what the deploy created, read back from the emulator ------------------------------------------
+
+
+def test_network(project: Project, aws: Callable[[str], Any]) -> None:
+    ec2 = aws("ec2")
+    (vpc,) = tagged(ec2.describe_vpcs()["Vpcs"])
+    assert vpc["CidrBlock"] == "10.0.0.0/16"
+    subnets = ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc["VpcId"]]}])["Subnets"]
+    roles = sorted(t["Key"] for s in subnets for t in s["Tags"] if t["Key"].startswith("kubernetes.io/role/"))
+    assert roles == ["kubernetes.io/role/elb"] * 3 + ["kubernetes.io/role/internal-elb"] * 3
+    assert len({s["AvailabilityZone"] for s in subnets}) == 3
+    nats = [n for n in ec2.describe_nat_gateways()["NatGateways"] if n["VpcId"] == vpc["VpcId"] and n["State"] == "available"]
+    assert len(nats) == 1
+    flow_logs = ec2.describe_flow_logs(Filters=[{"Name": "resource-id", "Values": [vpc["VpcId"]]}])["FlowLogs"]
+    assert [f["TrafficType"] for f in flow_logs] == ["ALL"]
+
+
+def test_sub_zone_is_delegated_in_the_parent(project: Project, aws: Callable[[str], Any]) -> None:
+    route53 = aws("route53")
+    zones = {z["Name"]: z["Id"] for z in route53.list_hosted_zones()["HostedZones"]}
+    assert {f"{PARENT}.", f"{SUB_ZONE}."} <= set(zones)
+    delegation = route53.list_resource_record_sets(HostedZoneId=zones[f"{PARENT}."])["ResourceRecordSets"]
+    (ns,) = [r for r in delegation if r["Name"] == f"{SUB_ZONE}." and r["Type"] == "NS"]
+    servers = route53.get_hosted_zone(Id=zones[f"{SUB_ZONE}."])["DelegationSet"]["NameServers"]
+    assert sorted(r["Value"].rstrip(".") for r in ns["ResourceRecords"]) == sorted(s.rstrip(".") for s in servers)
+
+
+def test_certificate_is_issued_for_apex_and_wildcard(project: Project, aws: Callable[[str], Any]) -> None:
+    acm = aws("acm")
+    (summary,) = acm.list_certificates()["CertificateSummaryList"]
+    cert = acm.describe_certificate(CertificateArn=summary["CertificateArn"])["Certificate"]
+    assert cert["Status"] == "ISSUED"
+    assert sorted(cert["SubjectAlternativeNames"]) == sorted([SUB_ZONE, f"*.{SUB_ZONE}"])
+
+
+def test_table(project: Project, aws: Callable[[str], Any]) -> None:
+    dynamodb = aws("dynamodb")
+    table = dynamodb.describe_table(TableName=f"{PROJECT}-users")["Table"]
+    assert table["KeySchema"] == [{"AttributeName": "UserId", "KeyType": "HASH"}]
+    assert table["DeletionProtectionEnabled"] is True
+    assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    backups = dynamodb.describe_continuous_backups(TableName=f"{PROJECT}-users")["ContinuousBackupsDescription"]
+    assert backups["PointInTimeRecoveryDescription"]["PointInTimeRecoveryStatus"] == "ENABLED"
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_pod_identity_roles_and_their_policies(project: Project, aws: Callable[[str], Any], role: str) -> None:
+    iam = aws("iam")
+    trust = iam.get_role(RoleName=role)["Role"]["AssumeRolePolicyDocument"]
+    (statement,) = trust["Statement"]
+    assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
+    (attached,) = iam.list_attached_role_policies(RoleName=role)["AttachedPolicies"]
+    assert attached["PolicyName"] == role
+
+
+def test_app_role_reads_the_real_table_only(project: Project, aws: Callable[[str], Any]) -> None:
+    iam = aws("iam")
+    (attached,) = iam.list_attached_role_policies(RoleName=ROLES[0])["AttachedPolicies"]
+    policy = iam.get_policy(PolicyArn=attached["PolicyArn"])["Policy"]
+    document = iam.get_policy_version(PolicyArn=attached["PolicyArn"], VersionId=policy["DefaultVersionId"])["PolicyVersion"][
+        "Document"
+    ]
+    document = json.loads(document) if isinstance(document, str) else document
+    table_arn = aws("dynamodb").describe_table(TableName=f"{PROJECT}-users")["Table"]["TableArn"]
+    assert [s["Resource"] for s in document["Statement"]] == [table_arn]
+
+
+def test_image_repository(project: Project, aws: Callable[[str], Any]) -> None:
+    (repo,) = aws("ecr").describe_repositories(repositoryNames=[f"{PROJECT}/sample-app"])["repositories"]
+    assert repo["imageTagMutability"] == "IMMUTABLE"
+    assert repo["imageScanningConfiguration"] == {"scanOnPush": True}
+
+
+# --- the deployed state is stable and serves the cluster stacks ------------------------------------
+
+
+def test_no_drift_after_deploy(project: Project) -> None:
+    plan = project.run("terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color", cwd=project.stack_dir("common"))
+    assert plan.returncode == 0, plan.output[-6000:]
+
+
+@pytest.mark.parametrize("colour", ["blue", "green"])
+def test_cluster_stack_reads_every_output_from_commons_real_state(project: Project, colour: str, tmp_path: Path) -> None:
+    document = json.loads((project.stack_dir(colour) / "cdk.tf.json").read_text())
+    aws_only, _ = aws_part(document)
+    aws_only["terraform"]["backend"] = {"local": {"path": str(tmp_path / f"{colour}.tfstate")}}
+    (tmp_path / "cdk.tf.json").write_text(json.dumps(aws_only))
+    assert project.run("terraform", "init", "-input=false", "-no-color", cwd=tmp_path).returncode == 0
+    plan = project.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=tmp_path)
+    assert plan.returncode == 0, plan.output[-6000:]
+    shown = json.loads(project.run("terraform", "show", "-json", "plan", cwd=tmp_path).output)
+    planned = {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
+    outputs = json.loads(project.run("terraform", "output", "-json", cwd=project.stack_dir("common")).output)
+    (cluster,) = [v for a, v in planned.items() if a.startswith("aws_eks_cluster.")]
+    assert cluster["vpc_config"][0]["subnet_ids"] == sorted(outputs["private_subnet_ids"]["value"])
+    role_arns = sorted(v["role_arn"] for a, v in planned.items() if a.startswith("aws_eks_pod_identity_association."))
+    assert role_arns == sorted(
+        outputs[o]["value"] for o in ("app_role_arn", "load_balancer_controller_role_arn", "external_dns_role_arn")
+    )
+
+
+# --- destroy: refused while the table is protected, complete once it is not ----------------------
+
+
+def test_destroy_is_refused_while_the_table_is_protected(project: Project, aws: Callable[[str], Any]) -> None:
+    destroy = project.run("cdktf", "destroy", "common", "--auto-approve")
+    assert destroy.returncode != 0
+    # The CLI does not echo Terraform's error; Terraform itself names the reason.
+    why = project.run("terraform", "plan", "-destroy", "-input=false", "-no-color", cwd=project.stack_dir("common"))
+    assert "Instance cannot be destroyed" in why.output, why.output[-3000:]
+    assert "lifecycle.prevent_destroy" in why.output
+    assert aws("dynamodb").describe_table(TableName=f"{PROJECT}-users")["Table"]["TableStatus"] == "ACTIVE"
+    assert tagged(aws("ec2").describe_vpcs()["Vpcs"]), "nothing else may be half-destroyed either"
+
+
+def test_destroy_removes_everything_once_unprotected(project: Project, aws: Callable[[str], Any]) -> None:
+    project.write_config({**CONFIG, "table": {"deletion_protection": False}})
+    unprotect = project.run("cdktf", "deploy", "common", "--auto-approve")
+    assert unprotect.returncode == 0, unprotect.output[-6000:]
+    destroy = project.run("cdktf", "destroy", "common", "--auto-approve")
+    assert destroy.returncode == 0, destroy.output[-6000:]
+
+    ec2 = aws("ec2")
+    assert tagged(ec2.describe_vpcs()["Vpcs"]) == []
+    assert [n for n in ec2.describe_nat_gateways()["NatGateways"] if n["State"] not in ("deleted", "deleting")] == []
+    assert tagged(ec2.describe_addresses()["Addresses"]) == []
+    assert [z["Name"] for z in aws("route53").list_hosted_zones()["HostedZones"]] == [f"{PARENT}."]
+    parent_records = aws("route53").list_resource_record_sets(
+        HostedZoneId=aws("route53").list_hosted_zones()["HostedZones"][0]["Id"]
+    )
+    assert [r["Type"] for r in parent_records["ResourceRecordSets"] if r["Name"] == f"{SUB_ZONE}."] == []
+    assert aws("acm").list_certificates()["CertificateSummaryList"] == []
+    assert f"{PROJECT}-users" not in aws("dynamodb").list_tables()["TableNames"]
+    assert [r["RoleName"] for r in aws("iam").list_roles()["Roles"] if r["RoleName"].startswith(PROJECT)] == []
+    assert [
+        p["PolicyName"] for p in aws("iam").list_policies(Scope="Local")["Policies"] if p["PolicyName"].startswith(PROJECT)
+    ] == []
+    assert aws("ecr").describe_repositories()["repositories"] == []
+    groups = aws("logs").describe_log_groups()["logGroups"]
+    assert [g["logGroupName"] for g in groups if PROJECT in g["logGroupName"]] == []
