@@ -22,6 +22,8 @@ export PIPENV_VERBOSITY := -1
 export PIPENV_NOSPIN := 1
 export PIPENV_YES := 1
 export CHECKPOINT_DISABLE := 1
+# jsii unpacks each provider's bindings once into this cache, not on every run.
+export JSII_RUNTIME_PACKAGE_CACHE_ROOT := $(CURDIR)/.cache/jsii
 # cdktf keeps its own heap setting only when NODE_OPTIONS names one; jsii deprecation notices are noise.
 export NODE_OPTIONS := --max-old-space-size=4096 --no-deprecation
 
@@ -33,11 +35,12 @@ endif
 
 PIPENV := $(shell command -v pipenv 2>/dev/null || echo $(TOOLS)/bin/pipenv)
 
-.PHONY: help synth test check pytest lint typecheck format lock clean
+.PHONY: help synth test check pytest test-unit bench lint typecheck format lock clean
 
 help:
 	@echo "make synth   install the locked toolchain and write cdktf.out/stacks/*"
 	@echo "make test    lint, type-check and run every test"
+	@echo "make bench   synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
 	@echo "make format  apply ruff formatting"
 	@echo "make lock    re-lock Pipfile.lock after editing Pipfile"
 
@@ -58,6 +61,13 @@ typecheck: $(VENV_STAMP)
 
 pytest: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 	pytest
+
+# Every test but the emulator rehearsal (the tier `make bench` times).
+test-unit: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
+	pytest -m "not rehearsal"
+
+bench: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
+	python bench/run.py
 
 format: $(VENV_STAMP)
 	ruff format .

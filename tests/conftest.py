@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 os.environ["PATH"] = f"{PROJECT_DIR / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}"
 os.environ.setdefault("CHECKPOINT_DISABLE", "1")
 os.environ.setdefault("NODE_OPTIONS", "--max-old-space-size=4096 --no-deprecation")
+os.environ.setdefault("JSII_RUNTIME_PACKAGE_CACHE_ROOT", str(PROJECT_DIR / ".cache" / "jsii"))
 configure_environment()
 
 

@@ -11,6 +11,15 @@ from tools.terraformrc import PROJECT_DIR
 
 APP_DIR = PROJECT_DIR / "app"
 TABLE = "users"
+REGION = "eu-west-2"
+# The app's whole configuration, as the chart sets it (credentials are the emulator's).
+APP_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_REGION": REGION,
+    "TABLE_NAME": TABLE,
+    "CLUSTER_COLOR": "green",
+}
 
 
 def load_app() -> ModuleType:

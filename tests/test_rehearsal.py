@@ -16,10 +16,12 @@ from typing import Any
 import boto3
 import pytest
 
+from stacks.config import load_config
 from tests.rehearsal import CREDENTIALS, Project
+from tests.synth import synthesize
 from tests.terraform import aws_part
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.rehearsal
 
 REGION = "ap-northeast-1"
 PARENT = "example.com"
@@ -51,6 +53,7 @@ def project(moto_endpoint: str, aws: Callable[[str], Any], tmp_path_factory: pyt
     project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", moto_endpoint, CONFIG)
     synth = project.run("cdktf", "synth")
     assert synth.returncode == 0, synth.output
+    assert "Generated Terraform code for the stacks: blue, common, green" in synth.output
     init = project.init("common")
     assert init.returncode == 0, init.output
     deploy = project.run("cdktf", "deploy", "common", "--auto-approve")
@@ -62,6 +65,23 @@ def project(moto_endpoint: str, aws: Callable[[str], Any], tmp_path_factory: pyt
 def tagged(resources: list[dict[str, Any]], key: str = "Tags") -> list[dict[str, Any]]:
     """Resources carrying this project's default tags."""
     return [r for r in resources if {"Key": "Project", "Value": PROJECT} in r.get(key, [])]
+
+
+# --- the pinned CLI ---------------------------------------------------------------------------------
+
+
+def test_cli_runs_on_a_supported_node_without_end_of_life_banner(project: Project) -> None:
+    printed = "\n".join(run.output for run in project.runs)
+    assert "end-of-life" not in printed
+    node = project.run("node", "--version").output
+    assert node.startswith(("v22.", "v24.")), node
+
+
+def test_cli_synth_equals_the_in_process_synth(project: Project, tmp_path: Path) -> None:
+    """What `cdktf synth` wrote through cdktf.json's app command is what the tests examine."""
+    in_process = synthesize(load_config(project.root / "cdktf.json"), tmp_path)
+    for stack in ("common", "blue", "green"):
+        assert json.loads((project.stack_dir(stack) / "cdk.tf.json").read_text()) == in_process.json(stack), stack
 
 
 # --- what the deploy created, read back from the emulator ------------------------------------------

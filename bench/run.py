@@ -1,0 +1,186 @@
+"""`make bench`: synth and test speed against the CDKTF floor, and how they scale with colours.
+
+In one run, on one machine, alternating the subjects round by round (so a slow minute hits all
+of them alike), it measures wall time and peak RSS (the whole process tree, sampled) of:
+
+- floor: bench/floor.py, the same provider bindings and three trivial stacks; and the same
+  floor with the project's lazy provider loading (for information: the budgets use the floor
+  any CDKTF app pays);
+- `python main.py` with the project's config, and with 2, 4 and 8 colours;
+- the unit tier of `make test` (every test but the emulator rehearsal);
+- `python main.py` with jsii's package cache disabled, to show what the cache saves.
+
+It prints medians, min/max, peak RSS, the ratios and every budget as PASS or FAIL, and exits
+non-zero when a budget fails. It is a benchmark, not a test: `make test` does not run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+PROJECT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+VERSIONS = ("1.32", "1.33", "1.34", "1.35")
+
+
+@dataclass
+class Subject:
+    name: str
+    command: list[str]
+    cwd: Path
+    env: dict[str, str] = field(default_factory=dict)
+    seconds: list[float] = field(default_factory=list)
+    rss: list[int] = field(default_factory=list)
+
+    def run(self) -> None:
+        seconds, peak = measure(self.command, self.cwd, {**os.environ, **self.env})
+        self.seconds.append(seconds)
+        self.rss.append(peak)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def peak_rss(self) -> int:
+        return max(self.rss)
+
+
+def measure(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
+    """Wall seconds and the peak of the summed RSS of the process and all its descendants."""
+    start = time.perf_counter()
+    process = psutil.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while process.poll() is None:
+        try:
+            tree = [process, *process.children(recursive=True)]
+            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+        except psutil.Error:
+            pass
+        time.sleep(0.02)
+    seconds = time.perf_counter() - start
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{process.stderr.read().decode()[-3000:]}")
+    return seconds, peak
+
+
+def project_copy(root: Path, name: str, clusters: dict[str, dict[str, object]] | None) -> Path:
+    """A directory with the project's files (linked) and its own cdktf.json."""
+    directory = root / name
+    directory.mkdir()
+    for entry in PROJECT.iterdir():
+        if entry.name not in {"cdktf.json", "cdktf.out", ".git"}:
+            (directory / entry.name).symlink_to(entry)
+    cdktf = json.loads((PROJECT / "cdktf.json").read_text())
+    if clusters is not None:
+        cdktf["context"]["config"]["clusters"] = clusters
+    (directory / "cdktf.json").write_text(json.dumps(cdktf))
+    return directory
+
+
+def colours(count: int) -> dict[str, dict[str, object]]:
+    """`count` colours; weights 100 then 0; versions cycle (see bench/main_any_versions.py)."""
+    return {f"c{i}": {"kubernetes_version": VERSIONS[i % len(VERSIONS)], "weight": 100 if i == 0 else 0} for i in range(count)}
+
+
+def machine() -> str:
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if "model name" in line), "?"
+    )
+    memory = psutil.virtual_memory().total / 2**30
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    system = f"{platform.system()} {platform.release()}"
+    return f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB; Python {platform.python_version()}, Node {node}, {system}"
+
+
+def budget(label: str, value: float, limit: float) -> bool:
+    ok = value <= limit
+    print(f"  {'PASS' if ok else 'FAIL'}  {label}: {value:.2f} (budget <= {limit:.2f})")
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the synth subjects (default 5)")
+    parser.add_argument("--unit-rounds", type=int, default=2, help="runs of the unit test tier (default 2)")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="bench-"))
+    main_py = [PYTHON, str(PROJECT / "main.py")]
+    any_versions = [PYTHON, str(PROJECT / "bench" / "main_any_versions.py")]
+    synth: list[Subject] = [
+        Subject(
+            "floor (bindings + 3 trivial stacks)", [PYTHON, str(PROJECT / "bench" / "floor.py"), str(root / "floor.out")], PROJECT
+        ),
+        Subject(
+            "floor, lazy provider loading",
+            [PYTHON, str(PROJECT / "bench" / "floor.py"), str(root / "lazy.out"), "--lazy"],
+            PROJECT,
+        ),
+        Subject("python main.py (project config)", main_py, project_copy(root, "default", None)),
+        *[Subject(f"python main.py ({n} colours)", any_versions, project_copy(root, f"c{n}", colours(n))) for n in (2, 4, 8)],
+        Subject(
+            "python main.py, jsii package cache off",
+            main_py,
+            project_copy(root, "nocache", None),
+            {"JSII_RUNTIME_PACKAGE_CACHE": "disabled"},
+        ),
+    ]
+    unit = Subject(
+        "unit tier (pytest -m 'not rehearsal')",
+        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not rehearsal"],
+        PROJECT,
+    )
+
+    print(f"machine: {machine()}")
+    print(f"rounds: {args.rounds} (synth subjects, alternating), {args.unit_rounds} (unit tier)\n")
+    for round_ in range(args.rounds):
+        for subject in synth:
+            subject.run()
+        if round_ < args.unit_rounds:
+            unit.run()
+        print(f"  round {round_ + 1}/{args.rounds} done", file=sys.stderr)
+    for _ in range(args.rounds, args.unit_rounds):
+        unit.run()
+
+    print(f"{'subject':45} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MiB':>13}")
+    for subject in [*synth, unit]:
+        low, high, rss = min(subject.seconds), max(subject.seconds), subject.peak_rss / 2**20
+        print(f"{subject.name:45} {subject.median:9.2f} {low:7.2f} {high:7.2f} {rss:13.0f}")
+
+    floor, lazy_floor, project, two, four, eight, no_cache = synth
+    print("\nratios:")
+    print(f"  project / floor          {project.median / floor.median:.2f}")
+    print(f"  project / lazy floor     {project.median / lazy_floor.median:.2f}   (what our own code costs)")
+    print(f"  8 colours / 2 colours    {eight.median / two.median:.2f}   (4 / 2: {four.median / two.median:.2f})")
+    print(f"  unit tier / floor        {unit.median / floor.median:.2f}")
+    print(f"  peak RSS project / floor {project.peak_rss / floor.peak_rss:.2f}")
+    print(f"  jsii package cache saves {no_cache.median - project.median:.2f} s per synth ({no_cache.median:.2f} s without it)")
+    print("\nbudgets:")
+    checks: list[Callable[[], bool]] = [
+        lambda: budget("python main.py / floor", project.median / floor.median, 1.25),
+        lambda: budget("8 colours / 2 colours", eight.median / two.median, 1.3),
+        lambda: budget("unit tier / floor", unit.median / floor.median, 2.0),
+        lambda: budget("peak RSS main.py / floor", project.peak_rss / floor.peak_rss, 1.2),
+    ]
+    results = [check() for check in checks]
+    shutil.rmtree(root, ignore_errors=True)
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
