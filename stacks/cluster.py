@@ -6,7 +6,7 @@ common's state and never reads another colour's.
 
 from __future__ import annotations
 
-from cdktf import TerraformStack
+from cdktf import TerraformResource, TerraformStack
 from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
@@ -19,11 +19,13 @@ from components.kube_providers import KubeProviders
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
+from components.teardown import Teardown
 from stacks.base import configure_stack, read_state
-from stacks.config import COMMON_STACK, ClusterConfig, Config
+from stacks.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from stacks.contract import LIST_OUTPUTS, CommonOutput
+from stacks.teardown import teardown_plan
 from stacks.values import cluster_facts, sample_app_values
-from stacks.workloads import ARGOCD_NAMESPACE, SAMPLE_APP, WORKLOADS
+from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, WORKLOADS
 
 
 class ClusterStack(TerraformStack):
@@ -31,7 +33,7 @@ class ClusterStack(TerraformStack):
         super().__init__(scope, colour)
         configure_stack(self, config, colour)
         self._common = read_state(self, "common", config.state, COMMON_STACK)
-        name = f"{config.project}-{colour}"
+        name = cluster_name(config, colour)
         partition = DataAwsPartition(self, "partition").partition
         subnets = self.common_list(CommonOutput.PRIVATE_SUBNET_IDS)
 
@@ -82,9 +84,9 @@ class ClusterStack(TerraformStack):
         facts = cluster_facts(config=config, colour=colour, cluster=cluster, cluster_name=name, common=self.common)
         root = LocalChart(
             self,
-            "app-of-apps",
+            PARENT_APPLICATION,
             chart="root",
-            release_name="app-of-apps",
+            release_name=PARENT_APPLICATION,
             namespace=ARGOCD_NAMESPACE,
             values=facts,
             depends_on=[argocd.release, *platform, *identities.associations],
@@ -101,6 +103,9 @@ class ClusterStack(TerraformStack):
                 values=sample_app_values(facts),
                 depends_on=[root.release],
             )
+        # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
+        everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
+        Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
 
     def common(self, output: CommonOutput) -> str:
         """A string output of common's state, by its contract name."""

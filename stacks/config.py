@@ -128,11 +128,26 @@ class GitOpsConfig:
 
 
 @dataclass(frozen=True)
+class ShiftConfig:
+    """`python -m tools.shift`: how far each step moves and what the target must show to go on."""
+
+    step: int = 20  # weight moved to the target per step
+    interval_seconds: int = 300  # each step's observation window for the metric gate
+    max_5xx_ratio: float = 0.01  # (target + load balancer 5xx) / requests on the target's ALB
+    max_p99_seconds: float = 1.0  # TargetResponseTime p99 on the target's ALB
+    min_requests: int = 0  # fewer requests in a window fail the gate (0: a quiet window passes)
+    dns_timeout_seconds: int = 600  # how long Route53 may take to serve a step's weights
+
+
+@dataclass(frozen=True)
 class TrafficConfig:
-    """How fast a weight change reaches clients: ExternalDNS sync interval + record TTL."""
+    """How fast a weight change reaches clients (ExternalDNS interval + record TTL), how to shift, how to retire."""
 
     record_ttl: int = 60
     sync_interval_seconds: int = 60
+    shift: ShiftConfig = field(default_factory=ShiftConfig)
+    # `cdktf destroy <colour>` waits this long for the colour's load balancer and records to go.
+    teardown_timeout_seconds: int = 1200
 
 
 @dataclass(frozen=True)
@@ -220,6 +235,34 @@ def load_config(path: Path = Path("cdktf.json")) -> Config:
     return dataclasses.replace(config, state=dataclasses.replace(config.state, directory=str(state_dir)))
 
 
+def write_weights(path: Path, weights: Mapping[str, int]) -> None:
+    """Set `clusters.<colour>.weight` where the config lives (cdktf.json or the file it names), keeping
+    everything else. The result is validated first and replaces the file atomically: a refused
+    or interrupted write leaves the previous config intact."""
+    raw = _read_json(path, path.name)
+    section, target = raw.setdefault("context", {}).setdefault("config", {}), path
+    if isinstance(section, str):
+        target = path.parent / section
+        raw = section = _read_json(target, section)
+    if "clusters" not in section:  # the defaults become explicit, so the weights have somewhere to go
+        section["clusters"] = {
+            c: {"kubernetes_version": k.kubernetes_version, "weight": k.weight} for c, k in Config().clusters.items()
+        }
+    problems = [
+        f"clusters.{colour}: no such colour; configured: {', '.join(section['clusters'])}"
+        for colour in weights
+        if colour not in section["clusters"]
+    ]
+    if problems:
+        raise ConfigError(str(target), problems)
+    for colour, weight in weights.items():
+        section["clusters"][colour]["weight"] = weight
+    config_from_dict(section, source=str(target))
+    scratch = target.with_name(f".{target.name}.tmp")
+    scratch.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
+    scratch.replace(target)
+
+
 def config_from_dict(raw: Any, *, source: str = "config") -> Config:
     """Parse and validate; raise ConfigError listing every problem."""
     problems = Problems()
@@ -255,6 +298,11 @@ def _fill_derived(config: Config, project: str) -> Config:
             key_prefix=config.state.key_prefix or project,
         ),
     )
+
+
+def cluster_name(config: Config, colour: str) -> str:
+    """The EKS cluster of a colour; also its ExternalDNS owner id and its load balancers' cluster tag."""
+    return f"{config.project}-{colour}"
 
 
 def subnet_cidrs(network: NetworkConfig) -> tuple[list[str], list[str]]:
@@ -382,6 +430,18 @@ def _gitops_rules(c: Config, p: Problems) -> None:
     )
     interval_ok = 10 <= t.sync_interval_seconds <= 3600
     _check(p, "traffic.sync_interval_seconds", t.sync_interval_seconds, interval_ok, "use 10-3600 seconds")
+    teardown_ok = 60 <= t.teardown_timeout_seconds <= 7200
+    _check(p, "traffic.teardown_timeout_seconds", t.teardown_timeout_seconds, teardown_ok, "use 60-7200 seconds")
+    s = t.shift
+    _check(p, "traffic.shift.step", s.step, 1 <= s.step <= MAX_WEIGHT, f"use 1-{MAX_WEIGHT} (weight moved per step)")
+    # ALB metrics arrive in 60 s periods: a shorter window can hold no complete period.
+    _check(p, "traffic.shift.interval_seconds", s.interval_seconds, 60 <= s.interval_seconds <= 3600, "use 60-3600 seconds")
+    _check(p, "traffic.shift.max_5xx_ratio", s.max_5xx_ratio, 0 <= s.max_5xx_ratio <= 1, "use a ratio 0-1, e.g. 0.01")
+    p99_ok = 0 < s.max_p99_seconds <= 60
+    _check(p, "traffic.shift.max_p99_seconds", s.max_p99_seconds, p99_ok, "use more than 0 and at most 60 seconds")
+    _check(p, "traffic.shift.min_requests", s.min_requests, s.min_requests >= 0, "use 0 or more requests")
+    dns_ok = 60 <= s.dns_timeout_seconds <= 3600
+    _check(p, "traffic.shift.dns_timeout_seconds", s.dns_timeout_seconds, dns_ok, "use 60-3600 seconds")
 
 
 def _is_network(cidr: str) -> bool:

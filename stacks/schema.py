@@ -15,8 +15,8 @@ from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 T = TypeVar("T")
 
-_KIND_NAMES = {bool: "true or false", int: "an integer", str: "a string"}
-_NOUNS = {bool: "boolean", int: "integer", str: "string"}
+_KIND_NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+_NOUNS = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
 
 class Problems:
@@ -86,14 +86,17 @@ def _parse_value(hint: Any, raw: Any, key: str, problems: Problems) -> Any:
         parsed = {name: _parse_value(args[1], item, _join(key, name), problems) for name, item in raw.items()}
         return types.MappingProxyType({name: item for name, item in parsed.items() if item is not _INVALID})
     if _is_kind(raw, hint):
-        return raw
+        return float(raw) if hint is float else raw
     problems.add(key, raw, f"use {_KIND_NAMES[hint]}")
     return _INVALID
 
 
 def _is_kind(value: Any, kind: type) -> bool:
     # bool is a subclass of int in Python, but `"weight": true` is a mistake, not 1.
-    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+    if isinstance(value, bool):
+        return kind is bool
+    # JSON has one number type: a float setting may be written 1 as well as 1.0.
+    return isinstance(value, (int, float)) if kind is float else isinstance(value, kind)
 
 
 def _describe(hint: Any) -> str:

@@ -35,3 +35,5 @@ SAMPLE_APP = Workload(key="sampleApp", namespace="sample-app", service_account="
 
 WORKLOADS = (LOAD_BALANCER_CONTROLLER, EXTERNAL_DNS, SAMPLE_APP)
 ARGOCD_NAMESPACE = "argocd"
+# The App of Apps: the root release and the parent Application it renders (argocd/root) share this name.
+PARENT_APPLICATION = "app-of-apps"

@@ -15,6 +15,7 @@ from tests.sample_app import free_port
 from tools.terraformrc import PROJECT_DIR, configure_environment
 
 if TYPE_CHECKING:
+    from tests.emulated_aws import Emulated
     from tests.synth import Synthesized
 
 # The environment the Makefile sets, so that `pytest` alone behaves like `make test`. It must be
@@ -52,3 +53,32 @@ def moto_endpoint() -> Iterator[str]:
     server.start()
     yield f"http://127.0.0.1:{port}"
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def emulated_clients() -> Iterator[Emulated]:
+    """moto in-process for one test module, and clients on it."""
+    from moto import mock_aws
+
+    from tests.emulated_aws import Emulated
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
+            patch.delenv(name, raising=False)
+        with mock_aws():
+            yield Emulated.connect()
+
+
+@pytest.fixture
+def emulated(emulated_clients: Emulated) -> Iterator[Emulated]:
+    """A fresh world per test (tests/emulated_aws.py): built before, removed after."""
+    world = emulated_clients.fresh()
+    yield world
+    world.clean()
+
+
+@pytest.fixture
+def percentiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.emulated_aws import teach_percentiles
+
+    teach_percentiles(monkeypatch)

@@ -329,6 +329,32 @@ def test_fails_on_traffic_timing(key: str, value: int) -> None:
     assert one_problem({"traffic": {key: value}}).startswith(f"traffic.{key}: {value} is not allowed")
 
 
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        ({"teardown_timeout_seconds": 30}, "traffic.teardown_timeout_seconds: 30 is not allowed; use 60-7200 seconds"),
+        ({"shift": {"step": 0}}, "traffic.shift.step: 0 is not allowed; use 1-255 (weight moved per step)"),
+        ({"shift": {"step": 256}}, "traffic.shift.step: 256 is not allowed; use 1-255 (weight moved per step)"),
+        ({"shift": {"interval_seconds": 59}}, "traffic.shift.interval_seconds: 59 is not allowed; use 60-3600 seconds"),
+        ({"shift": {"max_5xx_ratio": 1.5}}, "traffic.shift.max_5xx_ratio: 1.5 is not allowed; use a ratio 0-1, e.g. 0.01"),
+        ({"shift": {"max_5xx_ratio": "1%"}}, 'traffic.shift.max_5xx_ratio: "1%" is not allowed; use a number'),
+        (
+            {"shift": {"max_p99_seconds": 0}},
+            "traffic.shift.max_p99_seconds: 0.0 is not allowed; use more than 0 and at most 60 seconds",
+        ),
+        ({"shift": {"min_requests": -1}}, "traffic.shift.min_requests: -1 is not allowed; use 0 or more requests"),
+        ({"shift": {"dns_timeout_seconds": 10}}, "traffic.shift.dns_timeout_seconds: 10 is not allowed; use 60-3600 seconds"),
+    ],
+)
+def test_fails_on_shift_and_teardown_settings(raw: dict[str, Any], problem: str) -> None:
+    assert one_problem({"traffic": raw}) == problem
+
+
+def test_a_whole_number_is_a_number_but_true_is_not() -> None:
+    assert config_from_dict({"traffic": {"shift": {"max_p99_seconds": 2}}}).traffic.shift.max_p99_seconds == 2.0
+    assert one_problem({"traffic": {"shift": {"max_5xx_ratio": True}}}).endswith("is not allowed; use a number")
+
+
 def test_fails_on_unknown_or_malformed_addon_pin() -> None:
     problems = fails(
         clusters(

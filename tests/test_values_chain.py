@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from stacks.config import Config, load_config
+from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
 from tests.synth import Synthesized
 
@@ -49,8 +50,8 @@ def test_root_renders_one_parent_application(chains: dict[str, Chain], config: C
     parent = chains[colour].parent
     assert (parent["kind"], parent["metadata"]["name"], parent["metadata"]["namespace"]) == (
         "Application",
-        "app-of-apps",
-        "argocd",
+        PARENT_APPLICATION,
+        ARGOCD_NAMESPACE,
     )
     assert parent["metadata"]["finalizers"] == [FINALIZER]
     source = parent["spec"]["source"]

@@ -1,0 +1,55 @@
+"""The destroy-time hook of a colour: a `terraform_data` whose destroy provisioner runs tools.teardown.
+
+It depends on every other resource of the stack, so `cdktf destroy <colour>` runs it first and
+stops, deleting nothing, if it fails. It is created last and does nothing on create; a changed
+plan (a new weight, say) updates it in place, which runs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cdktf import DataResource, ITerraformDependable, LocalExecProvisioner
+from constructs import Construct
+
+from stacks.teardown import PLAN_ENV, TeardownPlan
+
+# Terraform runs this in cdktf.out/stacks/<colour>: find the project (the directory holding
+# cdktf.json) upwards from there, then run the hook with the project's Python. No path of the
+# synthesizing machine ends up in the output. `$d`-style shell variables are not Terraform syntax.
+HOOK_COMMAND = (
+    'd="$PWD"; while [ ! -f "$d/cdktf.json" ]; do '
+    '[ "$d" = / ] && { echo "teardown: no cdktf.json above $PWD" >&2; exit 2; }; d="$(dirname "$d")"; done; '
+    'cd "$d"; py=python3; [ -x .venv/bin/python ] && py=.venv/bin/python; exec "$py" -m tools.teardown'
+)
+
+
+class Teardown(Construct):
+    def __init__(self, scope: Construct, id: str, *, plan: TeardownPlan, after: Sequence[ITerraformDependable]) -> None:
+        """after: every other resource of the stack; all of them are destroyed after the hook has run."""
+        super().__init__(scope, id)
+        self.resource = DataResource(
+            self,
+            "hook",
+            input=_jsii_friendly(plan.to_json()),
+            depends_on=list(after),
+            provisioners=[
+                LocalExecProvisioner(
+                    type="local-exec",
+                    when="destroy",
+                    command=HOOK_COMMAND,
+                    # Destroy-time provisioners may only read `self`: the plan travels in the resource's own input.
+                    environment={PLAN_ENV: "${jsonencode(self.input)}"},
+                )
+            ],
+        )
+
+
+def _jsii_friendly(value: Any) -> Any:
+    """jsii passes lists, not tuples."""
+    if isinstance(value, dict):
+        return {k: _jsii_friendly(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsii_friendly(v) for v in value]
+    return value

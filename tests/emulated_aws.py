@@ -1,0 +1,238 @@
+"""A colour's AWS footprint in moto, and stand-ins for the controllers that make and remove it.
+
+What ExternalDNS and the AWS Load Balancer Controller would do in a real cluster is done here by
+the test, through the same AWS APIs: weighted alias + TXT ownership records, an ALB with its
+target group and security group, all tagged as the controller tags them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+
+from tools.aws import LBC_CLUSTER_TAG, record_sets
+
+REGION = "ap-northeast-1"
+ZONE_NAME = "eks.example.com"
+HOSTNAME = f"app.{ZONE_NAME}"
+PROJECT = "eks-bg"
+
+
+def cluster(colour: str) -> str:
+    return f"{PROJECT}-{colour}"
+
+
+def base_config(**clusters: dict[str, Any]) -> dict[str, Any]:
+    """A config whose names match this module's: project eks-bg, zone eks.example.com, host app."""
+    return {
+        "project": PROJECT,
+        "region": REGION,
+        "dns": {"parent_zone": "example.com", "sub_domain": "eks", "app_host": "app"},
+        "clusters": clusters,
+    }
+
+
+@dataclass
+class Footprint:
+    alb_arn: str
+    alb_dns: str
+    alb_zone: str
+    target_group_arn: str
+    security_group_id: str
+
+
+SERVICES = ("route53", "elbv2", "ec2", "eks", "cloudwatch")
+
+
+@dataclass
+class Emulated:
+    """Clients on moto (made once per module: clients and moto's backends are slow to create),
+    and one test's world in it: the sub-zone, a VPC, and the colours' footprints. `clean`
+    removes that world again, so the next test starts from nothing."""
+
+    route53: Any
+    elbv2: Any
+    ec2: Any
+    eks: Any
+    cloudwatch: Any
+    zone: str = ""
+    footprints: dict[str, Footprint] = field(default_factory=dict)
+    clusters: list[str] = field(default_factory=list)
+
+    @classmethod
+    def connect(cls) -> Emulated:
+        return cls(*(boto3.client(name, region_name=REGION) for name in SERVICES))
+
+    def fresh(self) -> Emulated:
+        """A new, empty world on the same clients."""
+        return Emulated(*(getattr(self, name) for name in SERVICES)).build()
+
+    def build(self) -> Emulated:
+        created = self.route53.create_hosted_zone(Name=ZONE_NAME, CallerReference=uuid.uuid4().hex)
+        self.zone = created["HostedZone"]["Id"].rsplit("/", 1)[-1]
+        vpc = self.ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
+        self.vpc = vpc
+        self.subnets = [
+            self.ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{i}.0/24", AvailabilityZone=f"{REGION}{az}")["Subnet"]["SubnetId"]
+            for i, az in enumerate("ac")
+        ]
+        return self
+
+    def clean(self) -> None:
+        for colour in list(self.footprints):
+            self.remove_load_balancer(colour)
+        for colour in {str(r["SetIdentifier"]) for r in record_sets(self.route53, self.zone) if "SetIdentifier" in r}:
+            self.remove_records(colour)
+        self.route53.delete_hosted_zone(Id=self.zone)
+        for name in self.clusters:
+            self.eks.delete_cluster(name=name)
+        for subnet in self.subnets:
+            self.ec2.delete_subnet(SubnetId=subnet)
+        self.ec2.delete_vpc(VpcId=self.vpc)
+        self.footprints, self.clusters = {}, []
+
+    def deploy_cluster(self, colour: str) -> None:
+        self.eks.create_cluster(
+            name=cluster(colour),
+            roleArn="arn:aws:iam::123456789012:role/cluster",
+            resourcesVpcConfig={"subnetIds": self.subnets},
+        )
+        self.clusters.append(cluster(colour))
+
+    def make_load_balancer(self, colour: str) -> Footprint:
+        """What the load balancer controller makes for the sample app's Ingress."""
+        tags = [
+            {"Key": LBC_CLUSTER_TAG, "Value": cluster(colour)},
+            {"Key": "ingress.k8s.aws/stack", "Value": "sample-app/sample-app"},
+        ]
+        group = self.ec2.create_security_group(
+            GroupName=f"k8s-{colour}-sampleapp",
+            Description="managed by the load balancer controller",
+            VpcId=self.vpc,
+            TagSpecifications=[{"ResourceType": "security-group", "Tags": tags}],
+        )["GroupId"]
+        lb = self.elbv2.create_load_balancer(
+            Name=f"k8s-sampleapp-{colour}", Subnets=self.subnets, SecurityGroups=[group], Scheme="internet-facing", Tags=tags
+        )["LoadBalancers"][0]
+        target_group = self.elbv2.create_target_group(
+            Name=f"k8s-sampleapp-{colour}", Protocol="HTTP", Port=8080, VpcId=self.vpc, TargetType="ip", Tags=tags
+        )["TargetGroups"][0]["TargetGroupArn"]
+        footprint = Footprint(lb["LoadBalancerArn"], lb["DNSName"], lb["CanonicalHostedZoneId"], target_group, group)
+        self.footprints[colour] = footprint
+        return footprint
+
+    def remove_load_balancer(self, colour: str) -> None:
+        """What the load balancer controller does when the Ingress goes."""
+        footprint = self.footprints.pop(colour)
+        self.elbv2.delete_load_balancer(LoadBalancerArn=footprint.alb_arn)
+        self.elbv2.delete_target_group(TargetGroupArn=footprint.target_group_arn)
+        self.ec2.delete_security_group(GroupId=footprint.security_group_id)
+
+    def remove_everything(self, colour: str) -> None:
+        """Both controllers' clean-up at once: load balancer, then records."""
+        self.remove_load_balancer(colour)
+        self.remove_records(colour)
+
+    def write_records(self, colour: str, weight: int) -> None:
+        """What ExternalDNS writes for the colour's Ingress: the weighted alias and its TXT owner record."""
+        footprint = self.footprints[colour]
+        owner = (
+            f'"heritage=external-dns,external-dns/owner={cluster(colour)},external-dns/resource=ingress/sample-app/sample-app"'
+        )
+        alias = {"HostedZoneId": footprint.alb_zone, "DNSName": f"dualstack.{footprint.alb_dns}", "EvaluateTargetHealth": True}
+        common = {"SetIdentifier": colour, "Weight": weight}
+        self._change(
+            "UPSERT",
+            [
+                {"Name": HOSTNAME, "Type": "A", "AliasTarget": alias, **common},
+                {"Name": f"a-{HOSTNAME}", "Type": "TXT", "TTL": 300, "ResourceRecords": [{"Value": owner}], **common},
+            ],
+        )
+
+    def remove_records(self, colour: str) -> None:
+        """What ExternalDNS (policy sync) does once the colour's Ingress is gone."""
+        mine = [r for r in record_sets(self.route53, self.zone) if r.get("SetIdentifier") == colour]
+        if mine:
+            self._change("DELETE", mine)
+
+    def weights(self) -> dict[str, int]:
+        return {
+            r["SetIdentifier"]: int(r["Weight"])
+            for r in record_sets(self.route53, self.zone)
+            if r["Type"] == "A" and r.get("SetIdentifier")
+        }
+
+    def put_traffic(self, colour: str, at: datetime, requests: int, errors: int, p99: float) -> None:
+        """One minute of the colour's ALB metrics, as the ALB would publish them."""
+        dimension = [{"Name": "LoadBalancer", "Value": self.footprints[colour].alb_arn.split(":loadbalancer/", 1)[1]}]
+        fast = requests - math.ceil(requests / 50)
+        data: list[dict[str, Any]] = [
+            {"MetricName": "RequestCount", "Value": requests},
+            {"MetricName": "HTTPCode_Target_5XX_Count", "Value": errors},
+        ]
+        if requests:
+            # 98 % of the requests are fast; the slowest 2 % take `p99` seconds, so the 99th percentile is p99.
+            data.append({"MetricName": "TargetResponseTime", "Values": [0.05, p99], "Counts": [fast, requests - fast]})
+        for datum in data:
+            datum.update(Dimensions=dimension, Timestamp=at, Unit="Count" if "Count" in datum["MetricName"] else "Seconds")
+        self.cloudwatch.put_metric_data(Namespace="AWS/ApplicationELB", MetricData=data)
+
+    def _change(self, action: str, records: list[dict[str, Any]]) -> None:
+        changes = [{"Action": action, "ResourceRecordSet": record} for record in records]
+        self.route53.change_resource_record_sets(HostedZoneId=self.zone, ChangeBatch={"Changes": changes})
+
+
+@dataclass
+class FakeClock:
+    """Time that passes only when the code under test sleeps; each sleep lets the world move."""
+
+    # A whole minute, three hours ago: CloudWatch takes datapoints from the past two weeks.
+    now_: datetime = field(default_factory=lambda: datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=3))
+    on_sleep: list[Callable[[datetime, datetime], None]] = field(default_factory=list)
+    slept: float = 0
+
+    def now(self) -> datetime:
+        return self.now_
+
+    def sleep(self, seconds: float) -> None:
+        before, self.now_ = self.now_, self.now_ + timedelta(seconds=seconds)
+        self.slept += seconds
+        for hook in self.on_sleep:
+            hook(before, self.now_)
+
+
+def minutes(start: datetime, end: datetime) -> Iterator[datetime]:
+    """The whole minutes in [start, end): each gets one datapoint."""
+    minute = start.replace(second=0, microsecond=0)
+    if minute < start:
+        minute += timedelta(minutes=1)
+    while minute < end:
+        yield minute
+        minute += timedelta(minutes=1)
+
+
+def teach_percentiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto 5.2 answers only Sum/Average/Minimum/Maximum/SampleCount; teach it nearest-rank
+    percentiles (pNN), which CloudWatch computes for TargetResponseTime p99."""
+    from moto.cloudwatch.models import Statistics
+
+    original = Statistics.get_statistics_for_type
+
+    def with_percentiles(self: Any, stat: str) -> Any:
+        if not re.fullmatch(r"p\d+(\.\d+)?", stat):
+            return original(self, stat)
+        values = sorted(self.metric_single_values_list)
+        if not values:
+            return None
+        rank = max(1, math.ceil(float(stat[1:]) / 100 * len(values)))
+        return values[rank - 1]
+
+    monkeypatch.setattr(Statistics, "get_statistics_for_type", with_percentiles)

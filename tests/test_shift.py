@@ -1,0 +1,360 @@
+"""The traffic shift: its plan of weights, its gate, and whole shifts against moto (Route53,
+ELBv2, CloudWatch, EKS) with the deploy step replaced by what ExternalDNS would then do."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stacks.config import ConfigError, ShiftConfig, load_config, write_weights
+from tests.emulated_aws import Emulated, FakeClock, base_config, minutes
+from tools.shift import (
+    METRICS_DELAY_SECONDS,
+    Aws,
+    Shift,
+    ShiftError,
+    UnsafeShiftError,
+    WindowMetrics,
+    judge,
+    main,
+    plan_weights,
+)
+
+# --- the plan of weights -------------------------------------------------------------------
+
+
+def test_two_colours_move_by_the_step_until_the_target_has_everything() -> None:
+    plan = plan_weights({"blue": 100, "green": 0}, "green", 20)
+    assert plan == [{"blue": 100 - g, "green": g} for g in (20, 40, 60, 80, 100)]
+
+
+def test_the_last_step_is_shorter_when_the_step_does_not_divide_the_total() -> None:
+    assert [p["green"] for p in plan_weights({"blue": 100, "green": 0}, "green", 30)] == [30, 60, 90, 100]
+    assert plan_weights({"blue": 100, "green": 0}, "green", 255) == [{"blue": 0, "green": 100}]
+
+
+def test_other_colours_give_up_weight_in_proportion_and_the_total_is_kept() -> None:
+    plan = plan_weights({"blue": 60, "green": 0, "red": 30}, "green", 30)
+    assert plan == [
+        {"blue": 40, "green": 30, "red": 20},
+        {"blue": 20, "green": 60, "red": 10},
+        {"blue": 0, "green": 90, "red": 0},
+    ]
+
+
+def test_a_total_above_255_is_brought_within_route53s_range() -> None:
+    plan = plan_weights({"blue": 200, "green": 100}, "green", 100)
+    assert plan[-1] == {"blue": 0, "green": 255}
+    assert all(0 <= w <= 255 for state in plan for w in state.values())
+
+
+@pytest.mark.parametrize("weights", [{"blue": 100, "green": 0}, {"blue": 7, "green": 3, "red": 1}, {"blue": 255, "green": 255}])
+@pytest.mark.parametrize("step", [1, 13, 255])
+def test_every_step_keeps_traffic_somewhere_and_gives_the_target_a_larger_share(weights: dict[str, int], step: int) -> None:
+    plan = plan_weights(weights, "green", step)
+    before = weights
+    for state in plan:
+        assert sum(state.values()) > 0
+        assert state["green"] / sum(state.values()) > before["green"] / sum(before.values())
+        assert all(state[c] <= before[c] for c in state if c != "green")
+        before = state
+    assert plan[-1]["green"] > 0
+    assert sum(w for c, w in plan[-1].items() if c != "green") == 0
+
+
+def test_nothing_to_do_when_the_target_already_has_all_traffic() -> None:
+    assert plan_weights({"blue": 0, "green": 100}, "green", 20) == []
+
+
+@pytest.mark.parametrize(
+    ("weights", "target", "step", "message"),
+    [
+        ({"blue": 100, "green": 0}, "green", 0, "--step: 0 is not allowed; use 1-255"),
+        ({"blue": 100, "green": 0}, "green", 256, "--step: 256 is not allowed; use 1-255"),
+        ({"blue": 100, "green": 0}, "purple", 20, "--to: 'purple' is not a configured colour; use one of blue, green"),
+        ({"blue": 0, "green": 0}, "green", 20, "every weight is 0"),
+    ],
+)
+def test_unsafe_plans_are_refused(weights: dict[str, int], target: str, step: int, message: str) -> None:
+    with pytest.raises(UnsafeShiftError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        plan_weights(weights, target, step)
+
+
+# --- the gate ------------------------------------------------------------------------------
+
+GATE = ShiftConfig(max_5xx_ratio=0.01, max_p99_seconds=1.0, min_requests=10)
+
+
+@pytest.mark.parametrize(
+    ("metrics", "reason"),
+    [
+        (WindowMetrics(requests=1000, errors=10, p99=0.9), None),
+        (
+            WindowMetrics(requests=1000, errors=11, p99=0.2),
+            "5xx ratio 1.10% (11 of 1000 requests) above traffic.shift.max_5xx_ratio",
+        ),
+        (
+            WindowMetrics(requests=1000, errors=0, p99=1.5),
+            "p99 response time 1.500 s above traffic.shift.max_p99_seconds 1.000 s",
+        ),
+        (WindowMetrics(requests=9, errors=0, p99=0.1), "9 requests in the window, fewer than traffic.shift.min_requests 10"),
+    ],
+)
+def test_the_gate_names_the_threshold_a_window_breaks(metrics: WindowMetrics, reason: str | None) -> None:
+    verdict = judge(metrics, GATE)
+    assert verdict == reason if reason is None else verdict is not None and verdict.startswith(reason)
+
+
+def test_a_quiet_window_passes_only_when_no_minimum_is_configured() -> None:
+    quiet = WindowMetrics(requests=0, errors=0, p99=None)
+    assert judge(quiet, ShiftConfig(min_requests=0)) is None
+    assert judge(quiet, ShiftConfig(min_requests=1)) is not None
+
+
+# --- writing the weights -------------------------------------------------------------------
+
+
+def write_project(directory: Path, config: dict[str, Any], *, in_file: bool = False) -> Path:
+    cdktf = {"language": "python", "app": "python main.py", "context": {"config": "config.json" if in_file else config}}
+    if in_file:
+        (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    path = directory / "cdktf.json"
+    path.write_text(json.dumps(cdktf, indent=2) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("in_file", [False, True])
+def test_weights_are_written_where_the_config_lives_and_nothing_else_changes(tmp_path: Path, in_file: bool) -> None:
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    config["tags"] = {"Team": "platform"}
+    path = write_project(tmp_path, config, in_file=in_file)
+    write_weights(path, {"blue": 40, "green": 60})
+    loaded = load_config(path)
+    assert {c: k.weight for c, k in loaded.clusters.items()} == {"blue": 40, "green": 60}
+    assert dict(loaded.tags) == {"Team": "platform"}
+    written = json.loads((tmp_path / ("config.json" if in_file else "cdktf.json")).read_text())
+    clusters = written["clusters"] if in_file else written["context"]["config"]["clusters"]
+    assert clusters["green"] == {"kubernetes_version": "1.35", "weight": 60}
+
+
+def test_weights_that_would_make_a_bad_config_are_not_written(tmp_path: Path) -> None:
+    path = write_project(tmp_path, base_config(blue={"kubernetes_version": "1.34", "weight": 100}))
+    before = path.read_text()
+    with pytest.raises(ConfigError, match="at least one colour needs a weight above 0"):
+        write_weights(path, {"blue": 0})
+    with pytest.raises(ConfigError, match=r"clusters\.purple: no such colour"):
+        write_weights(path, {"purple": 10})
+    assert path.read_text() == before
+
+
+# --- whole shifts against moto -------------------------------------------------------------
+
+
+class World:
+    """blue serves, green is deployed with weight 0; deploys reach Route53 a little later, as
+    ExternalDNS would make them; each minute the target's ALB gets traffic by its weight."""
+
+    def __init__(self, aws: Emulated, clock: FakeClock, config_path: Path, *, target: str = "green") -> None:
+        self.aws, self.clock, self.config_path, self.target = aws, clock, config_path, target
+        self.deploys: list[list[str]] = []
+        self.pending: dict[str, int] = {}
+        self.dns_delay = 45.0  # seconds between a deploy and ExternalDNS's update
+        self.since_deploy = 0.0
+        self.deploy_works = True
+        self.error_ratio_at: dict[int, float] = {}  # target weight -> 5xx ratio its traffic sees
+        self.p99_at: dict[int, float] = {}
+        clock.on_sleep.append(self.tick)
+
+    def deploy(self, colours: Sequence[str]) -> None:
+        self.deploys.append(list(colours))
+        if not self.deploy_works:
+            raise ShiftError("`cdktf deploy` exited 1")
+        config = load_config(self.config_path)
+        self.pending = {c: config.clusters[c].weight for c in colours}
+        self.since_deploy = 0.0
+
+    def tick(self, before: datetime, after: datetime) -> None:
+        self.since_deploy += (after - before).total_seconds()
+        if self.pending and self.since_deploy >= self.dns_delay:
+            for colour, weight in self.pending.items():
+                self.aws.write_records(colour, weight)
+            self.pending = {}
+        weight = self.aws.weights()[self.target]
+        for minute in minutes(before, after):
+            requests = 10 * weight
+            errors = round(requests * self.error_ratio_at.get(weight, 0.0))
+            self.aws.put_traffic(self.target, minute, requests, errors, self.p99_at.get(weight, 0.3))
+
+
+@pytest.fixture
+def deployed(emulated: Emulated, percentiles: None) -> Emulated:
+    for colour, weight in (("blue", 100), ("green", 0)):
+        emulated.deploy_cluster(colour)
+        emulated.make_load_balancer(colour)
+        emulated.write_records(colour, weight)
+    return emulated
+
+
+def shift_in(tmp_path: Path, aws: Emulated, *, step: int = 20, **settings: Any) -> tuple[Shift, World, io.StringIO]:
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35", "weight": 0})
+    config["traffic"] = {
+        "shift": {"step": step, "interval_seconds": 300, "max_5xx_ratio": 0.02, "max_p99_seconds": 1.0, **settings}
+    }
+    path = write_project(tmp_path, config)
+    loaded = load_config(path)
+    clock, out = FakeClock(), io.StringIO()
+    world = World(aws, clock, path)
+    shift = Shift(
+        path, loaded, loaded.traffic.shift, Aws(aws.route53, aws.elbv2, aws.cloudwatch, aws.eks), world.deploy, clock, out
+    )
+    return shift, world, out
+
+
+def configured_weights(shift: Shift) -> dict[str, int]:
+    return {c: k.weight for c, k in load_config(shift.config_path).clusters.items()}
+
+
+def test_a_healthy_shift_reaches_all_traffic_in_the_planned_steps(tmp_path: Path, deployed: Emulated) -> None:
+    shift, world, out = shift_in(tmp_path, deployed, step=25)
+    shift.run("green")
+    assert deployed.weights() == {"blue": 0, "green": 100}
+    assert configured_weights(shift) == {"blue": 0, "green": 100}
+    assert world.deploys == [["blue", "green"]] * 4
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("step ")]
+    assert [line.split("|")[0].split(None, 2)[2].strip() for line in lines] == [
+        "blue 75  green 25",
+        "blue 50  green 50",
+        "blue 25  green 75",
+        "blue 0  green 100",
+    ]
+    # Each progress line shows what the gate saw: green's requests grow with its weight.
+    assert "requests 1250  5xx 0.00% (0)  p99 0.300 s | ok | ~" in lines[0]
+    assert lines[-1].endswith("~0m left")
+    assert out.getvalue().splitlines()[-1] == "done: blue 0  green 100"
+
+
+def test_each_step_waits_for_route53_then_the_ttl_then_the_window(tmp_path: Path, deployed: Emulated) -> None:
+    shift, world, _ = shift_in(tmp_path, deployed, step=100)
+    world.dns_delay = 95  # ExternalDNS takes a while: the shift polls Route53 until it changes
+    shift.run("green")
+    polls = 10 * 10  # 95 s of polling in 10 s steps
+    # Then the alias TTL (60 s), up to the next whole minute (20 s), the window, the metrics' delay.
+    assert world.clock.slept == pytest.approx(polls + 60 + 20 + 300 + METRICS_DELAY_SECONDS)
+
+
+def test_a_5xx_spike_rolls_back_to_the_previous_weights_and_says_why(tmp_path: Path, deployed: Emulated) -> None:
+    shift, world, out = shift_in(tmp_path, deployed, step=20)
+    world.error_ratio_at[60] = 0.075  # green breaks once it carries 60
+    with pytest.raises(ShiftError) as failure:
+        shift.run("green")
+    assert str(failure.value) == (
+        "step 3/5  blue 40  green 60: 5xx ratio 7.50% (225 of 3000 requests) above traffic.shift.max_5xx_ratio 2.00%; "
+        "rolled back to blue 60  green 40"
+    )
+    assert deployed.weights() == {"blue": 60, "green": 40}
+    assert configured_weights(shift) == {"blue": 60, "green": 40}
+    assert "GATE TRIPPED" in out.getvalue()
+
+
+def test_slow_responses_roll_back_too(tmp_path: Path, deployed: Emulated) -> None:
+    shift, world, _ = shift_in(tmp_path, deployed, step=50)
+    world.p99_at[50] = 2.5
+    with pytest.raises(ShiftError, match=r"step 1/2  blue 50  green 50: p99 response time 2\.500 s above"):
+        shift.run("green")
+    assert deployed.weights() == {"blue": 100, "green": 0}
+
+
+def test_a_failed_deploy_rolls_back(tmp_path: Path, deployed: Emulated) -> None:
+    shift, world, _ = shift_in(tmp_path, deployed)
+    world.deploy_works = False
+    with pytest.raises(ShiftError, match="step 1/5  blue 80  green 20: `cdktf deploy` exited 1; the roll-back to blue 100"):
+        shift.run("green")
+    assert configured_weights(shift) == {"blue": 100, "green": 0}
+
+
+def test_the_command_exits_1_with_the_reason_when_a_step_fails(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    path = write_project(tmp_path, config)
+
+    def broken(colours: Sequence[str]) -> None:
+        raise ShiftError("`cdktf deploy blue green --auto-approve` exited 1")
+
+    clients = Aws(deployed.route53, deployed.elbv2, deployed.cloudwatch, deployed.eks)
+    assert main(["--to", "green", "--config", str(path)], aws=clients, deploy=broken) == 1
+    assert capsys.readouterr().err.startswith(
+        "failed: step 1/5  blue 80  green 20: `cdktf deploy blue green --auto-approve` exited 1"
+    )
+
+
+def test_route53_that_never_changes_times_out_and_rolls_back(tmp_path: Path, deployed: Emulated) -> None:
+    shift, world, _ = shift_in(tmp_path, deployed, dns_timeout_seconds=120)
+    world.dns_delay = 10_000
+    with pytest.raises(ShiftError, match=r"after 120 s Route53 still serves blue 100 \(want 80\), green 0 \(want 20\)"):
+        shift.run("green")
+    assert configured_weights(shift) == {"blue": 100, "green": 0}
+
+
+def assert_refused(shift: Shift, world: World, message: str) -> None:
+    """Refused before anything changed: no deploy, the config as it was."""
+    before = shift.config_path.read_text()
+    with pytest.raises(UnsafeShiftError, match=message):
+        shift.run("green")
+    assert world.deploys == []
+    assert shift.config_path.read_text() == before
+
+
+def test_shifting_to_an_undeployed_colour_is_refused(tmp_path: Path, emulated: Emulated) -> None:
+    emulated.deploy_cluster("blue")
+    emulated.make_load_balancer("blue")
+    emulated.write_records("blue", 100)
+    shift, world, _ = shift_in(tmp_path, emulated)
+    assert_refused(shift, world, r"green is not deployed: no EKS cluster eks-bg-green \(run `cdktf deploy green` first\)")
+
+
+def test_shifting_to_a_colour_without_its_weighted_record_is_refused(tmp_path: Path, emulated: Emulated) -> None:
+    for colour in ("blue", "green"):
+        emulated.deploy_cluster(colour)
+        emulated.make_load_balancer(colour)
+    emulated.write_records("blue", 100)
+    shift, world, _ = shift_in(tmp_path, emulated)
+    assert_refused(shift, world, r"Route53 has no weighted record for app\.eks\.example\.com with set identifier green")
+
+
+def test_weights_that_differ_from_what_route53_serves_are_refused(tmp_path: Path, deployed: Emulated) -> None:
+    deployed.write_records("green", 50)
+    shift, world, _ = shift_in(tmp_path, deployed)
+    assert_refused(shift, world, "Route53 serves green 50 but the config says green 0: deploy the config first")
+
+
+def test_the_command_refuses_bad_requests_before_touching_aws(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    path = write_project(tmp_path, config)
+    unreachable = Aws(None, None, None, None)  # any AWS call would fail loudly
+    assert main(["--to", "green", "--step", "0", "--config", str(path)], aws=unreachable) == 2
+    assert "refused: --step: 0 is not allowed; use 1-255" in capsys.readouterr().err
+    assert main(["--to", "green", "--interval", "30", "--config", str(path)], aws=unreachable) == 2
+    assert "refused: --interval: 30 is not allowed; use at least 60 s" in capsys.readouterr().err
+    assert main(["--to", "purple", "--config", str(path)], aws=unreachable) == 2
+    assert "--to: 'purple' is not a configured colour" in capsys.readouterr().err
+
+
+def test_dry_run_prints_the_plan_and_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    path = write_project(tmp_path, config)
+    before = path.read_text()
+    assert main(["--to", "green", "--step", "40", "--dry-run", "--config", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[:4] == [
+        "now      blue 100  green 0",
+        "step 1/3 blue 60  green 40",
+        "step 2/3 blue 20  green 80",
+        "step 3/3 blue 0  green 100",
+    ]
+    assert path.read_text() == before

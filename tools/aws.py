@@ -1,0 +1,115 @@
+"""What AWS really holds for a colour, read with boto3: the weighted records, the load balancer,
+and what the colour's controllers made and must remove before its cluster goes.
+
+The shift and the teardown decide from these readings, not from config or Terraform state:
+config says what was asked for, Route53 says what clients are being told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+# Tag the AWS Load Balancer Controller puts on every load balancer, target group and security
+# group it creates, valued with the cluster name given to it (our cluster name).
+LBC_CLUSTER_TAG = "elbv2.k8s.aws/cluster"
+# Route53 answers an alias record with its target's TTL; for a load balancer that is 60 s.
+ALIAS_TTL = 60
+_ADDRESS_TYPES = ("A", "AAAA", "CNAME")  # kinds of record a weighted host name may be
+_TAG_BATCH = 20  # ELBv2 DescribeTags takes at most 20 ARNs
+
+
+@dataclass(frozen=True)
+class WeightedRecord:
+    colour: str  # the record's set identifier
+    weight: int
+    ttl: int  # how long resolvers may keep serving it
+    target: str  # alias DNS name (or first value), lowercase, without the trailing dot
+
+
+def fqdn(name: str) -> str:
+    return name.rstrip(".").lower() + "."
+
+
+def zone_id(route53: Any, zone_name: str) -> str:
+    """The public hosted zone named zone_name (common's sub-zone)."""
+    wanted = fqdn(zone_name)
+    listing = route53.list_hosted_zones_by_name(DNSName=wanted, MaxItems="100")["HostedZones"]
+    zones = [z for z in listing if z["Name"] == wanted and not z.get("Config", {}).get("PrivateZone", False)]
+    if not zones:
+        raise LookupError(f"no public hosted zone named {zone_name}: deploy common first (cdktf deploy common)")
+    if len(zones) > 1:
+        ids = ", ".join(z["Id"].rsplit("/", 1)[-1] for z in zones)
+        raise LookupError(f"{len(zones)} public hosted zones are named {zone_name} ({ids}): remove the one common did not make")
+    return str(zones[0]["Id"].rsplit("/", 1)[-1])
+
+
+def record_sets(route53: Any, zone: str) -> Iterator[dict[str, Any]]:
+    for page in route53.get_paginator("list_resource_record_sets").paginate(HostedZoneId=zone):
+        yield from page["ResourceRecordSets"]
+
+
+def weighted_records(route53: Any, zone: str, hostname: str) -> dict[str, WeightedRecord]:
+    """Each colour's weighted address record for hostname, by set identifier."""
+    found: dict[str, WeightedRecord] = {}
+    name = fqdn(hostname)
+    address_records = (r for r in record_sets(route53, zone) if r["Name"].lower() == name and r["Type"] in _ADDRESS_TYPES)
+    for record in sorted(address_records, key=lambda r: _ADDRESS_TYPES.index(r["Type"])):
+        colour = record.get("SetIdentifier")
+        if colour is None or "Weight" not in record or colour in found:
+            continue  # not weighted, or the AAAA twin of an A record already read
+        alias = record.get("AliasTarget")
+        target = alias["DNSName"] if alias else record["ResourceRecords"][0]["Value"]
+        ttl = ALIAS_TTL if alias else int(record["TTL"])
+        found[colour] = WeightedRecord(colour=colour, weight=int(record["Weight"]), ttl=ttl, target=_host(target))
+    return found
+
+
+def load_balancer_for(elbv2: Any, record: WeightedRecord) -> tuple[str, str]:
+    """(ARN, CloudWatch `LoadBalancer` dimension) of the load balancer a weighted record points at."""
+    for page in elbv2.get_paginator("describe_load_balancers").paginate():
+        for lb in page["LoadBalancers"]:
+            if _host(lb["DNSName"]) == record.target:
+                arn = str(lb["LoadBalancerArn"])
+                return arn, arn.split(":loadbalancer/", 1)[1]
+    raise LookupError(
+        f"the {record.colour} record points at {record.target}, which is no load balancer in this account and region"
+    )
+
+
+def colour_leftovers(*, route53: Any, elbv2: Any, ec2: Any, zone: str, colour: str, cluster: str) -> list[str]:
+    """What the colour's load balancer controller and ExternalDNS made that still exists."""
+    found: list[str] = []
+    owner = f"external-dns/owner={cluster}"
+    for record in record_sets(route53, zone):
+        values = " ".join(v["Value"] for v in record.get("ResourceRecords", []))
+        if record.get("SetIdentifier") == colour:
+            found.append(f"Route53 {record['Type']} record {record['Name']} (set identifier {colour})")
+        elif record["Type"] == "TXT" and owner in values:
+            found.append(f"Route53 TXT record {record['Name']} (ExternalDNS owner {cluster})")
+    for kind, operation, key, arn_key in (
+        ("load balancer", "describe_load_balancers", "LoadBalancers", "LoadBalancerArn"),
+        ("target group", "describe_target_groups", "TargetGroups", "TargetGroupArn"),
+    ):
+        arns = [item[arn_key] for page in elbv2.get_paginator(operation).paginate() for item in page[key]]
+        found += [f"{kind} {arn}" for arn in _tagged(elbv2, arns, cluster)]
+    groups = ec2.describe_security_groups(Filters=[{"Name": f"tag:{LBC_CLUSTER_TAG}", "Values": [cluster]}])["SecurityGroups"]
+    found += [f"security group {g['GroupId']} ({g['GroupName']})" for g in groups]
+    return found
+
+
+def _tagged(elbv2: Any, arns: list[str], cluster: str) -> list[str]:
+    tagged = []
+    for start in range(0, len(arns), _TAG_BATCH):
+        for description in elbv2.describe_tags(ResourceArns=arns[start : start + _TAG_BATCH])["TagDescriptions"]:
+            tags = {t["Key"]: t["Value"] for t in description.get("Tags", [])}
+            if tags.get(LBC_CLUSTER_TAG) == cluster:
+                tagged.append(description["ResourceArn"])
+    return tagged
+
+
+def _host(dns_name: str) -> str:
+    # Route53 stores alias targets as `dualstack.<lb dns name>.`; compare bare names.
+    host = dns_name.rstrip(".").lower()
+    return host.removeprefix("dualstack.")
