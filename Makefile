@@ -67,7 +67,7 @@ test-unit: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 	pytest -m "not rehearsal"
 
 bench: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
-	python bench/run.py
+	python -m bench.run
 
 format: $(VENV_STAMP)
 	ruff format .

@@ -32,7 +32,9 @@ from pathlib import Path
 
 import psutil
 
-PROJECT = Path(__file__).resolve().parent.parent
+from tools.project import link_project
+from tools.terraformrc import PROJECT_DIR
+
 PYTHON = sys.executable
 VERSIONS = ("1.32", "1.33", "1.34", "1.35")
 
@@ -81,11 +83,8 @@ def measure(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, 
 def project_copy(root: Path, name: str, clusters: dict[str, dict[str, object]] | None) -> Path:
     """A directory with the project's files (linked) and its own cdktf.json."""
     directory = root / name
-    directory.mkdir()
-    for entry in PROJECT.iterdir():
-        if entry.name not in {"cdktf.json", "cdktf.out", ".git"}:
-            (directory / entry.name).symlink_to(entry)
-    cdktf = json.loads((PROJECT / "cdktf.json").read_text())
+    link_project(directory, own={"cdktf.json", "cdktf.out", ".git"})
+    cdktf = json.loads((PROJECT_DIR / "cdktf.json").read_text())
     if clusters is not None:
         cdktf["context"]["config"]["clusters"] = clusters
     (directory / "cdktf.json").write_text(json.dumps(cdktf))
@@ -120,16 +119,18 @@ def main() -> int:
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="bench-"))
-    main_py = [PYTHON, str(PROJECT / "main.py")]
-    any_versions = [PYTHON, str(PROJECT / "bench" / "main_any_versions.py")]
+    main_py = [PYTHON, str(PROJECT_DIR / "main.py")]
+    any_versions = [PYTHON, str(PROJECT_DIR / "bench" / "main_any_versions.py")]
     synth: list[Subject] = [
         Subject(
-            "floor (bindings + 3 trivial stacks)", [PYTHON, str(PROJECT / "bench" / "floor.py"), str(root / "floor.out")], PROJECT
+            "floor (bindings + 3 trivial stacks)",
+            [PYTHON, str(PROJECT_DIR / "bench" / "floor.py"), str(root / "floor.out")],
+            PROJECT_DIR,
         ),
         Subject(
             "floor, lazy provider loading",
-            [PYTHON, str(PROJECT / "bench" / "floor.py"), str(root / "lazy.out"), "--lazy"],
-            PROJECT,
+            [PYTHON, str(PROJECT_DIR / "bench" / "floor.py"), str(root / "lazy.out"), "--lazy"],
+            PROJECT_DIR,
         ),
         Subject("python main.py (project config)", main_py, project_copy(root, "default", None)),
         *[Subject(f"python main.py ({n} colours)", any_versions, project_copy(root, f"c{n}", colours(n))) for n in (2, 4, 8)],
@@ -143,7 +144,7 @@ def main() -> int:
     unit = Subject(
         "unit tier (pytest -m 'not rehearsal')",
         [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not rehearsal"],
-        PROJECT,
+        PROJECT_DIR,
     )
 
     print(f"machine: {machine()}")

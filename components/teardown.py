@@ -8,7 +8,6 @@ plan (a new weight, say) updates it in place, which runs nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from cdktf import DataResource, ITerraformDependable, LocalExecProvisioner
 from constructs import Construct
@@ -32,7 +31,7 @@ class Teardown(Construct):
         self.resource = DataResource(
             self,
             "hook",
-            input=_jsii_friendly(plan.to_json()),
+            input=plan.to_json(),
             depends_on=list(after),
             provisioners=[
                 LocalExecProvisioner(
@@ -44,12 +43,3 @@ class Teardown(Construct):
                 )
             ],
         )
-
-
-def _jsii_friendly(value: Any) -> Any:
-    """jsii passes lists, not tuples."""
-    if isinstance(value, dict):
-        return {k: _jsii_friendly(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsii_friendly(v) for v in value]
-    return value

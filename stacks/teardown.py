@@ -43,7 +43,8 @@ class TeardownPlan:
     timeout_seconds: int
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """As JSON has it (lists, not tuples): what Terraform stores and jsii passes."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
     @classmethod
     def from_json(cls, text: str) -> TeardownPlan:

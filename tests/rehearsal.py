@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.project import link_project
 from tools.terraformrc import PROJECT_DIR
 
 # What a user's checkout holds that the copy must not share: its config, output and state.
@@ -37,10 +38,7 @@ class Project:
 
     @classmethod
     def create(cls, root: Path, endpoint: str, config: dict[str, Any]) -> Project:
-        root.mkdir(parents=True)
-        for entry in PROJECT_DIR.iterdir():
-            if entry.name not in OWN:
-                (root / entry.name).symlink_to(entry)
+        link_project(root, own=OWN)
         project = cls(root, endpoint, config)
         project.write_config(config)
         return project

@@ -66,6 +66,12 @@ def weighted_records(route53: Any, zone: str, hostname: str) -> dict[str, Weight
     return found
 
 
+def colour_weight(route53: Any, zone: str | None, hostname: str, colour: str) -> int | None:
+    """The weight Route53 serves for the colour, or None without a record (or without the zone)."""
+    record = weighted_records(route53, zone, hostname).get(colour) if zone else None
+    return record.weight if record else None
+
+
 def load_balancer_for(elbv2: Any, record: WeightedRecord) -> tuple[str, str]:
     """(ARN, CloudWatch `LoadBalancer` dimension) of the load balancer a weighted record points at."""
     for page in elbv2.get_paginator("describe_load_balancers").paginate():

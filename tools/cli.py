@@ -8,13 +8,13 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parent.parent
+from tools.terraformrc import PROJECT_DIR
 
 
-def run_cdktf(arguments: Sequence[str], *, cwd: Path = PROJECT, env: Mapping[str, str] | None = None) -> int:
+def run_cdktf(arguments: Sequence[str], *, cwd: Path = PROJECT_DIR, env: Mapping[str, str] | None = None) -> int:
     """Exit status of `cdktf <arguments>`, with the pinned Node and the project's virtualenv first on PATH."""
     # Same order as the Makefile: never the machine's own (possibly end-of-life) Node.
-    path = os.pathsep.join([str(PROJECT / "node_modules" / ".bin"), str(PROJECT / ".venv" / "bin"), os.environ["PATH"]])
+    path = os.pathsep.join([str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin"), os.environ["PATH"]])
     return subprocess.run(["cdktf", *arguments], cwd=cwd, env={**os.environ, **(env or {}), "PATH": path}, check=False).returncode
 
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from stacks.config import ConfigError, load_config
-from stacks.teardown import FORCE_ENV, teardown_plan
-from tools.aws import weighted_records, zone_id
+from stacks.teardown import FORCE_ENV, TeardownPlan, teardown_plan
+from tools.aws import colour_weight, zone_id
 from tools.cli import run_cdktf
 from tools.teardown import UnsafeTeardownError, check_weight
 
@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UnsafeTeardownError(f"{args.colour!r} is not a configured colour; use one of {', '.join(config.clusters)}")
         plan = teardown_plan(config, args.colour, config.clusters[args.colour])
         if not args.force:
-            check_weight(plan, _live_weight(plan.region, plan.zone_name, plan.hostname, args.colour))
+            check_weight(plan, _live_weight(plan))
     except (ConfigError, UnsafeTeardownError) as err:
         print(f"refused: {err}", file=sys.stderr)
         return 2
@@ -44,16 +44,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-def _live_weight(region: str, zone_name: str, hostname: str, colour: str) -> int | None:
+def _live_weight(plan: TeardownPlan) -> int | None:
     import boto3
 
-    route53 = boto3.client("route53", region_name=region)
+    route53 = boto3.client("route53", region_name=plan.region)
     try:
-        zone = zone_id(route53, zone_name)
+        zone = zone_id(route53, plan.zone_name)
     except LookupError:
         return None
-    record = weighted_records(route53, zone, hostname).get(colour)
-    return record.weight if record else None
+    return colour_weight(route53, zone, plan.hostname, plan.colour)
 
 
 if __name__ == "__main__":

@@ -197,8 +197,7 @@ class Shift:
             self._say(f"{target} already has all the traffic ({describe(weights)}): nothing to do")
             return
         affected = [colour for colour in weights if any(state[colour] != weights[colour] for state in plan)]
-        zone = self._preflight(target, affected, weights)
-        dimension = load_balancer_for(self.aws.elbv2, weighted_records(self.aws.route53, zone, self._hostname)[target])[1]
+        zone, dimension = self._preflight(target, affected, weights)
         s = self.settings
         self._say(
             f"shifting to {target}: {describe(weights)} -> {describe(plan[-1])} in {len(plan)} step(s); each step is "
@@ -215,6 +214,7 @@ class Shift:
 
     def _steps(self, plan: list[Weights], affected: list[str], zone: str, dimension: str, previous: Weights) -> None:
         s = self.settings
+        window = 60 * math.ceil(s.interval_seconds / 60)  # whole minutes
         for number, state in enumerate(plan, 1):
             started = self.clock.now()
             label = f"step {number}/{len(plan)}  {describe(state)}"
@@ -226,9 +226,9 @@ class Shift:
             now = self.clock.now()
             self.clock.sleep((60 - now.second - now.microsecond / 1e6) % 60)
             window_start = self.clock.now()
-            self.clock.sleep(60 * math.ceil(s.interval_seconds / 60))
+            self.clock.sleep(window)
             self.clock.sleep(METRICS_DELAY_SECONDS)
-            metrics = read_metrics(self.aws.cloudwatch, dimension, window_start, 60 * math.ceil(s.interval_seconds / 60))
+            metrics = read_metrics(self.aws.cloudwatch, dimension, window_start, window)
             breach = judge(metrics, s)
             left = (self.clock.now() - started) * (len(plan) - number)
             self._say(f"{label}  | {_describe_metrics(metrics)} | {'GATE TRIPPED' if breach else 'ok'} | ~{_minutes(left)} left")
@@ -241,7 +241,8 @@ class Shift:
     def _hostname(self) -> str:
         return self.config.dns.app_hostname
 
-    def _preflight(self, target: str, affected: list[str], weights: Weights) -> str:
+    def _preflight(self, target: str, affected: list[str], weights: Weights) -> tuple[str, str]:
+        """The sub-zone's id and the target load balancer's CloudWatch dimension, once all is safe."""
         for colour in affected:
             name = cluster_name(self.config, colour)
             try:
@@ -270,10 +271,9 @@ class Shift:
                 f"deploy the config first (cdktf deploy {' '.join(affected)}) or correct it"
             )
         try:
-            load_balancer_for(self.aws.elbv2, live[target])
+            return zone, load_balancer_for(self.aws.elbv2, live[target])[1]
         except LookupError as err:
             raise UnsafeShiftError(str(err)) from None
-        return zone
 
     def _apply(self, state: Weights, affected: list[str], zone: str) -> None:
         """Write the weights, deploy, and return once clients can be getting them."""

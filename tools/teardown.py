@@ -28,7 +28,7 @@ from datetime import timedelta
 from typing import Any, TextIO
 
 from stacks.teardown import FORCE_ENV, PLAN_ENV, TeardownPlan
-from tools.aws import colour_leftovers, weighted_records, zone_id
+from tools.aws import colour_leftovers, colour_weight, zone_id
 from tools.cli import exit_status
 from tools.kube import APPLICATIONS, INGRESSES, KubeApi, KubeError
 from tools.shift import Clock, SystemClock
@@ -78,17 +78,17 @@ class Teardown:
     def run(self) -> None:
         self._deadline = self.clock.now() + timedelta(seconds=self.plan.timeout_seconds)
         zone = self._zone()
-        live = weighted_records(self.aws.route53, zone, self.plan.hostname).get(self.plan.colour) if zone else None
         if self.force:
             self._say(f"--force: not checking {self.plan.colour}'s weight")
         else:
-            check_weight(self.plan, live.weight if live else None)
-        if self._cluster_exists():
-            self._through_kubernetes(self._remove_workloads)
+            check_weight(self.plan, colour_weight(self.aws.route53, zone, self.plan.hostname, self.plan.colour))
+        api = self.kube() if self._cluster_exists() else None
+        if api:
+            self._through_kubernetes(functools.partial(self._remove_workloads, api))
         if zone:
             self._wait_until_gone(zone)
-        if self._cluster_exists():
-            self._through_kubernetes(lambda: self._remove(self.plan.controller_applications))
+        if api:
+            self._through_kubernetes(functools.partial(self._remove, self.plan.controller_applications, api))
         self._say(f"{self.plan.colour}: applications, load balancers and records are gone; Terraform removes the rest")
 
     def _zone(self) -> str | None:
@@ -116,8 +116,7 @@ class Teardown:
                 ) from None
             self._say(f"--force: skipping the applications, the Kubernetes API is unreachable ({err})")
 
-    def _remove_workloads(self) -> None:
-        api = self.kube()
+    def _remove_workloads(self, api: KubeApi) -> None:
         parent = self._application(self.plan.parent_application)
         if api.get(parent) is not None:
             # Automated sync would re-create the children the next steps delete.
@@ -127,8 +126,7 @@ class Teardown:
         for namespace in self.plan.ingress_namespaces:
             self._remove_ingresses(api, namespace)
 
-    def _remove(self, names: tuple[str, ...], api: KubeApi | None = None) -> None:
-        api = api or self.kube()
+    def _remove(self, names: tuple[str, ...], api: KubeApi) -> None:
         for name in names:
             path = self._application(name)
             if api.get(path) is None:
