@@ -249,6 +249,18 @@ def test_what_outlives_the_bounded_wait_is_named_and_the_controllers_are_kept(bl
     assert kube.application("aws-load-balancer-controller") is not None
 
 
+def test_two_zones_with_the_sub_zones_name_stop_the_destroy_instead_of_hiding_the_records(
+    blue: Emulated, kube: FakeKubernetes
+) -> None:
+    twin = blue.route53.create_hosted_zone(Name=ZONE_NAME, CallerReference="twin")["HostedZone"]["Id"]
+    try:
+        with pytest.raises(TeardownError, match=r"2 public hosted zones are named eks\.example\.com .*nothing of blue"):
+            teardown_of(blue, kube, FakeClock()).run()
+        assert kube.events == []
+    finally:
+        blue.route53.delete_hosted_zone(Id=twin)
+
+
 def test_a_cluster_that_is_already_gone_only_waits_for_aws(emulated: Emulated) -> None:
     teardown_of(emulated, None, FakeClock()).run()  # no EKS cluster: the Kubernetes API is never called
 

@@ -34,11 +34,20 @@ def fqdn(name: str) -> str:
 
 def zone_id(route53: Any, zone_name: str) -> str:
     """The public hosted zone named zone_name (common's sub-zone)."""
+    zone = find_zone(route53, zone_name)
+    if zone is None:
+        raise LookupError(f"no public hosted zone named {zone_name}: deploy common first (cdktf deploy common)")
+    return zone
+
+
+def find_zone(route53: Any, zone_name: str) -> str | None:
+    """The public hosted zone named zone_name, or None when there is none. Two such zones are an
+    error, not an absence: which one holds the records cannot be told."""
     wanted = fqdn(zone_name)
     listing = route53.list_hosted_zones_by_name(DNSName=wanted, MaxItems="100")["HostedZones"]
     zones = [z for z in listing if z["Name"] == wanted and not z.get("Config", {}).get("PrivateZone", False)]
     if not zones:
-        raise LookupError(f"no public hosted zone named {zone_name}: deploy common first (cdktf deploy common)")
+        return None
     if len(zones) > 1:
         ids = ", ".join(z["Id"].rsplit("/", 1)[-1] for z in zones)
         raise LookupError(f"{len(zones)} public hosted zones are named {zone_name} ({ids}): remove the one common did not make")

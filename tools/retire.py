@@ -15,7 +15,7 @@ from pathlib import Path
 
 from stacks.config import ConfigError, load_config
 from stacks.teardown import FORCE_ENV, TeardownPlan, teardown_plan
-from tools.aws import colour_weight, zone_id
+from tools.aws import colour_weight, find_zone
 from tools.cli import run_cdktf
 from tools.teardown import UnsafeTeardownError, check_weight
 
@@ -49,9 +49,9 @@ def _live_weight(plan: TeardownPlan) -> int | None:
 
     route53 = boto3.client("route53", region_name=plan.region)
     try:
-        zone = zone_id(route53, plan.zone_name)
-    except LookupError:
-        return None
+        zone = find_zone(route53, plan.zone_name)
+    except LookupError as err:
+        raise UnsafeTeardownError(str(err)) from None
     return colour_weight(route53, zone, plan.hostname, plan.colour)
 
 

@@ -28,7 +28,7 @@ from datetime import timedelta
 from typing import Any, TextIO
 
 from stacks.teardown import FORCE_ENV, PLAN_ENV, TeardownPlan
-from tools.aws import colour_leftovers, colour_weight, zone_id
+from tools.aws import colour_leftovers, colour_weight, find_zone
 from tools.cli import exit_status
 from tools.kube import APPLICATIONS, INGRESSES, KubeApi, KubeError
 from tools.shift import Clock, SystemClock
@@ -92,10 +92,11 @@ class Teardown:
         self._say(f"{self.plan.colour}: applications, load balancers and records are gone; Terraform removes the rest")
 
     def _zone(self) -> str | None:
+        """None when common's zone is gone: then no record of ours can be left in it."""
         try:
-            return zone_id(self.aws.route53, self.plan.zone_name)
-        except LookupError:
-            return None  # common's zone is gone: no record of ours can be left in it
+            return find_zone(self.aws.route53, self.plan.zone_name)
+        except LookupError as err:
+            raise TeardownError(f"{err}; nothing of {self.plan.colour} has been deleted") from None
 
     def _cluster_exists(self) -> bool:
         try:
