@@ -14,6 +14,9 @@ import pytest
 from tests.sample_app import free_port
 from tools.terraformrc import PROJECT_DIR, configure_environment
 
+# Fixtures for checks that run beside the suite (terraform validate, checkov).
+pytest_plugins = ["tests.background_checks"]
+
 if TYPE_CHECKING:
     from tests.emulated_aws import Emulated
     from tests.synth import Synthesized
@@ -25,6 +28,15 @@ os.environ.setdefault("CHECKPOINT_DISABLE", "1")
 os.environ.setdefault("NODE_OPTIONS", "--max-old-space-size=4096 --no-deprecation")
 os.environ.setdefault("JSII_RUNTIME_PACKAGE_CACHE_ROOT", str(PROJECT_DIR / ".cache" / "jsii"))
 configure_environment()
+
+
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> list[pytest.Item] | None:
+    """cdktf's `Testing` helper is not a test class. Left to pytest, every module importing it
+    gets a "cannot collect" warning whose source location costs a parse of cdktf's whole
+    __init__.py (~1 s a module)."""
+    if name == "Testing" and getattr(obj, "__module__", "") == "cdktf":
+        return []
+    return None
 
 
 @pytest.fixture(scope="session")
@@ -39,6 +51,16 @@ def default_app(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     from tests.synth import synthesize
 
     return synthesize(load_config(PROJECT_DIR / "cdktf.json"), tmp_path_factory.mktemp("default"))
+
+
+@pytest.fixture(scope="session")
+def everything_on(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """tests/samples.EVERYTHING_ON synthesized once: the other side of every optional switch."""
+    from stacks.config import config_from_dict
+    from tests.samples import EVERYTHING_ON
+    from tests.synth import synthesize
+
+    return synthesize(config_from_dict(EVERYTHING_ON), tmp_path_factory.mktemp("everything-on"))
 
 
 @pytest.fixture(scope="session")
@@ -60,11 +82,14 @@ def emulated_clients() -> Iterator[Emulated]:
     """moto in-process for one test module, and clients on it."""
     from moto import mock_aws
 
-    from tests.emulated_aws import Emulated
+    from tests.emulated_aws import Emulated, one_boto3_session_for_moto
 
     with pytest.MonkeyPatch.context() as patch:
         for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
             patch.delenv(name, raising=False)
+        one_boto3_session_for_moto(patch)
+        # No test here starts an instance: moto's ~11,000 default AMIs would only cost set-up time.
+        patch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
         with mock_aws():
             yield Emulated.connect()
 

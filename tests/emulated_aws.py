@@ -7,6 +7,7 @@ target group and security group, all tagged as the controller tags them.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import uuid
@@ -217,6 +218,15 @@ def minutes(start: datetime, end: datetime) -> Iterator[datetime]:
     while minute < end:
         yield minute
         minute += timedelta(minutes=1)
+
+
+def one_boto3_session_for_moto(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto's EKS checks every CreateCluster's role ARN against the partitions of a brand-new
+    boto3 Session, which parses botocore's endpoint data again (~0.15 s a cluster, most of a
+    world's set-up). The partitions never change within a run: one Session answers them all."""
+    import moto.eks.utils
+
+    monkeypatch.setattr(moto.eks.utils, "Session", functools.cache(boto3.Session))
 
 
 def teach_percentiles(monkeypatch: pytest.MonkeyPatch) -> None:

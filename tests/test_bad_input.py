@@ -1,5 +1,8 @@
-"""Bad input never reaches Terraform: `python main.py` (what `cdktf synth` runs) exits non-zero,
-names the key, and writes no cdktf.out, for each of these broken configurations."""
+"""Bad input never reaches Terraform: main.py (what `cdktf synth` runs) exits non-zero, names the
+key, and writes no cdktf.out, for each of these broken configurations.
+
+The cases run main() in-process (a fresh interpreter per case cost ~3 s of the suite for nothing
+the exit-code test below does not already show); one case runs as `python main.py`."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import main
 from tools.terraformrc import PROJECT_DIR
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
@@ -65,15 +69,33 @@ CASES: list[tuple[str, Any, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("case", "config", "named"), CASES, ids=[c[0] for c in CASES])
-def test_main_refuses_bad_input_before_writing_anything(tmp_path: Path, case: str, config: Any, named: str) -> None:
+def write_config(directory: Path, config: Any) -> None:
     is_raw_text = isinstance(config, str) and config.startswith("{")
     text = config if is_raw_text else json.dumps({"language": "python", "context": {"config": config}})
-    (tmp_path / "cdktf.json").write_text(text)
+    (directory / "cdktf.json").write_text(text)
+
+
+@pytest.mark.parametrize(("case", "config", "named"), CASES, ids=[c[0] for c in CASES])
+def test_main_refuses_bad_input_before_writing_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], case: str, config: Any, named: str
+) -> None:
+    write_config(tmp_path, config)
+    monkeypatch.chdir(tmp_path)
+    # Named, so that a config wrongly let through would show up in tmp_path (jsii's cwd is not ours).
+    assert main.main(outdir=str(tmp_path / "cdktf.out")) == 2, case
+    err = capsys.readouterr().err
+    assert named in err, err
+    assert "invalid configuration" in err
+    assert not (tmp_path / "cdktf.out").exists()
+
+
+def test_python_main_py_exits_2_with_the_message_and_no_traceback(tmp_path: Path) -> None:
+    _, config, named = CASES[0]
+    write_config(tmp_path, config)
     done = subprocess.run(
         [sys.executable, str(PROJECT_DIR / "main.py")], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
     )
-    assert done.returncode == 2, (case, done.stdout, done.stderr)
+    assert done.returncode == 2, (done.stdout, done.stderr)
     assert named in done.stderr, done.stderr
     assert "invalid configuration" in done.stderr
     assert "Traceback" not in done.stderr

@@ -3,54 +3,26 @@ each justified and each still needed."""
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
-from pathlib import Path
+from concurrent.futures import Future
 from typing import Any
 
 import pytest
 import yaml
 
-from stacks.config import config_from_dict
-from tests.samples import WITH_IMAGE_BUILD
-from tests.synth import Synthesized, synthesize
-from tools.terraformrc import PROJECT_DIR
+from tests.checkov import CONFIG_FILE
 
-pytestmark = pytest.mark.slow
+# checkov runs in the background from the session's start (tests/background_checks.py).
+pytestmark = [pytest.mark.slow, pytest.mark.background("checkov_report")]
 
-CHECKOV = PROJECT_DIR / "tools" / "checkov" / ".venv" / "bin" / "checkov"  # installed by the Makefile
-CONFIG_FILE = PROJECT_DIR / ".checkov.yaml"
 SKIP_LINE = re.compile(r"^\s*-\s*(CKV2?_[A-Z0-9_]+)\s*(#\s*(.*))?$")
 
 
-def checkov(directory: Path) -> dict[str, Any]:
-    """One checkov run with the project's config and no skips: the gate and the staleness
-    check both read its failures (the gate is: every failure is a justified skip)."""
-    assert CHECKOV.exists(), f"{CHECKOV} is missing: `make test` installs it (tools/checkov/Pipfile)"
-    done = subprocess.run(
-        [str(CHECKOV), "--config-file", str(CONFIG_FILE), "--skip-check", "NONE", "-d", str(directory), "-o", "json"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    report = json.loads(done.stdout)
-    (result,) = report if isinstance(report, list) else [report]
-    assert result["check_type"] == "terraform_json"
-    return dict(result)
-
-
 @pytest.fixture(scope="module")
-def result(default_app: Synthesized, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def result(checkov_report: Future[dict[str, Any]]) -> dict[str, Any]:
     """checkov over the project's synth and a variant with the optional parts switched on
     (image build, Terraform-delivered app, extra admins), in one run."""
-    both = tmp_path_factory.mktemp("checkov")
-    shutil.copytree(default_app.outdir, both / "default")
-    raw = {**WITH_IMAGE_BUILD, "app": {"delivery": "helm"}, "eks": {"admin_role_arns": ["arn:aws:iam::123456789012:role/admins"]}}
-    synthesize(config_from_dict(raw), both / "variant")
-    return checkov(both)
+    return checkov_report.result()
 
 
 def skips() -> dict[str, str]:

@@ -11,7 +11,7 @@ from cdktf import Testing
 
 from stacks.config import Config, config_from_dict, subnet_cidrs
 from stacks.contract import DESCRIPTIONS, CommonOutput
-from tests.samples import CONNECTION_ARN, REPO_URL, WITH_IMAGE_BUILD
+from tests.samples import CONNECTION_ARN, REPO_URL
 from tests.synth import Synthesized, references, synthesize
 
 COMMON = "common"
@@ -298,8 +298,8 @@ def test_local_state_file_of_its_own(app: Synthesized, project_dir: Path) -> Non
 
 
 @pytest.fixture(scope="module")
-def with_build(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(config_from_dict(WITH_IMAGE_BUILD), tmp_path_factory.mktemp("build"))
+def with_build(everything_on: Synthesized) -> Synthesized:
+    return everything_on
 
 
 def test_no_image_build_unless_a_connection_is_configured(app: Synthesized) -> None:

@@ -51,7 +51,8 @@ class FakeKubernetes:
         self.events: list[str] = []
         self.tokens: set[str] = set()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # A short poll: shutdown() waits for the loop's next poll (0.5 s by default), once per test.
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
     @property
     def url(self) -> str:
@@ -130,6 +131,7 @@ def kube() -> Iterator[FakeKubernetes]:
         fake.add_application(name)
     yield fake
     fake.server.shutdown()
+    fake.server.server_close()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ carries the right plan, and Terraform really runs it (against the moto server) w
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 import uuid
@@ -18,17 +17,15 @@ from components.teardown import HOOK_COMMAND
 from stacks.config import load_config
 from stacks.teardown import FORCE_ENV, PLAN_ENV, applications_by_wave, teardown_plan
 from stacks.workloads import PARENT_APPLICATION
-from tests.synth import Synthesized, synthesize
+from tests.synth import Synthesized
 from tests.terraform import run
 
 HOOK = "teardown/hook"
 
 
 @pytest.fixture(scope="module")
-def helm_delivery(tmp_path_factory: pytest.TempPathFactory, project_dir: Path) -> Synthesized:
-    config = load_config(project_dir / "cdktf.json")
-    config = dataclasses.replace(config, app=dataclasses.replace(config.app, delivery="helm"))
-    return synthesize(config, tmp_path_factory.mktemp("helm-delivery"))
+def helm_delivery(everything_on: Synthesized) -> Synthesized:
+    return everything_on
 
 
 def addresses(app: Synthesized, stack: str) -> set[str]:

@@ -2,51 +2,28 @@
 (from the filesystem mirror when there is one). The colours go without their helm/kubernetes
 parts, whose providers cannot be installed here (tests/test_values_chain.py renders those).
 
-All stacks are validated in one Terraform run, as modules of one throwaway root: the aws
-provider's schema is loaded once instead of once per stack.
+All stacks are validated in one Terraform run, as modules of one throwaway root
+(tests/background_checks.py builds it and runs Terraform while the rest of the suite runs).
 """
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from stacks.config import config_from_dict
-from tests.samples import WITH_IMAGE_BUILD
-from tests.synth import Synthesized, synthesize
-from tests.terraform import aws_part, init_and_validate, provider_versions
+from tests.terraform import provider_versions
 
-pytestmark = pytest.mark.slow
-
-# Only the in-cluster part goes: Argo CD, the App of Apps and the argocd namespace.
-IN_CLUSTER = ["helm_release", "helm_release", "kubernetes_namespace_v1"]
+# Terraform runs in the background from the session's start (tests/background_checks.py).
+pytestmark = [pytest.mark.slow, pytest.mark.background("terraform_validation")]
 
 
 @pytest.fixture(scope="module")
-def with_build(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(config_from_dict(WITH_IMAGE_BUILD), tmp_path_factory.mktemp("tf-build"))
-
-
-@pytest.fixture(scope="module")
-def validated(
-    default_app: Synthesized, with_build: Synthesized, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[Path, dict[str, Any]]:
-    """One root module holding every stack as a module; validated once."""
-    root = tmp_path_factory.mktemp("validate")
-    modules = {"common": default_app.json("common"), "common_with_build": with_build.json("common")}
-    for colour in ("blue", "green"):
-        document, removed = aws_part(default_app.json(colour))
-        assert sorted(r.split(".")[0] for r in removed) == IN_CLUSTER
-        modules[colour] = document
-    for name, document in modules.items():
-        del document["terraform"]["backend"]  # validation needs no state; a module may not have a backend
-        (root / name).mkdir()
-        (root / name / "cdk.tf.json").write_text(json.dumps(document))
-    (root / "main.tf.json").write_text(json.dumps({"module": {name: {"source": f"./{name}"} for name in modules}}))
-    return root, init_and_validate(root)
+def validated(terraform_validation: Future[tuple[Path, dict[str, Any]]]) -> tuple[Path, dict[str, Any]]:
+    return terraform_validation.result()
 
 
 def test_every_stack_is_valid_terraform_for_aws_5_100(validated: tuple[Path, dict[str, Any]]) -> None:

@@ -1,0 +1,91 @@
+"""Checks that run as other programs (`terraform validate`, checkov), started when the session's
+first test starts and run while the rest of the suite does.
+
+The suite is one Python process on one core; these two are ~14 s of their own processes'
+work that would otherwise sit on the suite's critical path. Their fixtures synthesize on the
+main thread (jsii is not thread-safe), hand the subprocess part to a thread and return a
+Future. Tests that wait on them carry `pytest.mark.background` and are moved to the end of the
+session, so by the time they wait the result is usually there.
+
+A pytest plugin (registered in tests/conftest.py): fixtures requested from the session's
+start-up must be session-scoped and visible to the session, which test modules' are not.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.checkov import checkov
+from tests.terraform import aws_part, init_and_validate
+
+if TYPE_CHECKING:
+    # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
+    from tests.synth import Synthesized
+
+# Only the in-cluster part goes: Argo CD, the App of Apps and the argocd namespace.
+IN_CLUSTER = ["helm_release", "helm_release", "kubernetes_namespace_v1"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that wait on a background check go last (stable: modules stay whole and in order)."""
+    items.sort(key=lambda item: item.get_closest_marker("background") is not None)
+
+
+@pytest.fixture(scope="session")
+def background_pool() -> Iterator[ThreadPoolExecutor]:
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="background-check") as pool:
+        yield pool
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _start_background_checks(request: pytest.FixtureRequest) -> None:
+    """Before the first test: start every check a selected test will wait on (none when no
+    selected test needs one, so `pytest tests/test_config.py` synthesizes nothing)."""
+    wanted = {marker.args[0] for item in request.session.items for marker in item.iter_markers("background")}
+    for fixture in sorted(wanted):
+        request.getfixturevalue(fixture)
+
+
+@pytest.fixture(scope="session")
+def terraform_validation(
+    default_app: Synthesized,
+    everything_on: Synthesized,
+    background_pool: ThreadPoolExecutor,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Future[tuple[Path, dict[str, Any]]]:
+    """`terraform validate -json` of one root module holding every stack as a module: the aws
+    provider's schema is loaded once instead of once per stack. The colours go without their
+    helm/kubernetes parts, whose providers cannot be installed here."""
+    root = tmp_path_factory.mktemp("validate")
+    modules = {"common": default_app.json("common"), "common_with_build": everything_on.json("common")}
+    for colour in ("blue", "green"):
+        document, removed = aws_part(default_app.json(colour))
+        assert sorted(r.split(".")[0] for r in removed) == IN_CLUSTER
+        modules[colour] = document
+    for name, document in modules.items():
+        del document["terraform"]["backend"]  # validation needs no state; a module may not have a backend
+        (root / name).mkdir()
+        (root / name / "cdk.tf.json").write_text(json.dumps(document))
+    (root / "main.tf.json").write_text(json.dumps({"module": {name: {"source": f"./{name}"} for name in modules}}))
+    return background_pool.submit(lambda: (root, init_and_validate(root)))
+
+
+@pytest.fixture(scope="session")
+def checkov_report(
+    default_app: Synthesized,
+    everything_on: Synthesized,
+    background_pool: ThreadPoolExecutor,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Future[dict[str, Any]]:
+    """One checkov run over the project's synth and the one with every optional part on."""
+    both = tmp_path_factory.mktemp("checkov")
+    shutil.copytree(default_app.outdir, both / "default")
+    shutil.copytree(everything_on.outdir, both / "variant")
+    return background_pool.submit(checkov, both)

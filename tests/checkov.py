@@ -1,0 +1,30 @@
+"""Run checkov (its own virtualenv: it pins its dependencies exactly) on synthesized Terraform JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tools.terraformrc import PROJECT_DIR
+
+CHECKOV = PROJECT_DIR / "tools" / "checkov" / ".venv" / "bin" / "checkov"  # installed by the Makefile
+CONFIG_FILE = PROJECT_DIR / ".checkov.yaml"
+
+
+def checkov(directory: Path) -> dict[str, Any]:
+    """One checkov run with the project's config and no skips: the gate and the staleness
+    check both read its failures (the gate is: every failure is a justified skip)."""
+    assert CHECKOV.exists(), f"{CHECKOV} is missing: `make test` installs it (tools/checkov/Pipfile)"
+    done = subprocess.run(
+        [str(CHECKOV), "--config-file", str(CONFIG_FILE), "--skip-check", "NONE", "-d", str(directory), "-o", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    report = json.loads(done.stdout)
+    (result,) = report if isinstance(report, list) else [report]
+    assert result["check_type"] == "terraform_json"
+    return dict(result)
