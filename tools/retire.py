@@ -16,7 +16,7 @@ from pathlib import Path
 from stacks.config import ConfigError, load_config
 from stacks.teardown import FORCE_ENV, TeardownPlan, teardown_plan
 from tools.aws import colour_weight, find_zone
-from tools.cli import run_cdktf
+from tools.cli import exit_status, run_cdktf
 from tools.teardown import UnsafeTeardownError, check_weight
 
 
@@ -27,16 +27,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--auto-approve", action="store_true", help="do not ask before destroying (cdktf's flag)")
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
-    try:
+
+    def check() -> None:
         config = load_config(args.config)
         if args.colour not in config.clusters:
             raise UnsafeTeardownError(f"{args.colour!r} is not a configured colour; use one of {', '.join(config.clusters)}")
         plan = teardown_plan(config, args.colour, config.clusters[args.colour])
         if not args.force:
             check_weight(plan, _live_weight(plan))
-    except (ConfigError, UnsafeTeardownError) as err:
-        print(f"refused: {err}", file=sys.stderr)
-        return 2
+
+    refusal = exit_status(check, refused=(ConfigError, UnsafeTeardownError), failed=())
+    if refusal:
+        return refusal
     command = ["destroy", args.colour, *(["--auto-approve"] if args.auto_approve else [])]
     status = run_cdktf(command, cwd=args.config.resolve().parent, env={FORCE_ENV: "1" if args.force else "0"})
     if status == 0:
