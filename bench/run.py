@@ -32,11 +32,11 @@ from pathlib import Path
 
 import psutil
 
+from stacks.config import SUPPORTED_KUBERNETES_VERSIONS
 from tools.project import link_project
 from tools.terraformrc import PROJECT_DIR
 
 PYTHON = sys.executable
-VERSIONS = ("1.32", "1.33", "1.34", "1.35")
 
 
 @dataclass
@@ -93,7 +93,13 @@ def project_copy(root: Path, name: str, clusters: dict[str, dict[str, object]] |
 
 def colours(count: int) -> dict[str, dict[str, object]]:
     """`count` colours; weights 100 then 0; versions cycle (see bench/main_any_versions.py)."""
-    return {f"c{i}": {"kubernetes_version": VERSIONS[i % len(VERSIONS)], "weight": 100 if i == 0 else 0} for i in range(count)}
+    return {
+        f"c{i}": {
+            "kubernetes_version": SUPPORTED_KUBERNETES_VERSIONS[i % len(SUPPORTED_KUBERNETES_VERSIONS)],
+            "weight": 100 if i == 0 else 0,
+        }
+        for i in range(count)
+    }
 
 
 def machine() -> str:

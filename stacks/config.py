@@ -30,6 +30,8 @@ COMMON_STACK = "common"
 # Smallest subnet: with the VPC CNI every pod takes an address from its node's private subnet.
 MIN_SUBNET_PREFIX = 24
 MAX_WEIGHT = 255  # Route53 weighted records accept 0-255.
+# ALB metrics arrive in 60 s periods: a shorter shift window can hold no complete period.
+MIN_SHIFT_INTERVAL_SECONDS = 60
 
 _LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 _COLOUR = re.compile(r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$")
@@ -207,6 +209,11 @@ class Config:
     app: AppConfig = field(default_factory=AppConfig)
     state: StateConfig = field(default_factory=StateConfig)
     clusters: Mapping[str, ClusterConfig] = field(default_factory=_default_clusters)
+
+    @property
+    def weights(self) -> dict[str, int]:
+        """Each colour's Route53 weight, in config order."""
+        return {colour: cluster.weight for colour, cluster in self.clusters.items()}
 
 
 class ConfigError(Exception):
@@ -434,8 +441,8 @@ def _gitops_rules(c: Config, p: Problems) -> None:
     _check(p, "traffic.teardown_timeout_seconds", t.teardown_timeout_seconds, teardown_ok, "use 60-7200 seconds")
     s = t.shift
     _check(p, "traffic.shift.step", s.step, 1 <= s.step <= MAX_WEIGHT, f"use 1-{MAX_WEIGHT} (weight moved per step)")
-    # ALB metrics arrive in 60 s periods: a shorter window can hold no complete period.
-    _check(p, "traffic.shift.interval_seconds", s.interval_seconds, 60 <= s.interval_seconds <= 3600, "use 60-3600 seconds")
+    interval_ok = MIN_SHIFT_INTERVAL_SECONDS <= s.interval_seconds <= 3600
+    _check(p, "traffic.shift.interval_seconds", s.interval_seconds, interval_ok, f"use {MIN_SHIFT_INTERVAL_SECONDS}-3600 seconds")
     _check(p, "traffic.shift.max_5xx_ratio", s.max_5xx_ratio, 0 <= s.max_5xx_ratio <= 1, "use a ratio 0-1, e.g. 0.01")
     p99_ok = 0 < s.max_p99_seconds <= 60
     _check(p, "traffic.shift.max_p99_seconds", s.max_p99_seconds, p99_ok, "use more than 0 and at most 60 seconds")
@@ -513,12 +520,11 @@ def _cluster_rules(c: Config, p: Problems) -> None:
             _check(p, f"{key}.addon_versions.{addon}", version, ok, "use an EKS add-on version such as 'v1.19.2-eksbuild.1'")
     weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
     all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
-    weights = {colour: cluster.weight for colour, cluster in c.clusters.items()}
     if weights_known:
         _check(
             p,
             "clusters.*.weight",
-            weights,
+            c.weights,
             not all_zero,
             "at least one colour needs a weight above 0 (with all weights 0, Route53 splits traffic evenly)",
         )

@@ -136,7 +136,7 @@ def test_weights_are_written_where_the_config_lives_and_nothing_else_changes(tmp
     path = write_project(tmp_path, config, in_file=in_file)
     write_weights(path, {"blue": 40, "green": 60})
     loaded = load_config(path)
-    assert {c: k.weight for c, k in loaded.clusters.items()} == {"blue": 40, "green": 60}
+    assert loaded.weights == {"blue": 40, "green": 60}
     assert dict(loaded.tags) == {"Team": "platform"}
     written = json.loads((tmp_path / ("config.json" if in_file else "cdktf.json")).read_text())
     clusters = written["clusters"] if in_file else written["context"]["config"]["clusters"]
@@ -217,7 +217,7 @@ def shift_in(tmp_path: Path, aws: Emulated, *, step: int = 20, **settings: Any) 
 
 
 def configured_weights(shift: Shift) -> dict[str, int]:
-    return {c: k.weight for c, k in load_config(shift.config_path).clusters.items()}
+    return load_config(shift.config_path).weights
 
 
 def test_a_healthy_shift_reaches_all_traffic_in_the_planned_steps(tmp_path: Path, deployed: Emulated) -> None:

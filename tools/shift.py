@@ -24,14 +24,22 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn, Protocol, TextIO
 
-from stacks.config import MAX_WEIGHT, Config, ConfigError, ShiftConfig, cluster_name, load_config, write_weights
+from stacks.config import (
+    MAX_WEIGHT,
+    MIN_SHIFT_INTERVAL_SECONDS,
+    Config,
+    ConfigError,
+    ShiftConfig,
+    cluster_name,
+    load_config,
+    write_weights,
+)
 from tools.aws import load_balancer_for, weighted_records, zone_id
 from tools.cli import exit_status, run_cdktf
 
 # CloudWatch publishes ALB metrics per minute, about a minute late: a window is read this long after it closes.
 METRICS_DELAY_SECONDS = 60
 POLL_SECONDS = 10  # between two readings of Route53
-MIN_INTERVAL_SECONDS = 60  # one complete CloudWatch period
 
 Weights = dict[str, int]
 Deploy = Callable[[Sequence[str]], None]
@@ -191,7 +199,7 @@ class Shift:
     out: TextIO
 
     def run(self, target: str) -> None:
-        weights = {colour: cluster.weight for colour, cluster in self.config.clusters.items()}
+        weights = self.config.weights
         plan = plan_weights(weights, target, self.settings.step)
         if not plan:
             self._say(f"{target} already has all the traffic ({describe(weights)}): nothing to do")
@@ -339,8 +347,10 @@ def _run(args: argparse.Namespace, aws: Aws | None, deploy: Deploy | None) -> No
         step=config.traffic.shift.step if args.step is None else args.step,
         interval_seconds=config.traffic.shift.interval_seconds if args.interval is None else args.interval,
     )
-    if settings.interval_seconds < MIN_INTERVAL_SECONDS:
-        raise UnsafeShiftError(f"--interval: {settings.interval_seconds} is not allowed; use at least {MIN_INTERVAL_SECONDS} s")
+    if settings.interval_seconds < MIN_SHIFT_INTERVAL_SECONDS:
+        raise UnsafeShiftError(
+            f"--interval: {settings.interval_seconds} is not allowed; use at least {MIN_SHIFT_INTERVAL_SECONDS} s"
+        )
     if args.dry_run:
         _print_plan(config, settings, args.to)
         return
@@ -349,7 +359,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, deploy: Deploy | None) -> No
 
 
 def _print_plan(config: Config, settings: ShiftConfig, target: str) -> None:
-    weights = {colour: cluster.weight for colour, cluster in config.clusters.items()}
+    weights = config.weights
     plan = plan_weights(weights, target, settings.step)
     print(f"now      {describe(weights)}")
     for number, state in enumerate(plan, 1):
