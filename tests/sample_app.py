@@ -1,4 +1,4 @@
-"""Helpers for the sample app's tests: load app/main.py, make and fill a table."""
+"""Helpers for the sample app's tests: load app/main.py, fill a table (tools/seed_table.py makes it)."""
 
 from __future__ import annotations
 
@@ -30,15 +30,6 @@ def load_app() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def create_table(client: Any, name: str = TABLE) -> None:
-    client.create_table(
-        TableName=name,
-        KeySchema=[{"AttributeName": "UserId", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "UserId", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
 
 
 def fill(client: Any, count: int, *, pad: int = 1000, name: str = TABLE) -> None:

@@ -297,17 +297,12 @@ def test_local_state_file_of_its_own(app: Synthesized, project_dir: Path) -> Non
 # --- image pipeline ----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def with_build(everything_on: Synthesized) -> Synthesized:
-    return everything_on
-
-
 def test_no_image_build_unless_a_connection_is_configured(app: Synthesized) -> None:
     assert "aws_codebuild_project" not in app.json(COMMON)["resource"]
 
 
-def test_image_build_runs_the_apps_buildspec_with_docker(with_build: Synthesized) -> None:
-    project = with_build.resource(COMMON, "aws_codebuild_project", "image-build/project")
+def test_image_build_runs_the_apps_buildspec_with_docker(everything_on: Synthesized) -> None:
+    project = everything_on.resource(COMMON, "aws_codebuild_project", "image-build/project")
     assert project["source"] == {
         "type": "GITHUB",
         "location": REPO_URL,
@@ -318,21 +313,21 @@ def test_image_build_runs_the_apps_buildspec_with_docker(with_build: Synthesized
     environment = project["environment"]
     assert environment["privileged_mode"] is True
     assert environment["image"].startswith("aws/codebuild/standard:")
-    repo_url = f"${{{address(with_build, 'aws_ecr_repository', 'image/repo')}.repository_url}}"
+    repo_url = f"${{{address(everything_on, 'aws_ecr_repository', 'image/repo')}.repository_url}}"
     assert environment["environment_variable"] == [{"name": "IMAGE_REPOSITORY_URL", "value": repo_url}]
     assert project["artifacts"] == {"type": "NO_ARTIFACTS"}
 
 
-def test_image_build_role_can_push_to_this_repository_only(with_build: Synthesized) -> None:
-    policy = json.loads(with_build.resource(COMMON, "aws_iam_role_policy", "image-build/policy")["policy"])
-    repo_arn = f"${{{address(with_build, 'aws_ecr_repository', 'image/repo')}.arn}}"
+def test_image_build_role_can_push_to_this_repository_only(everything_on: Synthesized) -> None:
+    policy = json.loads(everything_on.resource(COMMON, "aws_iam_role_policy", "image-build/policy")["policy"])
+    repo_arn = f"${{{address(everything_on, 'aws_ecr_repository', 'image/repo')}.arn}}"
     ecr = [s for s in policy["Statement"] if any(a.startswith("ecr:") for a in _actions(s))]
     assert {s["Resource"] for s in ecr if "ecr:PutImage" in _actions(s)} == {repo_arn}
     # Only the login call, which has no resource-level permission, is on "*".
     assert [_actions(s) for s in policy["Statement"] if s["Resource"] == "*"] == [["ecr:GetAuthorizationToken"]]
     connection = [s for s in policy["Statement"] if any(a.endswith(":UseConnection") for a in _actions(s))]
     assert [s["Resource"] for s in connection] == [CONNECTION_ARN]
-    trust = json.loads(with_build.resource(COMMON, "aws_iam_role", "image-build/role")["assume_role_policy"])
+    trust = json.loads(everything_on.resource(COMMON, "aws_iam_role", "image-build/role")["assume_role_policy"])
     assert trust["Statement"][0]["Principal"] == {"Service": "codebuild.amazonaws.com"}
 
 

@@ -11,7 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 from moto import mock_aws
 
-from tests.sample_app import APP_ENV, REGION, TABLE, create_table, fill, load_app
+from tests.sample_app import APP_ENV, REGION, TABLE, fill, load_app
+from tools.seed_table import create_table
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,7 @@ def count_scans(sample: ModuleType) -> list[str]:
 
 
 def test_lists_every_item_across_scan_pages(aws: Any, sample: ModuleType, client: TestClient) -> None:
-    create_table(aws)
+    create_table(aws, TABLE)
     fill(aws, 1200)  # ~1.2 MB: more than one 1 MB Scan page
     scans = count_scans(sample)
     response = client.get("/")
@@ -75,7 +76,7 @@ def test_lists_every_item_across_scan_pages(aws: Any, sample: ModuleType, client
 
 
 def test_items_are_plain_json(aws: Any, client: TestClient) -> None:
-    create_table(aws)
+    create_table(aws, TABLE)
     aws.put_item(
         TableName=TABLE, Item={"UserId": {"S": "1"}, "Point": {"N": "70"}, "Ratio": {"N": "0.5"}, "Tags": {"SS": ["b", "a"]}}
     )
@@ -83,7 +84,7 @@ def test_items_are_plain_json(aws: Any, client: TestClient) -> None:
 
 
 def test_items_pages_round_trip_with_an_opaque_cursor(aws: Any, client: TestClient) -> None:
-    create_table(aws)
+    create_table(aws, TABLE)
     fill(aws, 250, pad=10)
     seen: list[str] = []
     cursor = None
@@ -105,7 +106,7 @@ def test_items_pages_round_trip_with_an_opaque_cursor(aws: Any, client: TestClie
 
 @pytest.mark.parametrize("params", [{"cursor": "not-base64!"}, {"cursor": "bm90IGpzb24"}, {"limit": 0}, {"limit": 5000}])
 def test_bad_paging_parameters_are_client_errors(aws: Any, client: TestClient, params: dict[str, Any]) -> None:
-    create_table(aws)
+    create_table(aws, TABLE)
     assert client.get("/items", params=params).status_code in (400, 422)
 
 
@@ -119,7 +120,7 @@ def test_missing_table_gives_503_json_and_a_log_line(aws: Any, client: TestClien
 
 def test_readyz_both_ways(aws: Any, client: TestClient) -> None:
     assert client.get("/readyz").status_code == 503
-    create_table(aws)
+    create_table(aws, TABLE)
     ready = client.get("/readyz")
     assert ready.status_code == 200
     assert ready.json() == {"status": "ready", "table": TABLE, "table_status": "ACTIVE"}

@@ -14,7 +14,8 @@ import boto3
 import httpx
 import pytest
 
-from tests.sample_app import APP_DIR, TABLE, create_table, fill, free_port
+from tests.sample_app import APP_DIR, TABLE, fill, free_port
+from tools.seed_table import create_table
 
 REGION = "ap-southeast-2"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
@@ -63,7 +64,7 @@ def test_not_ready_until_the_table_exists_then_serves_it(service: str, dynamodb:
     assert (not_ready.status_code, not_ready.headers["content-type"]) == (503, "application/json")
     assert not_ready.json()["error"] == "DynamoDB describe_table failed: ResourceNotFoundException"
 
-    create_table(dynamodb)
+    create_table(dynamodb, TABLE)
     fill(dynamodb, 1200)
     assert httpx.get(f"{service}/readyz").status_code == 200
     response = httpx.get(f"{service}/", timeout=30)

@@ -23,11 +23,6 @@ from tests.terraform import run
 HOOK = "teardown/hook"
 
 
-@pytest.fixture(scope="module")
-def helm_delivery(everything_on: Synthesized) -> Synthesized:
-    return everything_on
-
-
 def addresses(app: Synthesized, stack: str) -> set[str]:
     return {f"{kind}.{name}" for kind, items in app.json(stack)["resource"].items() for name in items}
 
@@ -75,8 +70,8 @@ def test_the_plan_takes_apps_down_last_up_first(default_app: Synthesized, projec
     assert [waves[a] for a in order] == sorted(waves.values(), reverse=True)
 
 
-def test_with_helm_delivery_the_hook_removes_the_apps_ingresses_itself(helm_delivery: Synthesized) -> None:
-    hook = helm_delivery.resource("blue", "terraform_data", HOOK)
+def test_with_helm_delivery_the_hook_removes_the_apps_ingresses_itself(everything_on: Synthesized) -> None:
+    hook = everything_on.resource("blue", "terraform_data", HOOK)
     assert hook["input"]["workload_applications"] == []
     assert hook["input"]["ingress_namespaces"] == ["sample-app"]
     assert any(a.startswith("helm_release.") and "sample-app" in a for a in hook["depends_on"])

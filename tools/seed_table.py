@@ -13,14 +13,19 @@ from typing import Any
 import boto3
 
 
+def create_table(client: Any, table: str) -> None:
+    """The sample table's shape, as common makes it (components/table.py): string key UserId, on demand."""
+    client.create_table(
+        TableName=table,
+        KeySchema=[{"AttributeName": "UserId", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "UserId", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+
+
 def seed(client: Any, table: str, count: int) -> None:
     if table not in client.list_tables()["TableNames"]:
-        client.create_table(
-            TableName=table,
-            KeySchema=[{"AttributeName": "UserId", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "UserId", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        create_table(client, table)
         client.get_waiter("table_exists").wait(TableName=table)
     for i in range(1, count + 1):
         client.put_item(TableName=table, Item={"UserId": {"S": str(i)}, "Point": {"N": str(60 + 10 * i)}})
