@@ -65,7 +65,8 @@ def everything_on(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    """One moto server (AWS API emulator) on a free loopback port for the whole session."""
+    """One moto server (AWS API emulator) on a free loopback port for the whole session (tests/moto_server.py
+    has its credentials, the environment aimed at it, and clients on it)."""
     from moto.server import ThreadedMotoServer
 
     os.environ["MOTO_ACM_VALIDATION_WAIT"] = "0"  # ACM issues DNS-validated certificates at once

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import time
@@ -11,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.moto_server import environment
 from tools.project import link_project
 from tools.terraformrc import PROJECT_DIR
 
 # What a user's checkout holds that the copy must not share: its config, output and state.
 OWN = {"cdktf.json", "cdktf.out", "terraform-state", ".git"}
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
 
 
 @dataclass
@@ -58,8 +57,7 @@ class Project:
 
     @property
     def env(self) -> dict[str, str]:
-        inherited = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-        return {**inherited, **CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint, "AWS_REGION": "ap-northeast-1", "CI": "true"}
+        return {**environment(self.endpoint, "ap-northeast-1"), "CI": "true"}
 
     def run(self, *command: str, cwd: Path | None = None, timeout: int = 900) -> Run:
         start = time.monotonic()

@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 
 from stacks.config import load_config
-from tests.rehearsal import CREDENTIALS, Project
+from tests import moto_server
+from tests.rehearsal import Project
 from tests.synth import synthesize
 from tests.terraform import aws_part
 
@@ -39,9 +39,7 @@ CONFIG: dict[str, Any] = {
 @pytest.fixture(scope="module")
 def aws(moto_endpoint: str) -> Callable[[str], Any]:
     def client(service: str) -> Any:
-        return boto3.client(
-            service, region_name=REGION, endpoint_url=moto_endpoint, **{k.lower(): v for k, v in CREDENTIALS.items()}
-        )
+        return moto_server.client(service, moto_endpoint, REGION)
 
     return client
 

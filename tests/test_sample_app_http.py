@@ -3,42 +3,31 @@ server through the SDK's standard AWS_ENDPOINT_URL, probed over HTTP the way the
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import httpx
 import pytest
 
+from tests import moto_server
 from tests.sample_app import APP_DIR, TABLE, fill, free_port
 from tools.seed_table import create_table
 
 REGION = "ap-southeast-2"
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
 
 
 @pytest.fixture(scope="module")
 def dynamodb(moto_endpoint: str) -> Any:
-    return boto3.client(
-        "dynamodb", region_name=REGION, endpoint_url=moto_endpoint, **{k.lower(): v for k, v in CREDENTIALS.items()}
-    )
+    return moto_server.client("dynamodb", moto_endpoint, REGION)
 
 
 @pytest.fixture(scope="module")
 def service(moto_endpoint: str) -> Iterator[str]:
     port = free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
-        **CREDENTIALS,
-        "AWS_ENDPOINT_URL": moto_endpoint,
-        "AWS_REGION": REGION,
-        "TABLE_NAME": TABLE,
-        "CLUSTER_COLOR": "blue",
-    }
+    env = {**moto_server.environment(moto_endpoint, REGION), "TABLE_NAME": TABLE, "CLUSTER_COLOR": "blue"}
     # The image's command, with the loopback address instead of 0.0.0.0.
     command = [sys.executable, "-m", "uvicorn", "main:app", "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(command, cwd=APP_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

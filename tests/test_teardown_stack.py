@@ -4,6 +4,7 @@ carries the right plan, and Terraform really runs it (against the moto server) w
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from components.teardown import HOOK_COMMAND
 from stacks.config import load_config
 from stacks.teardown import FORCE_ENV, PLAN_ENV, applications_by_wave, teardown_plan
 from stacks.workloads import PARENT_APPLICATION
+from tests.moto_server import aws_settings
 from tests.synth import Synthesized
 from tests.terraform import run
 
@@ -93,13 +95,9 @@ def hook_dir(default_app: Synthesized, project_dir: Path, moto_endpoint: str, mo
     directory = project_dir / ".cache" / "tests" / f"hook-{uuid.uuid4().hex[:8]}" / "stacks" / "blue"
     directory.mkdir(parents=True)
     (directory / "main.tf.json").write_text(json.dumps({"resource": {"terraform_data": {"hook": body}}}))
-    for name, value in {
-        "AWS_ENDPOINT_URL": moto_endpoint,
-        "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test",
-        "AWS_REGION": "ap-northeast-1",
-        "AWS_DEFAULT_REGION": "ap-northeast-1",
-    }.items():
+    for name in [name for name in os.environ if name.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    for name, value in aws_settings(moto_endpoint, "ap-northeast-1").items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv(FORCE_ENV, raising=False)
     yield directory
