@@ -11,6 +11,8 @@ from typing import Any
 import helm_python
 import yaml
 
+from stacks.values import SAMPLE_APP_CHILD
+from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.synth import Synthesized
 from tools.terraformrc import PROJECT_DIR
 
@@ -61,13 +63,14 @@ class Chain:
 
 
 def build_chain(app: Synthesized, colour: str) -> Chain:
-    (root,) = [r for r in app.resources(colour, "helm_release").values() if r["name"] == "app-of-apps"]
+    (root,) = [r for r in app.resources(colour, "helm_release").values() if r["name"] == PARENT_APPLICATION]
     root_values = values_of_release(root)
     (parent,) = render("root", root_values, release=root["name"], namespace=root["namespace"])
     children = by_kind(
-        render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace="argocd"), "Application"
+        render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace=ARGOCD_NAMESPACE),
+        "Application",
     )
-    child = children.get("sample-app")  # absent when Terraform installs the app itself
+    child = children.get(SAMPLE_APP_CHILD)  # absent when Terraform installs the app itself
     sample = (
         render(
             Path(child["spec"]["source"]["path"]).name,
