@@ -12,6 +12,8 @@ VENV_STAMP := .venv/.synced
 NODE_STAMP := node_modules/.synced
 # checkov pins its dependencies exactly (boto3 among them): it gets a virtualenv of its own.
 CHECKOV_STAMP := tools/checkov/.venv/.synced
+# Everything the tests (and the benchmark, which runs them) need installed.
+TEST_STAMPS := $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 INDEX_URL := PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) tools/pip_index_url.py)}"
 
 # The pinned Node 22 (npm package `node`) and the project's virtualenv come first, so the cdktf
@@ -59,14 +61,14 @@ typecheck: $(VENV_STAMP)
 	mypy
 	mypy app/main.py  # apart: both it and the project's main.py are a module named `main`
 
-pytest: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
+pytest: $(TEST_STAMPS)
 	pytest
 
 # Every test but the emulator rehearsal (the tier `make bench` times).
-test-unit: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
+test-unit: $(TEST_STAMPS)
 	pytest -m "not rehearsal"
 
-bench: $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
+bench: $(TEST_STAMPS)
 	python -m bench.run
 
 format: $(VENV_STAMP)

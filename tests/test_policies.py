@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import policies
+from tests.samples import CONNECTION_ARN
 
 with warnings.catch_warnings():  # parliament imports the deprecated pkg_resources
     warnings.simplefilter("ignore")
@@ -28,7 +29,7 @@ SAMPLES = {
     "LOG_GROUP_ARN": "arn:aws:logs:ap-northeast-1:123456789012:log-group:/vpc/eks-bg/flow-logs",
     "KEY_ARN": "arn:aws:kms:ap-northeast-1:123456789012:key/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",
     "REPOSITORY_ARN": "arn:aws:ecr:ap-northeast-1:123456789012:repository/eks-bg/sample-app",
-    "CONNECTION_ARN": "arn:aws:codeconnections:ap-northeast-1:123456789012:connection/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",
+    "CONNECTION_ARN": CONNECTION_ARN,
     "CONNECTION_SERVICE": "codeconnections",
 }
 TRUST_POLICY = (
