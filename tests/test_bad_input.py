@@ -6,7 +6,6 @@ the exit-code test below does not already show); one case runs as `python main.p
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 import main
+from tests.samples import write_project
 from tools.terraformrc import PROJECT_DIR
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
@@ -70,9 +70,11 @@ CASES: list[tuple[str, Any, str]] = [
 
 
 def write_config(directory: Path, config: Any) -> None:
-    is_raw_text = isinstance(config, str) and config.startswith("{")
-    text = config if is_raw_text else json.dumps({"language": "python", "context": {"config": config}})
-    (directory / "cdktf.json").write_text(text)
+    """A case's config as cdktf.json's `context.config`, or a case's raw cdktf.json text."""
+    if isinstance(config, str) and config.startswith("{"):
+        (directory / "cdktf.json").write_text(config)
+    else:
+        write_project(directory, config)
 
 
 @pytest.mark.parametrize(("case", "config", "named"), CASES, ids=[c[0] for c in CASES])

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 import main
-
-
-def write_cdktf_json(directory: Path, config: object) -> None:
-    (directory / "cdktf.json").write_text(json.dumps({"language": "python", "context": {"config": config}}))
+from tests.samples import write_project
 
 
 def test_bad_config_exits_non_zero_naming_the_key_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_cdktf_json(tmp_path, {"clusters": {"blue": {"kubernetes_version": "1.34", "weight": 300}}})
+    write_project(tmp_path, {"clusters": {"blue": {"kubernetes_version": "1.34", "weight": 300}}})
     monkeypatch.chdir(tmp_path)
     assert main.main() == 2
     assert "clusters.blue.weight: 300 is not allowed; use an integer 0-255" in capsys.readouterr().err
@@ -27,7 +23,7 @@ def test_bad_config_exits_non_zero_naming_the_key_and_writes_nothing(
 def test_good_config_synthesizes_and_warns_about_the_placeholder_git_url(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_cdktf_json(tmp_path, {"clusters": {"red": {"kubernetes_version": "1.35", "weight": 7}}})
+    write_project(tmp_path, {"clusters": {"red": {"kubernetes_version": "1.35", "weight": 7}}})
     monkeypatch.chdir(tmp_path)
     # The jsii runtime is a separate process with its own working directory: name the outdir.
     assert main.main(outdir=str(tmp_path / "cdktf.out")) == 0

@@ -14,6 +14,7 @@ import pytest
 
 from stacks.config import ConfigError, ShiftConfig, load_config, write_weights
 from tests.emulated_aws import Emulated, FakeClock, base_config, minutes
+from tests.samples import write_project
 from tools.shift import (
     METRICS_DELAY_SECONDS,
     Aws,
@@ -118,15 +119,6 @@ def test_a_quiet_window_passes_only_when_no_minimum_is_configured() -> None:
 
 
 # --- writing the weights -------------------------------------------------------------------
-
-
-def write_project(directory: Path, config: dict[str, Any], *, in_file: bool = False) -> Path:
-    cdktf = {"language": "python", "app": "python main.py", "context": {"config": "config.json" if in_file else config}}
-    if in_file:
-        (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    path = directory / "cdktf.json"
-    path.write_text(json.dumps(cdktf, indent=2) + "\n")
-    return path
 
 
 @pytest.mark.parametrize("in_file", [False, True])

@@ -17,6 +17,7 @@ import pytest
 
 from stacks.teardown import FORCE_ENV, TeardownPlan
 from tests.emulated_aws import HOSTNAME, REGION, ZONE_NAME, Emulated, FakeClock, base_config, cluster
+from tests.samples import write_project
 from tools import retire
 from tools.aws import colour_leftovers
 from tools.kube import APPLICATIONS, INGRESSES, KubeApi
@@ -297,8 +298,7 @@ def test_helm_delivered_ingresses_are_deleted_before_the_controllers(blue: Emula
 def retire_project(tmp_path: Path, emulated: Emulated, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Any]]:
     """A project where blue is retired (weight 0) and green serves; `cdktf` replaced by a recorder."""
     config = base_config(blue={"kubernetes_version": "1.34", "weight": 0}, green={"kubernetes_version": "1.35", "weight": 100})
-    path = tmp_path / "cdktf.json"
-    path.write_text(json.dumps({"language": "python", "context": {"config": config}}))
+    path = write_project(tmp_path, config)
     emulated.make_load_balancer("blue")
     emulated.write_records("blue", 0)
     runs: list[Any] = []
