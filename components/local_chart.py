@@ -1,4 +1,9 @@
-"""A Helm release of one of this project's own charts (argocd/<chart>), its values as JSON."""
+"""A Helm release of one of this project's own charts (argocd/<chart>), its values as JSON.
+
+The chart travels inside cdktf.out as a cdktf asset (stacks/<stack>/assets/<id>/<content hash>):
+the synthesized stack names it by a relative path, so cdktf.out made in CI or another checkout
+applies anywhere, and a template change alone changes the path, so Helm upgrades the release.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cdktf import ITerraformDependable
+from cdktf import AssetType, ITerraformDependable, TerraformAsset
 from cdktf_cdktf_provider_helm.release import Release
 from constructs import Construct
 
@@ -30,11 +35,12 @@ class LocalChart(Construct):
         """depends_on: what the chart's workloads need; on destroy the release then goes first,
         while all of that still runs."""
         super().__init__(scope, id_)
+        source = TerraformAsset(self, "chart", path=str(CHARTS_DIR / chart), type=AssetType.DIRECTORY)
         self.release = Release(
             self,
             "release",
             name=release_name,
-            chart=str(CHARTS_DIR / chart),
+            chart=source.path,
             namespace=namespace,
             create_namespace=create_namespace,
             # JSON is YAML; Terraform fills the ${...} references inside the string at apply.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cdktf import (
+    App,
     DataTerraformRemoteStateLocal,
     DataTerraformRemoteStateS3,
     LocalBackend,
@@ -26,7 +28,7 @@ def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> N
         # Native S3 locking (Terraform >= 1.10); cdktf 0.21's S3Backend has no field for it.
         stack.add_override("terraform.backend.s3.use_lockfile", True)
     else:
-        LocalBackend(stack, path=_state_path(state, stack_name))
+        LocalBackend(stack, path=_state_path(stack, state, stack_name))
     tags = {"Project": config.project, "Stack": stack_name, "ManagedBy": "cdktf", **config.tags}
     AwsProvider(stack, "aws", region=config.region, default_tags=[AwsProviderDefaultTags(tags=tags)])
 
@@ -37,13 +39,15 @@ def read_state(scope: Construct, id_: str, state: StateConfig, stack_name: str) 
     if state.backend == "s3":
         key = _state_key(state, stack_name)
         return DataTerraformRemoteStateS3(scope, id_, bucket=state.bucket, key=key, region=state.region)
-    return DataTerraformRemoteStateLocal(scope, id_, path=_state_path(state, stack_name))
+    return DataTerraformRemoteStateLocal(scope, id_, path=_state_path(scope, state, stack_name))
 
 
 def _state_key(state: StateConfig, stack_name: str) -> str:
     return f"{state.key_prefix}/{stack_name}.tfstate" if state.key_prefix else f"{stack_name}.tfstate"
 
 
-def _state_path(state: StateConfig, stack_name: str) -> str:
-    # Absolute: Terraform runs inside cdktf.out/stacks/<stack>, not where cdktf.json is.
-    return str(Path(state.directory).absolute() / f"{stack_name}.tfstate")
+def _state_path(scope: Construct, state: StateConfig, stack_name: str) -> str:
+    """The state file as seen from the directory Terraform runs in (<outdir>/stacks/<stack>):
+    relative, so cdktf.out synthesized in CI or another checkout applies here unchanged."""
+    running_in = Path(App.of(scope).outdir).absolute() / "stacks" / TerraformStack.of(scope).node.id
+    return os.path.relpath(Path(state.directory).absolute() / f"{stack_name}.tfstate", running_in)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,22 +47,32 @@ def project_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def default_app(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+def inside_project() -> Iterator[Path]:
+    """A scratch directory inside the checkout, removed at the end: output synthesized here sits
+    where `cdktf synth` puts it (below the project), so a path of the checkout in it shows."""
+    directory = PROJECT_DIR / ".cache" / "tests" / f"session-{uuid.uuid4().hex[:8]}"
+    directory.mkdir(parents=True)
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def default_app(inside_project: Path) -> Synthesized:
     """The project's own cdktf.json configuration, synthesized once for the whole session."""
     from stacks.config import load_config
     from tests.synth import synthesize
 
-    return synthesize(load_config(PROJECT_DIR / "cdktf.json"), tmp_path_factory.mktemp("default"))
+    return synthesize(load_config(PROJECT_DIR / "cdktf.json"), inside_project / "default" / "cdktf.out")
 
 
 @pytest.fixture(scope="session")
-def everything_on(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+def everything_on(inside_project: Path) -> Synthesized:
     """tests/samples.EVERYTHING_ON synthesized once: the other side of every optional switch."""
     from stacks.config import config_from_dict
     from tests.samples import EVERYTHING_ON
     from tests.synth import synthesize
 
-    return synthesize(config_from_dict(EVERYTHING_ON), tmp_path_factory.mktemp("everything-on"))
+    return synthesize(config_from_dict(EVERYTHING_ON), inside_project / "everything-on" / "cdktf.out")
 
 
 @pytest.fixture(scope="session")

@@ -40,6 +40,7 @@ class Synthesized:
 
 
 def synthesize(config: Config, outdir: Path) -> Synthesized:
+    outdir.mkdir(parents=True, exist_ok=True)
     app = App(outdir=str(outdir))
     build(app, config)
     app.synth()

@@ -54,12 +54,21 @@ def test_a_colour_removed_from_config_disappears(green_on_s3: Synthesized) -> No
 
 @pytest.mark.parametrize("colour", ["blue", "green"])
 def test_each_colour_has_its_own_local_state_and_reads_commons(default_app: Synthesized, project_dir: Path, colour: str) -> None:
-    state_dir = project_dir / "terraform-state"
-    assert default_app.json(colour)["terraform"]["backend"] == {"local": {"path": str(state_dir / f"{colour}.tfstate")}}
+    """Paths are relative to the directory Terraform runs in, and land in the project's state directory."""
+    state_dir = (project_dir / "terraform-state").resolve()
+
+    def seen_from(stack: str, path: str) -> Path:
+        assert not Path(path).is_absolute(), path
+        return (default_app.stack_dir(stack) / path).resolve()
+
+    own = default_app.json(colour)["terraform"]["backend"]["local"]["path"]
+    assert seen_from(colour, own) == state_dir / f"{colour}.tfstate"
     remote = remote_state(default_app, colour)
     assert remote["backend"] == "local"
-    assert remote["config"] == {"path": str(state_dir / "common.tfstate")}
-    assert remote["config"]["path"] == default_app.json("common")["terraform"]["backend"]["local"]["path"]
+    assert seen_from(colour, remote["config"]["path"]) == state_dir / "common.tfstate"
+    assert (
+        seen_from("common", default_app.json("common")["terraform"]["backend"]["local"]["path"]) == state_dir / "common.tfstate"
+    )
 
 
 def test_colours_never_read_each_others_state(three: Synthesized) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from tests import moto_server
 from tests.rehearsal import Project
 from tests.synth import synthesize
 from tests.terraform import aws_part
+from tools.terraformrc import PROJECT_DIR
 
 pytestmark = pytest.mark.rehearsal
 
@@ -75,11 +75,21 @@ def test_cli_runs_on_a_supported_node_without_end_of_life_banner(project: Projec
     assert node.startswith(("v22.", "v24.")), node
 
 
-def test_cli_synth_equals_the_in_process_synth(project: Project, tmp_path: Path) -> None:
-    """What `cdktf synth` wrote through cdktf.json's app command is what the tests examine."""
-    in_process = synthesize(load_config(project.root / "cdktf.json"), tmp_path)
+def test_cli_synth_equals_the_in_process_synth(project: Project) -> None:
+    """What `cdktf synth` wrote through cdktf.json's app command is what the tests examine (synthesized
+    beside it, at the same depth: state paths are relative to each stack's directory)."""
+    in_process = synthesize(load_config(project.root / "cdktf.json"), project.root / "in-process")
     for stack in ("common", "blue", "green"):
         assert json.loads((project.stack_dir(stack) / "cdk.tf.json").read_text()) == in_process.json(stack), stack
+
+
+def test_cli_output_holds_no_absolute_path_of_the_project(project: Project) -> None:
+    """cdktf.out made here applies from another checkout: no chart or state path of this one in it."""
+    out = project.root / "cdktf.out"
+    texts = {p: p.read_text(errors="ignore") for p in out.rglob("*") if p.is_file() and "assets" not in p.parts}
+    assert len(texts) >= 4
+    for place in (str(project.root), str(PROJECT_DIR)):
+        assert [str(p.relative_to(out)) for p, text in texts.items() if place in text] == [], place
 
 
 # --- what the deploy created, read back from the emulator ------------------------------------------
@@ -165,15 +175,18 @@ def test_no_drift_after_deploy(project: Project) -> None:
 
 
 @pytest.mark.parametrize("colour", ["blue", "green"])
-def test_cluster_stack_reads_every_output_from_commons_real_state(project: Project, colour: str, tmp_path: Path) -> None:
+def test_cluster_stack_reads_every_output_from_commons_real_state(project: Project, colour: str) -> None:
     document = json.loads((project.stack_dir(colour) / "cdk.tf.json").read_text())
     aws_only, _ = aws_part(document)
-    aws_only["terraform"]["backend"] = {"local": {"path": str(tmp_path / f"{colour}.tfstate")}}
-    (tmp_path / "cdk.tf.json").write_text(json.dumps(aws_only))
-    assert project.run("terraform", "init", "-input=false", "-no-color", cwd=tmp_path).returncode == 0
-    plan = project.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=tmp_path)
+    # Beside the colour's own directory: the path to common's state is relative to it.
+    where = project.stack_dir(colour).with_name(f"{colour}-aws-part")
+    where.mkdir()
+    aws_only["terraform"]["backend"] = {"local": {"path": f"{colour}.tfstate"}}
+    (where / "cdk.tf.json").write_text(json.dumps(aws_only))
+    assert project.run("terraform", "init", "-input=false", "-no-color", cwd=where).returncode == 0
+    plan = project.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=where)
     assert plan.returncode == 0, plan.output[-6000:]
-    shown = json.loads(project.run("terraform", "show", "-json", "plan", cwd=tmp_path).output)
+    shown = json.loads(project.run("terraform", "show", "-json", "plan", cwd=where).output)
     planned = {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
     outputs = json.loads(project.run("terraform", "output", "-json", cwd=project.stack_dir("common")).output)
     (cluster,) = [v for a, v in planned.items() if a.startswith("aws_eks_cluster.")]

@@ -1,0 +1,44 @@
+"""cdktf.out is portable: synthesized in CI or another checkout, it applies here (and there) unchanged.
+
+The fixtures synthesize below the checkout, where `cdktf synth` writes, so an absolute path of the
+checkout (a chart, a state file) would show up in the output.
+"""
+
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import pytest
+
+from tests.synth import Synthesized
+from tools.terraformrc import PROJECT_DIR
+
+
+@pytest.mark.parametrize("fixture", ["default_app", "everything_on"])
+def test_no_synthesized_file_holds_a_path_of_the_checkout(fixture: str, request: pytest.FixtureRequest) -> None:
+    app: Synthesized = request.getfixturevalue(fixture)
+    checkout = str(PROJECT_DIR)
+    files = [p for p in app.outdir.rglob("*") if p.is_file() and "assets" not in p.relative_to(app.outdir).parts]
+    assert any(p.name == "cdk.tf.json" for p in files)
+    assert [str(p.relative_to(app.outdir)) for p in files if checkout in p.read_text(errors="ignore")] == []
+
+
+def releases_of_local_charts(app: Synthesized, stack: str) -> dict[str, str]:
+    return {r["name"]: r["chart"] for r in app.resources(stack, "helm_release").values() if "repository" not in r}
+
+
+@pytest.mark.parametrize(
+    ("fixture", "charts"),
+    [("default_app", {"app-of-apps": "root"}), ("everything_on", {"app-of-apps": "root", "sample-app": "sample-app"})],
+)
+def test_local_charts_travel_inside_the_output(fixture: str, charts: dict[str, str], request: pytest.FixtureRequest) -> None:
+    app: Synthesized = request.getfixturevalue(fixture)
+    found = releases_of_local_charts(app, "blue")
+    assert set(found) == set(charts)
+    for release, chart in charts.items():
+        path = Path(found[release])
+        assert path.parts[0] == "assets", path
+        copy = app.stack_dir("blue") / path
+        comparison = filecmp.dircmp(copy, PROJECT_DIR / "argocd" / chart)
+        assert (comparison.left_only, comparison.right_only, comparison.diff_files) == ([], [], []), release
