@@ -10,7 +10,9 @@ import policies
 
 
 class ImageRepository(Construct):
-    def __init__(self, scope: Construct, id_: str, *, repository_name: str) -> None:
+    def __init__(self, scope: Construct, id_: str, *, repository_name: str, protected: bool) -> None:
+        """protected: on by default in config (deletion_protection). On, a repository holding images is never
+        deleted (Terraform refuses to plan it); off, `cdktf destroy common` deletes it with its images."""
         super().__init__(scope, id_)
         repo = EcrRepository(
             self,
@@ -21,7 +23,10 @@ class ImageRepository(Construct):
             image_scanning_configuration={"scan_on_push": True},
             # KMS with the AWS-managed key: no key to run, and its use shows up in CloudTrail.
             encryption_configuration=[EcrRepositoryEncryptionConfiguration(encryption_type="KMS")],
+            force_delete=not protected,
+            lifecycle={"prevent_destroy": protected},
         )
+        # Untagged images only: the tag a lagging colour runs must still be there when its pods reschedule.
         EcrLifecyclePolicy(self, "lifecycle", repository=repo.name, policy=policies.render("ecr_lifecycle"))
         self.repository_url = repo.repository_url
         self.repository_arn = repo.arn

@@ -10,7 +10,8 @@ HASH_KEY = "UserId"
 
 class Table(Construct):
     def __init__(self, scope: Construct, id_: str, *, table_name: str, deletion_protection: bool) -> None:
-        """deletion_protection: on by default in config; `cdktf destroy common` then fails instead of losing data."""
+        """deletion_protection: on by default in config (deletion_protection); `cdktf destroy common` then fails
+        instead of losing data."""
         super().__init__(scope, id_)
         table = DynamodbTable(
             self,

@@ -66,8 +66,8 @@ class CommonStack(TerraformStack):
         certificate = Certificate(
             self, "certificate", zone_name=config.dns.zone_name, zone_id=zone.zone_id, delegation=zone.delegation
         )
-        table = Table(self, "table", table_name=config.table.name, deletion_protection=config.table.deletion_protection)
-        image = ImageRepository(self, "image", repository_name=config.image.repository)
+        table = Table(self, "table", table_name=config.table.name, deletion_protection=config.deletion_protection)
+        image = ImageRepository(self, "image", repository_name=config.image.repository, protected=config.deletion_protection)
         if config.image.build_connection_arn:
             ImageBuild(
                 self,

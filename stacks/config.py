@@ -155,7 +155,7 @@ class TrafficConfig:
 @dataclass(frozen=True)
 class TableConfig:
     name: str = ""  # default: <project>-users
-    deletion_protection: bool = True
+    deletion_protection: bool = True  # the former name of the top-level deletion_protection, still read
 
 
 @dataclass(frozen=True)
@@ -198,6 +198,8 @@ def _default_clusters() -> Mapping[str, ClusterConfig]:
 class Config:
     project: str = "eks-bg"  # prefix of every name this project creates
     region: str = "ap-northeast-1"
+    # The data common keeps that no deploy can re-create: the table and the image repository.
+    deletion_protection: bool = True
     tags: Mapping[str, str] = field(default_factory=lambda: types.MappingProxyType({}))
     network: NetworkConfig = field(default_factory=NetworkConfig)
     dns: DnsConfig = field(default_factory=DnsConfig)
@@ -273,7 +275,7 @@ def write_weights(path: Path, weights: Mapping[str, int]) -> None:
 def config_from_dict(raw: Any, *, source: str = "config") -> Config:
     """Parse and validate; raise ConfigError listing every problem."""
     problems = Problems()
-    config = parse(Config, raw, "", problems)
+    config = _one_protection_switch(parse(Config, raw, "", problems), raw, problems)
     _project_rules(config, problems)
     # A bad project name is reported once, not again through every name derived from it.
     config = _fill_derived(config, config.project if not problems.is_bad("project") else Config.project)
@@ -291,6 +293,24 @@ def _read_json(path: Path, source: str) -> Any:
         raise ConfigError(source, [f"{path}: file not found"]) from None
     except ValueError as err:  # JSONDecodeError is a ValueError, and so is a duplicate key
         raise ConfigError(source, [f"{path}: not valid JSON: {err}"]) from None
+
+
+def _one_protection_switch(config: Config, raw: Any, problems: Problems) -> Config:
+    """`deletion_protection` and its former spelling `table.deletion_protection` are one switch: set in either
+    place it holds for both the table and the image repository; set in both, they must agree."""
+    top = isinstance(raw, Mapping) and "deletion_protection" in raw
+    table = raw.get("table") if isinstance(raw, Mapping) else None
+    old = isinstance(table, Mapping) and "deletion_protection" in table
+    if top and old and config.deletion_protection != config.table.deletion_protection:
+        problems.add(
+            "table.deletion_protection",
+            config.table.deletion_protection,
+            f"it is the former name of deletion_protection, which is {json.dumps(config.deletion_protection)}: "
+            "keep one of the two",
+        )
+    value = config.table.deletion_protection if old and not top else config.deletion_protection
+    table_config = dataclasses.replace(config.table, deletion_protection=value)
+    return dataclasses.replace(config, deletion_protection=value, table=table_config)
 
 
 def _fill_derived(config: Config, project: str) -> Config:

@@ -42,7 +42,7 @@ def config(project_dir: Path) -> Config:
 @pytest.fixture(scope="module")
 def variant(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     """Per-AZ NAT, two AZs, deletion protection off: the other side of every config switch."""
-    raw = {"network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"}, "table": {"deletion_protection": False}}
+    raw = {"network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"}, "deletion_protection": False}
     return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("variant"))
 
 
@@ -131,6 +131,30 @@ def test_flow_logs_to_cloudwatch_with_retention(app: Synthesized, text: str, con
     assert trust["Statement"][0]["Condition"]["StringEquals"]["aws:SourceAccount"].startswith("${data.aws_caller_identity")
 
 
+# AWS, "IAM role for publishing flow logs to CloudWatch Logs": the role's policy must allow at least these.
+FLOW_LOG_ACTIONS = {
+    "logs:CreateLogGroup",
+    "logs:CreateLogStream",
+    "logs:PutLogEvents",
+    "logs:DescribeLogGroups",
+    "logs:DescribeLogStreams",
+}
+
+
+def test_flow_logs_role_has_every_action_aws_documents_scoped_to_its_group(app: Synthesized) -> None:
+    publish = json.loads(app.resource(COMMON, "aws_iam_role_policy", "flow-logs/publish")["policy"])
+    group_arn = ref(app, "aws_cloudwatch_log_group", "flow-logs/group", "arn")
+    granted = {
+        action: statement["Resource"]
+        for statement in publish["Statement"]
+        for action in ([statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"])
+    }
+    assert set(granted) == FLOW_LOG_ACTIONS
+    # DescribeLogGroups has no resource-level permissions (it lists); everything else names this group only.
+    assert {a: r for a, r in granted.items() if r == "*"} == {"logs:DescribeLogGroups": "*"}
+    assert all(r == [group_arn, f"{group_arn}:*"] for a, r in granted.items() if a != "logs:DescribeLogGroups")
+
+
 # --- DNS and certificate -----------------------------------------------------------------------
 
 
@@ -181,13 +205,18 @@ def test_table(text: str, config: Config) -> None:
     )
 
 
-def test_protected_table_cannot_even_be_planned_for_destruction(app: Synthesized) -> None:
+def test_protected_table_and_repository_cannot_even_be_planned_for_destruction(app: Synthesized) -> None:
     assert app.resource(COMMON, "aws_dynamodb_table", "table/table")["lifecycle"] == {"prevent_destroy": True}
+    repo = app.resource(COMMON, "aws_ecr_repository", "image/repo")
+    assert (repo["force_delete"], repo["lifecycle"]) == (False, {"prevent_destroy": True})
 
 
-def test_table_deletion_protection_can_be_turned_off(variant: Synthesized) -> None:
+def test_deletion_protection_off_lets_destroy_take_the_table_and_the_images(variant: Synthesized) -> None:
     table = variant.resource(COMMON, "aws_dynamodb_table", "table/table")
     assert (table["deletion_protection_enabled"], table["lifecycle"]) == (False, {"prevent_destroy": False})
+    # Without force_delete, ECR refuses to delete a repository holding images (RepositoryNotEmptyException).
+    repo = variant.resource(COMMON, "aws_ecr_repository", "image/repo")
+    assert (repo["force_delete"], repo["lifecycle"]) == (True, {"prevent_destroy": False})
 
 
 def test_image_repository(app: Synthesized, text: str, config: Config) -> None:
@@ -202,8 +231,14 @@ def test_image_repository(app: Synthesized, text: str, config: Config) -> None:
     )
     repo = app.resource(COMMON, "aws_ecr_repository", "image/repo")
     assert repo["encryption_configuration"] == [{"encryption_type": "KMS"}]
+
+
+def test_the_lifecycle_policy_never_expires_a_tagged_image(app: Synthesized) -> None:
+    """A tag may be what the lagging colour runs: its pods must still pull it when they reschedule."""
     lifecycle = json.loads(app.resource(COMMON, "aws_ecr_lifecycle_policy", "image/lifecycle")["policy"])
-    assert [r["selection"]["tagStatus"] for r in lifecycle["rules"]] == ["untagged", "any"]
+    assert lifecycle["rules"]
+    assert [r["selection"]["tagStatus"] for r in lifecycle["rules"]] == ["untagged"] * len(lifecycle["rules"])
+    assert {r["action"]["type"] for r in lifecycle["rules"]} == {"expire"}
 
 
 # --- shared Pod Identity roles -----------------------------------------------------------------
@@ -290,8 +325,8 @@ def test_provider_region_and_default_tags(text: str) -> None:
 
 
 def test_local_state_file_of_its_own(app: Synthesized, project_dir: Path) -> None:
-    backend = app.json(COMMON)["terraform"]["backend"]
-    assert backend == {"local": {"path": str(project_dir / "terraform-state" / "common.tfstate")}}
+    (path,) = app.json(COMMON)["terraform"]["backend"]["local"].values()
+    assert (app.stack_dir(COMMON) / path).resolve() == (project_dir / "terraform-state" / "common.tfstate").resolve()
 
 
 # --- image pipeline ----------------------------------------------------------------------------

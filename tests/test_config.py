@@ -52,6 +52,28 @@ def test_defaults_synthesize_blue_and_green() -> None:
     assert config.dns.app_hostname == "app.eks.example.com"
 
 
+@pytest.mark.parametrize(
+    ("raw", "protected"),
+    [
+        ({}, True),
+        ({"deletion_protection": False}, False),
+        ({"table": {"deletion_protection": False}}, False),  # the former name still switches both
+        ({"deletion_protection": False, "table": {"deletion_protection": False}}, False),
+    ],
+)
+def test_one_deletion_protection_switch_for_the_table_and_the_repository(raw: dict[str, Any], protected: bool) -> None:
+    config = config_from_dict(raw)
+    assert (config.deletion_protection, config.table.deletion_protection) == (protected, protected)
+
+
+def test_fails_when_the_two_names_of_deletion_protection_disagree() -> None:
+    problem = one_problem({"deletion_protection": True, "table": {"deletion_protection": False}})
+    assert problem == (
+        "table.deletion_protection: false is not allowed; it is the former name of deletion_protection, which is true: "
+        "keep one of the two"
+    )
+
+
 def test_config_is_frozen() -> None:
     config = config_from_dict({})
     with pytest.raises(AttributeError):

@@ -32,8 +32,9 @@ CONFIG: dict[str, Any] = {
     "project": PROJECT,
     "region": REGION,
     "dns": {"parent_zone": PARENT},
-    "table": {"deletion_protection": True},
+    "deletion_protection": True,
 }
+IMAGE_TAG = "0123abc"  # what a build pushes, tagged with its commit
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +57,9 @@ def project(moto_endpoint: str, aws: Callable[[str], Any], tmp_path_factory: pyt
     assert init.returncode == 0, init.output
     deploy = project.run("cdktf", "deploy", "common", "--auto-approve")
     assert deploy.returncode == 0, deploy.output[-6000:]
+    # A build has pushed the app image: the repository is no longer empty when common is destroyed.
+    manifest = {"schemaVersion": 2, "mediaType": "application/vnd.docker.distribution.manifest.v2+json", "layers": []}
+    aws("ecr").put_image(repositoryName=f"{PROJECT}/sample-app", imageManifest=json.dumps(manifest), imageTag=IMAGE_TAG)
     yield project
     project.cleanup()
 
@@ -197,10 +201,10 @@ def test_cluster_stack_reads_every_output_from_commons_real_state(project: Proje
     )
 
 
-# --- destroy: refused while the table is protected, complete once it is not ----------------------
+# --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------
 
 
-def test_destroy_is_refused_while_the_table_is_protected(project: Project, aws: Callable[[str], Any]) -> None:
+def test_destroy_is_refused_while_protected(project: Project, aws: Callable[[str], Any]) -> None:
     destroy = project.run("cdktf", "destroy", "common", "--auto-approve")
     assert destroy.returncode != 0
     # The CLI does not echo Terraform's error; Terraform itself names the reason.
@@ -208,11 +212,14 @@ def test_destroy_is_refused_while_the_table_is_protected(project: Project, aws: 
     assert "Instance cannot be destroyed" in why.output, why.output[-3000:]
     assert "lifecycle.prevent_destroy" in why.output
     assert aws("dynamodb").describe_table(TableName=f"{PROJECT}-users")["Table"]["TableStatus"] == "ACTIVE"
+    images = aws("ecr").list_images(repositoryName=f"{PROJECT}/sample-app")["imageIds"]
+    assert [i.get("imageTag") for i in images] == [IMAGE_TAG]
     assert tagged(aws("ec2").describe_vpcs()["Vpcs"]), "nothing else may be half-destroyed either"
 
 
 def test_destroy_removes_everything_once_unprotected(project: Project, aws: Callable[[str], Any]) -> None:
-    project.write_config({**CONFIG, "table": {"deletion_protection": False}})
+    """The repository still holds the image: unprotected, it goes with it (ECR's force delete)."""
+    project.write_config({**CONFIG, "deletion_protection": False})
     unprotect = project.run("cdktf", "deploy", "common", "--auto-approve")
     assert unprotect.returncode == 0, unprotect.output[-6000:]
     destroy = project.run("cdktf", "destroy", "common", "--auto-approve")
