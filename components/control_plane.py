@@ -27,11 +27,14 @@ class ControlPlane(Construct):
         cluster_name: str,
         kubernetes_version: str,
         subnet_ids: Sequence[str],
+        public_access_cidrs: Sequence[str],
         settings: EksConfig,
         partition: str,
         account_id: str,
         region: str,
     ) -> None:
+        """public_access_cidrs: who may reach the public endpoint (settings.public_access_cidrs and, when the
+        private endpoint is off, the addresses the nodes come from)."""
         super().__init__(scope, id_)
         role = IamRole(self, "role", name=f"{cluster_name}-cluster", assume_role_policy=policies.render("eks_cluster_trust"))
         policy = IamRolePolicyAttachment(
@@ -65,15 +68,21 @@ class ControlPlane(Construct):
                 "subnet_ids": list(subnet_ids),
                 "endpoint_private_access": settings.endpoint_private_access,
                 "endpoint_public_access": settings.endpoint_public_access,
-                "public_access_cidrs": list(settings.public_access_cidrs),
+                "public_access_cidrs": public_access_cidrs,
             },
-            access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True},
+            # No admin outside Terraform: components/cluster_admins.py makes the deploying identity one.
+            # (ForceNew in the aws provider: a cluster created with the bootstrap on is replaced.)
+            access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": False},
             kubernetes_network_config={"service_ipv4_cidr": settings.service_ipv4_cidr},
             enabled_cluster_log_types=list(LOG_TYPES),
             encryption_config={"provider": {"key_arn": key.key_arn}, "resources": ["secrets"]},
             depends_on=[policy, logs],
         )
         self.cluster_name = cluster.name
+        # Changes when, and only when, the cluster is replaced (an in-place upgrade keeps it): a
+        # `replace_triggered_by` reference for what lives in the cluster or is bound to it.
+        # (A bare reference, as Terraform's JSON syntax wants one, not a "${...}" template.)
+        self.replaced_when = f"{cluster.terraform_resource_type}.{cluster.friendly_unique_id}.created_at"
         self.endpoint = cluster.endpoint
         self.certificate_authority = cluster.certificate_authority.get(0).data
         self.security_group_id = cluster.vpc_config.cluster_security_group_id

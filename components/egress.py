@@ -35,12 +35,14 @@ class Egress(Construct):
 
         nat_subnets = public_subnet_ids if nat_per_az else public_subnet_ids[:1]
         nat_ids = []
+        self.nat_public_ips: list[str] = []  # the addresses the private subnets reach the internet from
         for i, subnet_id in enumerate(nat_subnets):
             eip = Eip(self, f"nat-eip-{i}", domain="vpc", tags={"Name": f"{name}-nat-{i}"})
             nat = NatGateway(
                 self, f"nat-{i}", allocation_id=eip.id, subnet_id=subnet_id, tags={"Name": f"{name}-nat-{i}"}, depends_on=[igw]
             )
             nat_ids.append(nat.id)
+            self.nat_public_ips.append(eip.public_ip)
         for i, subnet_id in enumerate(private_subnet_ids):
             private = RouteTable(self, f"private-{i}", vpc_id=vpc_id, tags={"Name": f"{name}-private-{i}"})
             nat_id = nat_ids[i % len(nat_ids)]

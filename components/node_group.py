@@ -70,8 +70,11 @@ class NodeGroup(Construct):
             scaling_config={"min_size": nodes.min_size, "max_size": nodes.max_size, "desired_size": nodes.desired_size},
             update_config={"max_unavailable": nodes.max_unavailable},
             launch_template={"id": template.id, "version": Token.as_string(template.latest_version)},
-            # The autoscaler (or an operator) owns desired_size once the group runs.
-            lifecycle={"ignore_changes": ["scaling_config[0].desired_size"], "create_before_destroy": True},
+            # The autoscaler (or an operator) owns desired_size once the group runs. No create_before_destroy:
+            # Terraform would impose it on everything the group depends on, the cluster included, whose fixed
+            # name cannot exist twice. A change that replaces the group (instance types, AMI or capacity type)
+            # removes the old nodes first: make it on a colour without weight, or as a new colour.
+            lifecycle={"ignore_changes": ["scaling_config[0].desired_size"]},
             depends_on=[*attachments, *depends_on],
         )
         self.node_group = group

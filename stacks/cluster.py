@@ -6,7 +6,9 @@ common's state and never reads another colour's.
 
 from __future__ import annotations
 
-from cdktf import TerraformResource, TerraformStack
+from collections.abc import Sequence
+
+from cdktf import Fn, TerraformResource, TerraformStack, Token
 from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
@@ -27,6 +29,21 @@ from stacks.teardown import teardown_plan
 from stacks.values import cluster_facts, sample_app_values
 from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, WORKLOADS
 
+# Resources that exist inside one cluster or name it. The rest of a colour (roles, keys, the log group,
+# the launch template) outlives a cluster replacement, and the cluster's own inputs must (no cycle).
+BOUND_TO_THE_CLUSTER = frozenset(
+    {
+        "aws_eks_node_group",
+        "aws_eks_addon",
+        "aws_eks_pod_identity_association",
+        "aws_eks_access_entry",
+        "aws_eks_access_policy_association",
+        "kubernetes_namespace_v1",
+        "helm_release",
+        "terraform_data",  # the teardown hook
+    }
+)
+
 
 class ClusterStack(TerraformStack):
     def __init__(self, scope: Construct, colour: str, *, config: Config, cluster: ClusterConfig) -> None:
@@ -37,18 +54,27 @@ class ClusterStack(TerraformStack):
         partition = DataAwsPartition(self, "partition").partition
         subnets = self.common_list(CommonOutput.PRIVATE_SUBNET_IDS)
 
+        account = DataAwsCallerIdentity(self, "account")
         eks = ControlPlane(
             self,
             "eks",
             cluster_name=name,
             kubernetes_version=cluster.kubernetes_version,
             subnet_ids=subnets,
+            public_access_cidrs=self._public_access_cidrs(config),
             settings=config.eks,
             partition=partition,
-            account_id=DataAwsCallerIdentity(self, "account").account_id,
+            account_id=account.account_id,
             region=config.region,
         )
-        ClusterAdmins(self, "admins", cluster_name=eks.cluster_name, role_arns=config.eks.admin_role_arns, partition=partition)
+        admins = ClusterAdmins(
+            self,
+            "admins",
+            cluster_name=eks.cluster_name,
+            deployer=account,
+            role_arns=config.eks.admin_role_arns,
+            partition=partition,
+        )
         early = Addons(self, "addons", cluster_name=eks.cluster_name, names=BEFORE_NODES, versions=cluster.addon_versions)
         nodes = NodeGroup(
             self,
@@ -79,7 +105,9 @@ class ClusterStack(TerraformStack):
             certificate_authority=eks.certificate_authority,
             region=config.region,
         )
-        platform = [nodes.node_group, *early.addons, *late.addons]
+        # What Helm and Kubernetes resources need, up before them and down after them: nodes, add-ons and
+        # the admin access Terraform itself uses to reach the cluster.
+        platform = [nodes.node_group, *early.addons, *late.addons, admins.admin_policies]
         argocd = ArgoCd(self, "argocd", namespace=ARGOCD_NAMESPACE, depends_on=platform)
         facts = cluster_facts(config=config, colour=colour, cluster=cluster, cluster_name=name, common=self.common)
         root = LocalChart(
@@ -106,6 +134,26 @@ class ClusterStack(TerraformStack):
         # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
         Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
+        self._replaced_with_the_cluster(eks.replaced_when)
+
+    def _replaced_with_the_cluster(self, trigger: str) -> None:
+        """What lives in the cluster or is bound to it goes and comes back with it. Without this, a change
+        that replaces the cluster (eks.service_ipv4_cidr, say) would leave the node group attached (EKS
+        refuses to delete the cluster) and skip the teardown hook: the old ALB and records would be
+        orphaned. With it the hook is replaced too, so its destroy-time teardown runs first."""
+        for node in self.node.find_all():
+            if isinstance(node, TerraformResource) and node.terraform_resource_type in BOUND_TO_THE_CLUSTER:
+                node.add_override("lifecycle.replace_triggered_by", [trigger])
+
+    def _public_access_cidrs(self, config: Config) -> Sequence[str]:
+        """Who may reach the public endpoint. With the private endpoint off, nodes reach the public one from
+        the NAT gateways' addresses; AWS: "If you've disabled private endpoint access, make sure that you
+        specify the necessary CIDR blocks for every node" (EKS API, VpcConfigRequest.publicAccessCidrs)."""
+        allowed = list(config.eks.public_access_cidrs)
+        if not config.eks.endpoint_public_access or config.eks.endpoint_private_access:
+            return allowed
+        nat = Fn.formatlist("%s/32", [self.common_list(CommonOutput.NAT_PUBLIC_IPS)])
+        return Token.as_list(Fn.concat([allowed, nat]))
 
     def common(self, output: CommonOutput) -> str:
         """A string output of common's state, by its contract name."""

@@ -41,9 +41,16 @@ class CommonStack(TerraformStack):
 
         public_cidrs, private_cidrs = subnet_cidrs(config.network)
         network = Network(
-            self, "network", name=name, cidr=config.network.cidr, public_cidrs=public_cidrs, private_cidrs=private_cidrs
+            self,
+            "network",
+            name=name,
+            cidr=config.network.cidr,
+            public_cidrs=public_cidrs,
+            private_cidrs=private_cidrs,
+            region=config.region,
+            excluded_zone_ids=config.network.excluded_zone_ids,
         )
-        Egress(
+        egress = Egress(
             self,
             "egress",
             name=name,
@@ -109,6 +116,7 @@ class CommonStack(TerraformStack):
                 CommonOutput.REGION: config.region,
                 CommonOutput.VPC_ID: network.vpc_id,
                 CommonOutput.PRIVATE_SUBNET_IDS: network.private_subnet_ids,
+                CommonOutput.NAT_PUBLIC_IPS: egress.nat_public_ips,
                 CommonOutput.ZONE_ID: zone.zone_id,
                 CommonOutput.ZONE_NAME: zone.zone_name,
                 CommonOutput.CERTIFICATE_ARN: certificate.certificate_arn,

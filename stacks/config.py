@@ -50,9 +50,15 @@ _ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+-eksbuild\.\d+$")
 _CONNECTION_ARN = re.compile(
     r"^arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:\d{12}:connection/[0-9a-f-]{36}$"
 )
+_ZONE_ID = re.compile(r"^[a-z]+[0-9]+-az[0-9]+$")
 _IMAGE_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 _REPO_URL = re.compile(r"^(https://|ssh://|git@)\S+$")
 
+# Zone IDs where EKS does not place control planes: a cluster subnet there fails with
+# UnsupportedAvailabilityZoneException. AWS, Amazon EKS User Guide, "VPC and subnet requirements"
+# (use1-az3, usw1-az2, cac1-az3); eksctl's deny-list adds cnn1-az4 (pkg/az). Zone IDs, not names:
+# names are shuffled per account, IDs are the same everywhere.
+EKS_UNSUPPORTED_ZONE_IDS = ("use1-az3", "usw1-az2", "cac1-az3", "cnn1-az4")
 # Managed add-ons every cluster gets; config may pin any of them by name.
 ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns")
 # The default Git URL only synthesizes; Argo CD cannot sync it (a warning says so at synth).
@@ -90,6 +96,8 @@ class ClusterConfig:
 class NetworkConfig:
     cidr: str = "10.0.0.0/16"
     az_count: int = 3
+    # Zones never used, by zone ID; default: those where EKS offers no control plane.
+    excluded_zone_ids: tuple[str, ...] = EKS_UNSUPPORTED_ZONE_IDS
     nat: Literal["single", "per_az"] = "single"  # default: one NAT gateway shared by all AZs
     flow_log_retention_days: int = 365
 
@@ -369,6 +377,14 @@ def _network_rules(c: Config, p: Problems) -> None:
     n = c.network
     az_ok = 2 <= n.az_count <= 6
     _check(p, "network.az_count", n.az_count, az_ok, "use 2-6 availability zones")
+    for i, zone_id in enumerate(n.excluded_zone_ids):
+        _check(
+            p,
+            f"network.excluded_zone_ids[{i}]",
+            zone_id,
+            bool(_ZONE_ID.match(zone_id)),
+            "use an availability zone ID such as 'use1-az3' (IDs, not names like 'us-east-1a': names differ per account)",
+        )
     days_ok = n.flow_log_retention_days in LOG_RETENTION_DAYS
     _check(p, "network.flow_log_retention_days", n.flow_log_retention_days, days_ok, f"use one of {LOG_RETENTION_DAYS}")
     try:

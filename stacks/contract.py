@@ -14,6 +14,7 @@ class CommonOutput(StrEnum):
     REGION = "region"
     VPC_ID = "vpc_id"
     PRIVATE_SUBNET_IDS = "private_subnet_ids"
+    NAT_PUBLIC_IPS = "nat_public_ips"
     ZONE_ID = "zone_id"
     ZONE_NAME = "zone_name"
     CERTIFICATE_ARN = "certificate_arn"
@@ -29,6 +30,7 @@ DESCRIPTIONS: Mapping[CommonOutput, str] = {
     CommonOutput.REGION: "AWS region of the shared resources; every colour's cluster runs here.",
     CommonOutput.VPC_ID: "ID of the shared VPC; the AWS Load Balancer Controller is given it explicitly.",
     CommonOutput.PRIVATE_SUBNET_IDS: "Private subnet IDs (one per AZ) for EKS control-plane ENIs and nodes.",
+    CommonOutput.NAT_PUBLIC_IPS: "Public IPs of the NAT gateways: nodes reach a public-only cluster endpoint from these.",
     CommonOutput.ZONE_ID: "Route53 sub-zone ID where ExternalDNS writes the weighted records.",
     CommonOutput.ZONE_NAME: "Route53 sub-zone name (ExternalDNS domain filter; app host names end in it).",
     CommonOutput.CERTIFICATE_ARN: "ARN of the issued ACM certificate for the sub-zone apex and wildcard (ALB HTTPS).",
@@ -41,4 +43,4 @@ DESCRIPTIONS: Mapping[CommonOutput, str] = {
 }
 
 # Outputs that are lists; cluster stacks read them with get_list, the rest with get_string.
-LIST_OUTPUTS = frozenset({CommonOutput.PRIVATE_SUBNET_IDS})
+LIST_OUTPUTS = frozenset({CommonOutput.PRIVATE_SUBNET_IDS, CommonOutput.NAT_PUBLIC_IPS})

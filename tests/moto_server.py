@@ -4,6 +4,11 @@ settings that aim the SDKs and Terraform at it, and boto3 clients on it."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from typing import Any
 
 import boto3
@@ -26,3 +31,30 @@ def environment(endpoint: str, region: str) -> dict[str, str]:
 def client(service: str, endpoint: str, region: str) -> Any:
     keys = {name.lower(): value for name, value in CREDENTIALS.items()}
     return boto3.client(service, region_name=region, endpoint_url=endpoint, **keys)
+
+
+class MotoProcess:
+    """A moto server in a process of its own, for checks that run beside the suite. The session's server
+    (conftest's `moto_endpoint`) runs in this process, whose moto backends every `mock_aws` of the suite
+    resets as it starts and stops; state a background check builds must not vanish mid-run."""
+
+    def __init__(self, port: int) -> None:
+        self.endpoint = f"http://127.0.0.1:{port}"
+        command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+        self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def ready(self, timeout: float = 60) -> str:
+        """The endpoint, once the server answers."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.endpoint}/moto-api/data.json", timeout=5):
+                    return self.endpoint
+            except (urllib.error.URLError, OSError):
+                if time.monotonic() > deadline or self._process.poll() is not None:
+                    raise RuntimeError(f"moto server at {self.endpoint} did not start") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        self._process.terminate()
+        self._process.wait(timeout=30)

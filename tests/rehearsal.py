@@ -59,10 +59,17 @@ class Project:
     def env(self) -> dict[str, str]:
         return {**environment(self.endpoint, "ap-northeast-1"), "CI": "true"}
 
-    def run(self, *command: str, cwd: Path | None = None, timeout: int = 900) -> Run:
+    def run(self, *command: str, cwd: Path | None = None, timeout: int = 900, env: dict[str, str] | None = None) -> Run:
+        """env: variables set for this run on top of the project's (other credentials, say)."""
         start = time.monotonic()
         done = subprocess.run(
-            command, cwd=cwd or self.root, env=self.env, capture_output=True, text=True, timeout=timeout, check=False
+            command,
+            cwd=cwd or self.root,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
         run = Run(" ".join(command), done.returncode, done.stdout + done.stderr, time.monotonic() - start)
         self.runs.append(run)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 
-def run(stack_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["terraform", *args], cwd=stack_dir, capture_output=True, text=True, check=False)
+def run(stack_dir: Path, *args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """env: the whole environment of the run (default: this process's)."""
+    return subprocess.run(["terraform", *args], cwd=stack_dir, capture_output=True, text=True, check=False, env=env)
 
 
 def init_and_validate(stack_dir: Path) -> dict[str, Any]:

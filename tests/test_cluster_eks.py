@@ -67,7 +67,8 @@ def test_cluster(default_app: Synthesized, config: Config, colour: str) -> None:
     cluster = default_app.resource(colour, "aws_eks_cluster", "eks/cluster")
     assert cluster["name"] == f"eks-bg-{colour}"
     assert cluster["version"] == config.clusters[colour].kubernetes_version
-    assert cluster["access_config"] == {"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True}
+    # No admin outside Terraform: the creator's bootstrap entry would collide with a Terraform one (409).
+    assert cluster["access_config"] == {"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": False}
     assert cluster["kubernetes_network_config"] == {"service_ipv4_cidr": "172.20.0.0/16"}
     assert cluster["enabled_cluster_log_types"] == ["api", "audit", "authenticator", "controllerManager", "scheduler"]
     assert cluster["vpc_config"] == {
@@ -114,17 +115,51 @@ def test_endpoint_access_from_config(variant: Synthesized) -> None:
     assert (vpc["endpoint_public_access"], vpc["endpoint_private_access"], vpc["public_access_cidrs"]) == (False, True, [])
 
 
-def test_no_admin_entries_by_default(default_app: Synthesized) -> None:
-    assert "aws_eks_access_entry" not in default_app.json("blue")["resource"]
+def admins(app: Synthesized, colour: str = "blue") -> tuple[dict[str, Any], dict[str, Any]]:
+    return (
+        app.resource(colour, "aws_eks_access_entry", "admins/entry"),
+        app.resource(colour, "aws_eks_access_policy_association", "admins/admin"),
+    )
 
 
-def test_admin_roles_from_config(variant: Synthesized) -> None:
-    text = variant.text("blue")
-    assert Testing.to_have_resource_with_properties(text, "aws_eks_access_entry", {"principal_arn": ADMIN, "type": "STANDARD"})
-    association = variant.resource("blue", "aws_eks_access_policy_association", "admins/admin-0")
+def deployer(app: Synthesized, colour: str = "blue") -> str:
+    """The deploying identity's issuer ARN: an assumed-role session maps to its role."""
+    (name,) = app.json(colour)["data"]["aws_iam_session_context"]
+    session = app.json(colour)["data"]["aws_iam_session_context"][name]
+    assert session["arn"] == f"${{{address_of_data(app, colour, 'aws_caller_identity')}.arn}}"
+    return f"data.aws_iam_session_context.{name}.issuer_arn"
+
+
+def address_of_data(app: Synthesized, colour: str, kind: str) -> str:
+    (name,) = app.json(colour)["data"][kind]
+    return f"data.{kind}.{name}"
+
+
+@pytest.mark.parametrize(("fixture", "listed"), [("default_app", "[]"), ("variant", f'["{ADMIN}"]')])
+def test_the_deploying_identity_and_the_listed_roles_are_admins_once_each(
+    fixture: str, listed: str, request: pytest.FixtureRequest
+) -> None:
+    """One set of principals, decided at plan time: listing the deploying role as well gives one entry."""
+    app: Synthesized = request.getfixturevalue(fixture)
+    entry, association = admins(app)
+    principals = f"${{toset(concat([{deployer(app)}], {listed}))}}"
+    assert (entry["for_each"], entry["principal_arn"], entry["type"]) == (principals, "${each.value}", "STANDARD")
+    assert (association["for_each"], association["principal_arn"]) == (principals, "${each.value}")
     assert association["policy_arn"].endswith(":eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy")
     assert association["access_scope"] == {"type": "cluster"}
-    assert association["principal_arn"] == ref(variant, "blue", "aws_eks_access_entry", "admins/entry-0", "principal_arn")
+    assert association["depends_on"] == [address(app, "blue", "aws_eks_access_entry", "admins/entry")]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_what_terraform_does_inside_the_cluster_waits_for_its_admin_access(default_app: Synthesized, colour: str) -> None:
+    """Helm and Kubernetes resources are created after, and destroyed before, the access Terraform uses for them."""
+    admin = address(default_app, colour, "aws_eks_access_policy_association", "admins/admin")
+    inside = [
+        *default_app.resources(colour, "helm_release").values(),
+        *default_app.resources(colour, "kubernetes_namespace_v1").values(),
+    ]
+    assert len(inside) == 3  # the argocd namespace, Argo CD, the App of Apps
+    assert all(admin in body["depends_on"] for body in inside)
 
 
 # --- nodes -------------------------------------------------------------------------------------
@@ -283,6 +318,7 @@ def test_argocd_release(default_app: Synthesized, colour: str) -> None:
         address(default_app, colour, "aws_eks_addon", f"addons/{n}") for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
     }
     needs.add(address(default_app, colour, "aws_eks_addon", "addons-on-nodes/coredns"))
+    needs.add(address(default_app, colour, "aws_eks_access_policy_association", "admins/admin"))
     assert needs == set(argocd["depends_on"])
 
 

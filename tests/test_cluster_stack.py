@@ -19,10 +19,12 @@ THREE_COLOURS = {
         "purple": {"kubernetes_version": "1.35", "weight": 0},
     }
 }
-# green alone, its state in S3: two independent checks on one synthesis (each costs ~1 s).
+# green alone, its state in S3, its API endpoint public only: independent checks on one synthesis (each costs ~1 s).
+OPERATORS = "203.0.113.0/24"
 GREEN_ON_S3 = {
     "clusters": {"green": {"kubernetes_version": "1.35", "weight": 255}},
     "state": {"backend": "s3", "bucket": "acme-tf-state", "region": "eu-west-1", "key_prefix": "platform/bg"},
+    "eks": {"endpoint_private_access": False, "public_access_cidrs": [OPERATORS]},
 }
 COMMON_OUTPUT_READ = re.compile(r"data\.terraform_remote_state\.common\.outputs\.(\w+)")
 
@@ -91,6 +93,22 @@ def test_s3_backend_with_native_locking(green_on_s3: Synthesized) -> None:
     remote = remote_state(green_on_s3, "green")
     assert remote["backend"] == "s3"
     assert remote["config"] == {"bucket": "acme-tf-state", "key": "platform/bg/common.tfstate", "region": "eu-west-1"}
+
+
+def public_access_cidrs(app: Synthesized, colour: str) -> Any:
+    (cluster,) = app.json(colour)["resource"]["aws_eks_cluster"].values()
+    return cluster["vpc_config"]["public_access_cidrs"]
+
+
+def test_nodes_may_reach_a_public_only_endpoint_from_the_nat_addresses(green_on_s3: Synthesized) -> None:
+    """Without the private endpoint, nodes come from common's NAT gateways: those addresses are allowed too."""
+    nat = "data.terraform_remote_state.common.outputs.nat_public_ips"
+    assert public_access_cidrs(green_on_s3, "green") == f'${{concat(["{OPERATORS}"], formatlist("%s/32", {nat}))}}'
+
+
+def test_with_the_private_endpoint_only_the_configured_addresses_are_allowed(default_app: Synthesized) -> None:
+    assert public_access_cidrs(default_app, "blue") == ["0.0.0.0/0"]
+    assert "nat_public_ips" not in default_app.text("blue")  # a common deployed before that output still serves
 
 
 def test_provider_region_and_tags_per_colour(default_app: Synthesized) -> None:

@@ -78,13 +78,26 @@ def test_one_public_and_one_private_subnet_per_az_with_elb_role_tags(app: Synthe
     for i, cidr in enumerate(public):
         body = subnets[f"network/public-{i}"]
         assert (body["cidr_block"], body["tags"]["kubernetes.io/role/elb"], body["map_public_ip_on_launch"]) == (cidr, "1", False)
-        zone = body["availability_zone"]
-        assert zone.startswith("${element(data.aws_availability_zones.network_zones_")
-        assert zone.endswith(f".names, {i})}}")
+        # An index into the zones, never element(), which wraps around (tests/test_availability_zones.py).
+        assert body["availability_zone"] == f"${{{zones_address(app)}.names[{i}]}}"
     for i, cidr in enumerate(private):
         body = subnets[f"network/private-{i}"]
         assert (body["cidr_block"], body["tags"]["kubernetes.io/role/internal-elb"]) == (cidr, "1")
         assert "kubernetes.io/role/elb" not in body["tags"]
+
+
+def zones_address(app: Synthesized) -> str:
+    (name,) = app.json(COMMON)["data"]["aws_availability_zones"]
+    return f"data.aws_availability_zones.{name}"
+
+
+def test_zones_leave_out_those_without_eks_and_too_few_fail_the_plan(app: Synthesized) -> None:
+    zones = app.json(COMMON)["data"]["aws_availability_zones"][zones_address(app).rsplit(".", 1)[1]]
+    assert zones["exclude_zone_ids"] == ["use1-az3", "usw1-az2", "cac1-az3", "cnn1-az4"]
+    assert zones["filter"] == [{"name": "opt-in-status", "values": ["opt-in-not-required"]}]
+    (check,) = zones["lifecycle"]["postcondition"]
+    assert check["condition"] == "${length(self.names) >= 3}"
+    assert check["error_message"].startswith("network.az_count is 3, but ap-northeast-1 offers ${length(self.names)}")
 
 
 def test_default_security_group_is_locked_down(app: Synthesized) -> None:
@@ -108,6 +121,14 @@ def test_nat_per_az_when_configured(variant: Synthesized) -> None:
     routes = variant.resources(COMMON, "aws_route")
     targets = [routes[f"egress/private-default-{i}"]["nat_gateway_id"] for i in range(2)]
     assert len(set(targets)) == 2
+
+
+@pytest.mark.parametrize(("fixture", "count"), [("app", 1), ("variant", 2)])
+def test_nat_public_ips_are_published(fixture: str, count: int, request: pytest.FixtureRequest) -> None:
+    """The addresses nodes come from when a colour's API endpoint is public only (tests/test_cluster_stack.py)."""
+    synthesized: Synthesized = request.getfixturevalue(fixture)
+    published = synthesized.json(COMMON)["output"]["nat_public_ips"]["value"]
+    assert published == [ref(synthesized, "aws_eip", f"egress/nat-eip-{i}", "public_ip") for i in range(count)]
 
 
 def test_flow_logs_to_cloudwatch_with_retention(app: Synthesized, text: str, config: Config) -> None:

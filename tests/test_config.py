@@ -74,6 +74,11 @@ def test_fails_when_the_two_names_of_deletion_protection_disagree() -> None:
     )
 
 
+def test_fails_on_a_zone_name_where_a_zone_id_is_meant() -> None:
+    problem = one_problem({"network": {"excluded_zone_ids": ["use1-az3", "us-east-1a"]}})
+    assert problem.startswith('network.excluded_zone_ids[1]: "us-east-1a" is not allowed; use an availability zone ID')
+
+
 def test_config_is_frozen() -> None:
     config = config_from_dict({})
     with pytest.raises(AttributeError):
@@ -118,7 +123,7 @@ def test_the_projects_own_cdktf_json_is_valid(project_dir: Path) -> None:
 def test_fails_on_unknown_key_naming_the_allowed_keys() -> None:
     problem = one_problem({"network": {"cidr_block": "10.0.0.0/16"}})
     assert problem.startswith('network.cidr_block: "10.0.0.0/16"')
-    assert "unknown key; allowed keys: az_count, cidr, flow_log_retention_days, nat" in problem
+    assert "unknown key; allowed keys: az_count, cidr, excluded_zone_ids, flow_log_retention_days, nat" in problem
 
 
 def test_fails_on_unknown_key_inside_a_colour() -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from stacks.config import load_config
+from stacks.config import config_from_dict, load_config
 from tests import moto_server
 from tests.rehearsal import Project
 from tests.synth import synthesize
@@ -178,27 +179,68 @@ def test_no_drift_after_deploy(project: Project) -> None:
     assert plan.returncode == 0, plan.output[-6000:]
 
 
-@pytest.mark.parametrize("colour", ["blue", "green"])
-def test_cluster_stack_reads_every_output_from_commons_real_state(project: Project, colour: str) -> None:
-    document = json.loads((project.stack_dir(colour) / "cdk.tf.json").read_text())
-    aws_only, _ = aws_part(document)
+def plan_aws_part(project: Project, stack_dir: Path, env: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Plan a synthesized colour without its helm/kubernetes part against common's real state:
+    planned values by resource address. env: variables on top of the project's."""
+    aws_only, _ = aws_part(json.loads((stack_dir / "cdk.tf.json").read_text()))
     # Beside the colour's own directory: the path to common's state is relative to it.
-    where = project.stack_dir(colour).with_name(f"{colour}-aws-part")
+    where = stack_dir.with_name(f"{stack_dir.name}-aws-part")
     where.mkdir()
-    aws_only["terraform"]["backend"] = {"local": {"path": f"{colour}.tfstate"}}
+    aws_only["terraform"]["backend"] = {"local": {"path": "aws-part.tfstate"}}
     (where / "cdk.tf.json").write_text(json.dumps(aws_only))
     assert project.run("terraform", "init", "-input=false", "-no-color", cwd=where).returncode == 0
-    plan = project.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=where)
+    plan = project.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=where, env=env)
     assert plan.returncode == 0, plan.output[-6000:]
-    shown = json.loads(project.run("terraform", "show", "-json", "plan", cwd=where).output)
-    planned = {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
+    shown = json.loads(project.run("terraform", "show", "-json", "plan", cwd=where, env=env).output)
+    return {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
+
+
+def common_outputs(project: Project) -> dict[str, Any]:
     outputs = json.loads(project.run("terraform", "output", "-json", cwd=project.stack_dir("common")).output)
-    (cluster,) = [v for a, v in planned.items() if a.startswith("aws_eks_cluster.")]
-    assert cluster["vpc_config"][0]["subnet_ids"] == sorted(outputs["private_subnet_ids"]["value"])
-    role_arns = sorted(v["role_arn"] for a, v in planned.items() if a.startswith("aws_eks_pod_identity_association."))
-    assert role_arns == sorted(
-        outputs[o]["value"] for o in ("app_role_arn", "load_balancer_controller_role_arn", "external_dns_role_arn")
+    return {name: output["value"] for name, output in outputs.items()}
+
+
+def of_type(planned: dict[str, dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [values for address, values in planned.items() if address.startswith(f"{kind}.")]
+
+
+@pytest.mark.parametrize("colour", ["blue", "green"])
+def test_cluster_stack_reads_every_output_from_commons_real_state(project: Project, colour: str) -> None:
+    planned = plan_aws_part(project, project.stack_dir(colour))
+    outputs = common_outputs(project)
+    (cluster,) = of_type(planned, "aws_eks_cluster")
+    assert cluster["vpc_config"][0]["subnet_ids"] == sorted(outputs["private_subnet_ids"])
+    role_arns = sorted(v["role_arn"] for v in of_type(planned, "aws_eks_pod_identity_association"))
+    assert role_arns == sorted(outputs[o] for o in ("app_role_arn", "load_balancer_controller_role_arn", "external_dns_role_arn"))
+
+
+def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_only_endpoint(
+    project: Project, aws: Callable[[str], Any]
+) -> None:
+    """Planned as a CI job would run it, in a session of an assumed role with a path: the role is listed in
+    eks.admin_role_arns too, and still gets one access entry. The API endpoint is public only and
+    narrowed to the operators, so the nodes' NAT address is allowed as well."""
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
+    role = aws("iam").create_role(RoleName="deployer", Path="/ci/", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+    session = aws("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="ci-job")["Credentials"]
+    other = "arn:aws:iam::123456789012:role/platform-admins"
+    eks = {"endpoint_private_access": False, "public_access_cidrs": ["203.0.113.0/24"], "admin_role_arns": [role["Arn"], other]}
+    config = config_from_dict({**CONFIG, "eks": eks, "state": {"directory": str(project.state_dir)}})
+    synthesized = synthesize(config, project.root / "public-only")  # beside cdktf.out: the same relative paths
+    as_the_job = {
+        "AWS_ACCESS_KEY_ID": session["AccessKeyId"],
+        "AWS_SECRET_ACCESS_KEY": session["SecretAccessKey"],
+        "AWS_SESSION_TOKEN": session["SessionToken"],
+    }
+    planned = plan_aws_part(project, synthesized.stack_dir("blue"), env=as_the_job)
+    assert role["Arn"] == "arn:aws:iam::123456789012:role/ci/deployer"  # the path the session's ARN leaves out
+    assert sorted(v["principal_arn"] for v in of_type(planned, "aws_eks_access_entry")) == sorted([role["Arn"], other])
+    assert sorted(v["principal_arn"] for v in of_type(planned, "aws_eks_access_policy_association")) == sorted(
+        [role["Arn"], other]
     )
+    (cluster,) = of_type(planned, "aws_eks_cluster")
+    (nat,) = common_outputs(project)["nat_public_ips"]
+    assert sorted(cluster["vpc_config"][0]["public_access_cidrs"]) == sorted(["203.0.113.0/24", f"{nat}/32"])
 
 
 # --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------

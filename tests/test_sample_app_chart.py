@@ -16,6 +16,7 @@ from tests.synth import Synthesized, synthesize
 
 CLUSTERS = {"blue": {"kubernetes_version": "1.34", "weight": 30}, "green": {"kubernetes_version": "1.35", "weight": 225}}
 APP = {"image_tag": "4d5e6f7a"}
+CHART = Path(__file__).resolve().parent.parent / "argocd" / "sample-app"
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,9 @@ def test_both_delivery_modes_pass_the_same_values(via_argocd: Synthesized, via_h
     release = releases(via_helm, colour)["sample-app"]
     assert values_of_release(release) == from_git
     assert release["namespace"] == namespace
-    assert release["chart"] == str(Path(__file__).resolve().parent.parent / "argocd" / "sample-app")
+    # The same chart Argo CD renders from Git, carried inside cdktf.out (tests/test_portable_output.py).
+    copy = via_helm.stack_dir(colour) / release["chart"]
+    assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == sorted(p.relative_to(CHART) for p in CHART.rglob("*"))
 
 
 @pytest.mark.parametrize("colour", CLUSTERS)

@@ -90,6 +90,7 @@ def hook_dir(default_app: Synthesized, project_dir: Path, moto_endpoint: str, mo
     is), aimed at a zone of its own on the moto server; no cluster exists there."""
     body = json.loads(json.dumps(default_app.resource("blue", "terraform_data", HOOK)))
     body.pop("depends_on")
+    body.pop("lifecycle")  # replaced with the cluster, which is not here (tests/test_cluster_replacement.py)
     # blue as last deployed by the shift: weight 0 in its config.
     body["input"].update(zone_name=ZONE, hostname=f"app.{ZONE}", cluster="hook-test-blue", timeout_seconds=60, weight=0)
     directory = project_dir / ".cache" / "tests" / f"hook-{uuid.uuid4().hex[:8]}" / "stacks" / "blue"

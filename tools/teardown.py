@@ -52,17 +52,23 @@ class TeardownAws:
     eks: Any
 
 
+# The hook also runs when a `cdktf deploy` replaces the colour's cluster (stacks/cluster.py).
+REPLACING = "if a deploy is replacing the cluster, make that change as a new colour instead (README: 'Replacing a cluster')"
+
+
 def check_weight(plan: TeardownPlan, live_weight: int | None) -> None:
     """Refuse to take down a colour clients may still be sent to."""
     if live_weight:
         raise UnsafeTeardownError(
             f"{plan.colour} still has weight {live_weight} in Route53 for {plan.hostname}: shift its traffic away "
-            f"first (python -m tools.shift --to <colour>), or destroy anyway with python -m tools.retire {plan.colour} --force"
+            f"first (python -m tools.shift --to <colour>), or destroy anyway with python -m tools.retire {plan.colour} "
+            f"--force; {REPLACING}"
         )
     if plan.weight:
         raise UnsafeTeardownError(
             f"clusters.{plan.colour}.weight is {plan.weight} in the config {plan.colour} was deployed with: set it to 0 "
-            f"and deploy {plan.colour} (the shift does both), or destroy anyway with python -m tools.retire {plan.colour} --force"
+            f"and deploy {plan.colour} (the shift does both), or destroy anyway with python -m tools.retire {plan.colour} "
+            f"--force; {REPLACING}"
         )
 
 

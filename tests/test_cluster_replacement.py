@@ -1,0 +1,84 @@
+"""A change that replaces a colour's cluster (a ForceNew argument such as eks.service_ipv4_cidr) must not
+collide with itself or orphan what the colour's controllers made.
+
+- No resource of a colour is created before the old one is destroyed: Terraform would impose that on
+  everything it depends on, the cluster included, whose fixed name cannot exist twice.
+- Everything that lives in the cluster or is bound to it is replaced with it, the teardown hook among
+  them: its destroy-time teardown (apps, ALB, records) then runs before the old cluster goes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import Future
+from typing import Any
+
+import pytest
+
+from stacks.cluster import BOUND_TO_THE_CLUSTER
+from tests.replacement_plans import BOUND, CLUSTER, ReplacementPlans
+from tests.synth import Synthesized
+
+COLOURS = ("blue", "green")
+# What outlives a cluster replacement: the cluster's own inputs (its role, key, log group) and what it
+# never names (the node role and launch template).
+OUTLIVES_THE_CLUSTER = {
+    "aws_iam_role",
+    "aws_iam_role_policy",
+    "aws_iam_role_policy_attachment",
+    "aws_kms_key",
+    "aws_cloudwatch_log_group",
+    "aws_launch_template",
+}
+
+
+def resources(app: Synthesized, colour: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    for kind, items in app.json(colour)["resource"].items():
+        for body in items.values():
+            yield kind, body
+
+
+@pytest.mark.parametrize("fixture", ["default_app", "everything_on"])
+@pytest.mark.parametrize("colour", COLOURS)
+def test_nothing_in_a_colour_is_created_before_its_predecessor_is_destroyed(
+    fixture: str, colour: str, request: pytest.FixtureRequest
+) -> None:
+    app: Synthesized = request.getfixturevalue(fixture)
+    assert [kind for kind, body in resources(app, colour) if "create_before_destroy" in body.get("lifecycle", {})] == []
+
+
+@pytest.mark.parametrize("fixture", ["default_app", "everything_on"])
+@pytest.mark.parametrize("colour", COLOURS)
+def test_everything_bound_to_the_cluster_is_replaced_with_it(fixture: str, colour: str, request: pytest.FixtureRequest) -> None:
+    app: Synthesized = request.getfixturevalue(fixture)
+    (cluster,) = app.json(colour)["resource"]["aws_eks_cluster"]
+    trigger = [f"aws_eks_cluster.{cluster}.created_at"]
+    kinds = {kind for kind, _ in resources(app, colour)}
+    assert kinds == BOUND_TO_THE_CLUSTER | OUTLIVES_THE_CLUSTER | {"aws_eks_cluster"}  # a new kind is placed on purpose
+    for kind, body in resources(app, colour):
+        replaced_by = body.get("lifecycle", {}).get("replace_triggered_by")
+        assert replaced_by == (trigger if kind in BOUND_TO_THE_CLUSTER else None), kind
+    assert "terraform_data" in BOUND_TO_THE_CLUSTER  # the teardown hook
+
+
+# --- the trigger, planned for real (tests/replacement_plans.py, in the background) ---------------
+
+
+@pytest.fixture(scope="module")
+def plans(replacement_plans: Future[ReplacementPlans]) -> ReplacementPlans:
+    return replacement_plans.result()
+
+
+@pytest.mark.slow
+@pytest.mark.background("replacement_plans")
+def test_an_in_place_upgrade_replaces_nothing_bound_to_the_cluster(plans: ReplacementPlans) -> None:
+    assert plans.upgrade[CLUSTER][0] == ["update"]
+    assert plans.upgrade[BOUND][0] == ["no-op"]
+
+
+@pytest.mark.slow
+@pytest.mark.background("replacement_plans")
+def test_a_replaced_cluster_takes_what_is_bound_to_it_along_destroying_it_first(plans: ReplacementPlans) -> None:
+    assert plans.new_service_cidr[CLUSTER][0] == ["delete", "create"]
+    # delete before create: the hook's destroy-time teardown runs while the old cluster still stands.
+    assert plans.new_service_cidr[BOUND] == (["delete", "create"], "replace_by_triggers")
