@@ -16,6 +16,9 @@ from stacks.workloads import WORKLOADS
 APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applications in Git
 SAMPLE_APP_CHILD = "sample-app"  # the sample app's entry in argocd/apps/values.yaml
 DISABLED = "disabledApplications"  # children argocd/apps leaves out
+# syncPolicy.retry of the parent Application and every child: a failed sync is tried again, 10 s doubling
+# to 5 min, ten times (about half an hour), instead of waiting for the next commit.
+SYNC_RETRY = {"limit": 10, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "5m"}}
 
 
 def cluster_facts(
@@ -43,6 +46,7 @@ def cluster_facts(
             "tableName": common(CommonOutput.TABLE_NAME),
             "image": {"repository": common(CommonOutput.IMAGE_REPOSITORY_URL), "tag": config.app.image_tag},
         },
+        "syncRetry": SYNC_RETRY,
     }
     if config.app.delivery == "helm":  # Terraform installs it; Argo CD must not install it too
         facts[DISABLED] = [SAMPLE_APP_CHILD]

@@ -1,0 +1,186 @@
+"""Argo CD as it behaves over days, not only on the first sync: the App of Apps waits for children that are
+still syncing, failed syncs are retried, and the load balancer controller's webhook certificate is not
+rotated by every render."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any
+
+import lupa.lua51
+import pytest
+import yaml
+
+from tests.charts import Chain, build_chain, render
+from tests.synth import Synthesized
+from tools.terraformrc import PROJECT_DIR
+
+COLOURS = ("blue", "green")
+HEALTH_KEY = "resource.customizations.health.argoproj.io_Application"
+LBC_CHILD = "aws-load-balancer-controller"
+STAND_IN = Path(__file__).parent / "fixtures" / "lbc-webhook-certs"  # the chart's certificate logic, see its Chart.yaml
+
+
+@pytest.fixture(scope="module")
+def chains(default_app: Synthesized) -> dict[str, Chain]:
+    return {colour: build_chain(default_app, colour) for colour in COLOURS}
+
+
+# --- the Application health script, run as Argo CD runs it (Lua 5.1) ----------------------------
+
+
+def application_health(obj: dict[str, Any]) -> dict[str, str]:
+    """What Argo CD reports for a child Application: the script from argocd/argo-cd-values.yaml, with the
+    child as the global `obj`, in a fresh Lua 5.1 runtime (Argo CD's gopher-lua is Lua 5.1)."""
+    values = yaml.safe_load((PROJECT_DIR / "argocd" / "argo-cd-values.yaml").read_text())
+    lua = lupa.lua51.LuaRuntime(unpack_returned_tuples=True)
+    lua.globals().obj = lua.table_from(obj, recursive=True)
+    result = lua.execute(values["configs"]["cm"][HEALTH_KEY])
+    return {"status": result["status"], "message": result["message"]}
+
+
+def child(
+    health: str | None = None, sync: str | None = None, phase: str | None = None, message: str | None = None
+) -> dict[str, Any]:
+    status: dict[str, Any] = {}
+    if health:
+        status["health"] = {"status": health, **({"message": message} if message else {})}
+    if sync:
+        status["sync"] = {"status": sync}
+    if phase:
+        status["operationState"] = {"phase": phase}
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "x"},
+        **({"status": status} if status else {}),
+    }
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        pytest.param(child(), "Progressing", id="no status yet"),
+        pytest.param(child(health="Progressing", sync="OutOfSync", phase="Running"), "Progressing", id="first sync"),
+        pytest.param(child(health="Healthy", sync="Synced", phase="Succeeded"), "Healthy", id="healthy and synced"),
+        pytest.param(child(health="Degraded", sync="Synced", phase="Succeeded"), "Degraded", id="degraded"),
+        # An upgrade: still Healthy from before while the new sync runs; the next wave must wait.
+        pytest.param(child(health="Healthy", sync="OutOfSync", phase="Running"), "Progressing", id="healthy, sync running"),
+    ],
+)
+def test_a_child_is_healthy_only_once_its_sync_has_finished(obj: dict[str, Any], expected: str) -> None:
+    assert application_health(obj)["status"] == expected
+
+
+def test_the_health_message_is_passed_on_and_says_when_a_sync_runs() -> None:
+    assert application_health(child(health="Degraded", message="Deployment x exceeded its deadline")) == {
+        "status": "Degraded",
+        "message": "Deployment x exceeded its deadline",
+    }
+    assert application_health(child(health="Healthy", phase="Running"))["message"] == "sync operation running"
+
+
+# --- retries ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_every_application_retries_a_failed_sync_with_backoff(chains: dict[str, Chain], colour: str) -> None:
+    applications = [chains[colour].parent, *chains[colour].children.values()]
+    assert len(applications) == 4
+    for application in applications:
+        retry = application["spec"]["syncPolicy"]["retry"]
+        assert retry["limit"] > 0, application["metadata"]["name"]
+        backoff = retry["backoff"]
+        assert (backoff["factor"] > 1, _seconds(backoff["maxDuration"]) > _seconds(backoff["duration"])) == (True, True)
+
+
+def _seconds(duration: str) -> int:
+    (amount, unit) = re.fullmatch(r"(\d+)([sm])", duration).groups()  # type: ignore[union-attr]
+    return int(amount) * (60 if unit == "m" else 1)
+
+
+# --- the load balancer controller's webhook certificate -----------------------------------------
+
+
+def ignored(manifest: dict[str, Any], rules: list[dict[str, Any]]) -> dict[str, Any]:
+    """The manifest without what the Application's ignoreDifferences ignore (as Argo CD compares it)."""
+    kept = copy.deepcopy(manifest)
+    group = manifest["apiVersion"].rpartition("/")[0]
+    for rule in rules:
+        if (rule.get("group", ""), rule["kind"], rule.get("name", manifest["metadata"]["name"])) != (
+            group,
+            manifest["kind"],
+            manifest["metadata"]["name"],
+        ):
+            continue
+        for pointer in rule.get("jsonPointers", []):
+            *path, last = pointer.strip("/").split("/")
+            parent = kept
+            for part in path:
+                parent = parent[part]
+            parent.pop(last, None)
+        for expression in rule.get("jqPathExpressions", []):
+            _drop(kept, expression)
+    return kept
+
+
+def _drop(node: Any, expression: str) -> None:
+    """Remove what a jq path of the form `.a.b[]?.c` selects (the only form this project writes)."""
+    steps = re.findall(r"\.(\w+)(\[\]\??)?", expression)
+    assert "".join(f".{key}{iterate}" for key, iterate in steps) == expression, f"unsupported jq path {expression}"
+    targets = [node]
+    for i, (key, iterate) in enumerate(steps):
+        if i == len(steps) - 1:
+            for target in targets:
+                target.pop(key, None)
+            return
+        targets = [t[key] for t in targets if key in t]
+        if iterate:
+            targets = [item for t in targets for item in t]
+
+
+@pytest.fixture(scope="module")
+def lbc_child(chains: dict[str, Chain]) -> dict[str, Any]:
+    return chains["blue"].children[LBC_CHILD]
+
+
+def renders_of_the_controller_chart(application: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The chart's certificate manifests, rendered twice as Argo CD renders the child: no cluster to `lookup`."""
+    release, namespace = application["spec"]["source"]["helm"]["releaseName"], application["spec"]["destination"]["namespace"]
+    return tuple(render(STAND_IN, {}, release=release, namespace=namespace) for _ in range(2))  # type: ignore[return-value]
+
+
+def test_each_render_makes_a_new_webhook_certificate(lbc_child: dict[str, Any]) -> None:
+    """Why the Application needs its ignoreDifferences: without them, every render is a change to apply."""
+    first, second = renders_of_the_controller_chart(lbc_child)
+    assert [doc["kind"] for doc in first] == ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "Secret"]
+    assert all(a != b for a, b in zip(first, second, strict=True))
+
+
+def test_the_webhook_certificate_is_stable_under_argo_cd(lbc_child: dict[str, Any]) -> None:
+    rules = lbc_child["spec"]["ignoreDifferences"]
+    first, second = renders_of_the_controller_chart(lbc_child)
+    assert [ignored(doc, rules) for doc in first] == [ignored(doc, rules) for doc in second]
+    # ...and syncs keep the live certificate rather than applying the rendered one.
+    assert "RespectIgnoreDifferences=true" in lbc_child["spec"]["syncPolicy"]["syncOptions"]
+
+
+def test_only_the_certificate_is_ignored(lbc_child: dict[str, Any]) -> None:
+    """The rest of the webhook configurations (rules, service, failure policy) is still compared."""
+    first, _ = renders_of_the_controller_chart(lbc_child)
+    kept = [ignored(doc, lbc_child["spec"]["ignoreDifferences"]) for doc in first]
+    assert [hook["clientConfig"]["service"]["path"] for hook in kept[0]["webhooks"]] == ["/mutate-v1-pod", "/mutate-v1-service"]
+    assert "caBundle" not in kept[1]["webhooks"][0]["clientConfig"]
+    assert kept[2]["type"] == "kubernetes.io/tls"
+    assert "data" not in kept[2]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_other_children_ignore_nothing(chains: dict[str, Chain], colour: str) -> None:
+    others = {name: app for name, app in chains[colour].children.items() if name != LBC_CHILD}
+    assert [name for name, app in others.items() if "ignoreDifferences" in app["spec"]] == []
+    assert [
+        name for name, app in others.items() if "RespectIgnoreDifferences=true" in app["spec"]["syncPolicy"]["syncOptions"]
+    ] == []
