@@ -145,7 +145,8 @@ class ShiftConfig:
     interval_seconds: int = 300  # each step's observation window for the metric gate
     max_5xx_ratio: float = 0.01  # (target + load balancer 5xx) / requests on the target's ALB
     max_p99_seconds: float = 1.0  # TargetResponseTime p99 on the target's ALB
-    min_requests: int = 0  # fewer requests in a window fail the gate (0: a quiet window passes)
+    min_requests: int = 1  # fewer requests in a window fail the gate: no traffic is no evidence
+    allow_idle: bool = False  # a window with fewer than min_requests passes (say so: `--allow-idle`)
     dns_timeout_seconds: int = 600  # how long Route53 may take to serve a step's weights
 
 
@@ -482,7 +483,13 @@ def _gitops_rules(c: Config, p: Problems) -> None:
     _check(p, "traffic.shift.max_5xx_ratio", s.max_5xx_ratio, 0 <= s.max_5xx_ratio <= 1, "use a ratio 0-1, e.g. 0.01")
     p99_ok = 0 < s.max_p99_seconds <= 60
     _check(p, "traffic.shift.max_p99_seconds", s.max_p99_seconds, p99_ok, "use more than 0 and at most 60 seconds")
-    _check(p, "traffic.shift.min_requests", s.min_requests, s.min_requests >= 0, "use 0 or more requests")
+    _check(
+        p,
+        "traffic.shift.min_requests",
+        s.min_requests,
+        s.min_requests >= 1,
+        "use 1 or more requests (to let a window without traffic pass, set traffic.shift.allow_idle)",
+    )
     dns_ok = 60 <= s.dns_timeout_seconds <= 3600
     _check(p, "traffic.shift.dns_timeout_seconds", s.dns_timeout_seconds, dns_ok, "use 60-3600 seconds")
 

@@ -369,7 +369,11 @@ def test_fails_on_traffic_timing(key: str, value: int) -> None:
             {"shift": {"max_p99_seconds": 0}},
             "traffic.shift.max_p99_seconds: 0.0 is not allowed; use more than 0 and at most 60 seconds",
         ),
-        ({"shift": {"min_requests": -1}}, "traffic.shift.min_requests: -1 is not allowed; use 0 or more requests"),
+        (
+            {"shift": {"min_requests": 0}},
+            "traffic.shift.min_requests: 0 is not allowed; use 1 or more requests (to let a window without traffic pass, "
+            "set traffic.shift.allow_idle)",
+        ),
         ({"shift": {"dns_timeout_seconds": 10}}, "traffic.shift.dns_timeout_seconds: 10 is not allowed; use 60-3600 seconds"),
     ],
 )

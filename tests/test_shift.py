@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import tools.shift
 from stacks.config import ConfigError, ShiftConfig, load_config, write_weights
 from tests.emulated_aws import Emulated, FakeClock, base_config, minutes
 from tests.samples import write_project
@@ -22,6 +23,7 @@ from tools.shift import (
     ShiftError,
     UnsafeShiftError,
     WindowMetrics,
+    cdktf_deploy,
     judge,
     main,
     plan_weights,
@@ -112,10 +114,45 @@ def test_the_gate_names_the_threshold_a_window_breaks(metrics: WindowMetrics, re
     assert verdict == reason if reason is None else verdict is not None and verdict.startswith(reason)
 
 
-def test_a_quiet_window_passes_only_when_no_minimum_is_configured() -> None:
+def test_a_quiet_window_fails_unless_idle_windows_are_allowed() -> None:
     quiet = WindowMetrics(requests=0, errors=0, p99=None)
-    assert judge(quiet, ShiftConfig(min_requests=0)) is None
-    assert judge(quiet, ShiftConfig(min_requests=1)) is not None
+    assert judge(quiet, ShiftConfig()) == (
+        "0 requests in the window, fewer than traffic.shift.min_requests 1: too little traffic to judge (send traffic "
+        "to the target, or let quiet windows pass with --allow-idle or traffic.shift.allow_idle)"
+    )
+    assert judge(quiet, ShiftConfig(allow_idle=True)) is None
+    # Allowed idle still judges what traffic there is.
+    assert judge(WindowMetrics(requests=5, errors=5, p99=0.1), ShiftConfig(min_requests=10, allow_idle=True)) is not None
+
+
+# --- deploying -----------------------------------------------------------------------------
+
+
+def test_each_colour_is_deployed_on_its_own_in_the_order_given(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Given several stacks, the cdktf CLI deploys them at once, and Terraform's plugin cache is not safe
+    under concurrent `terraform init` (hashicorp/terraform issue 31964): one stack per run."""
+    runs: list[list[str]] = []
+
+    def cdktf(arguments: list[str], cwd: Path) -> int:
+        runs.append(arguments)
+        return 0
+
+    monkeypatch.setattr(tools.shift, "run_cdktf", cdktf)
+    cdktf_deploy(["green", "blue"], cwd=tmp_path)
+    assert runs == [["deploy", "green", "--auto-approve"], ["deploy", "blue", "--auto-approve"]]
+
+
+def test_a_failed_stack_stops_the_deploy_and_says_what_was_deployed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    runs: list[str] = []
+
+    def cdktf(arguments: list[str], cwd: Path) -> int:
+        runs.append(arguments[1])
+        return 1 if arguments[1] == "blue" else 0
+
+    monkeypatch.setattr(tools.shift, "run_cdktf", cdktf)
+    with pytest.raises(ShiftError, match=r"^`cdktf deploy blue --auto-approve` exited 1; green deployed before it$"):
+        cdktf_deploy(["green", "blue", "red"], cwd=tmp_path)
+    assert runs == ["green", "blue"]
 
 
 # --- writing the weights -------------------------------------------------------------------
@@ -161,6 +198,7 @@ class World:
         self.deploy_works = True
         self.error_ratio_at: dict[int, float] = {}  # target weight -> 5xx ratio its traffic sees
         self.p99_at: dict[int, float] = {}
+        self.requests_per_weight = 10  # per minute, on the target's ALB
         clock.on_sleep.append(self.tick)
 
     def deploy(self, colours: Sequence[str]) -> None:
@@ -179,7 +217,7 @@ class World:
             self.pending = {}
         weight = self.aws.weights()[self.target]
         for minute in minutes(before, after):
-            requests = 10 * weight
+            requests = self.requests_per_weight * weight
             errors = round(requests * self.error_ratio_at.get(weight, 0.0))
             self.aws.put_traffic(self.target, minute, requests, errors, self.p99_at.get(weight, 0.3))
 
@@ -217,7 +255,8 @@ def test_a_healthy_shift_reaches_all_traffic_in_the_planned_steps(tmp_path: Path
     shift.run("green")
     assert deployed.weights() == {"blue": 0, "green": 100}
     assert configured_weights(shift) == {"blue": 0, "green": 100}
-    assert world.deploys == [["blue", "green"]] * 4
+    # The colour that gains weight goes first: between the two deploys the total grows, never falls to 0.
+    assert world.deploys == [["green", "blue"]] * 4
     lines = [line for line in out.getvalue().splitlines() if line.startswith("step ")]
     assert [line.split("|")[0].split(None, 2)[2].strip() for line in lines] == [
         "blue 75  green 25",
@@ -252,6 +291,26 @@ def test_a_5xx_spike_rolls_back_to_the_previous_weights_and_says_why(tmp_path: P
     assert deployed.weights() == {"blue": 60, "green": 40}
     assert configured_weights(shift) == {"blue": 60, "green": 40}
     assert "GATE TRIPPED" in out.getvalue()
+    assert world.deploys[-1] == ["blue", "green"]  # the roll-back gives blue its weight back first
+
+
+def test_a_target_that_gets_no_requests_does_not_pass(tmp_path: Path, deployed: Emulated) -> None:
+    shift, world, out = shift_in(tmp_path, deployed, step=50)
+    world.requests_per_weight = 0  # nothing reaches green: no evidence it works
+    with pytest.raises(ShiftError, match=r"step 1/2  blue 50  green 50: 0 requests in the window, fewer than"):
+        shift.run("green")
+    assert deployed.weights() == {"blue": 100, "green": 0}
+    assert "at least 1 request(s)" in out.getvalue().splitlines()[0]
+
+
+def test_quiet_windows_pass_when_asked_and_every_line_says_so(tmp_path: Path, deployed: Emulated) -> None:
+    shift, world, out = shift_in(tmp_path, deployed, step=50, allow_idle=True)
+    world.requests_per_weight = 0
+    shift.run("green")
+    assert deployed.weights() == {"blue": 0, "green": 100}
+    lines = out.getvalue().splitlines()
+    assert "a window with fewer than 1 request(s) PASSES (idle allowed)" in lines[0]
+    assert [line.split(" | ")[2] for line in lines if line.startswith("step ")] == ["ok, IDLE (allowed)"] * 2
 
 
 def test_slow_responses_roll_back_too(tmp_path: Path, deployed: Emulated) -> None:
@@ -350,3 +409,7 @@ def test_dry_run_prints_the_plan_and_changes_nothing(tmp_path: Path, capsys: pyt
         "step 3/3 blue 0  green 100",
     ]
     assert path.read_text() == before
+    assert main(["--to", "green", "--dry-run", "--allow-idle", "--config", str(path)]) == 0
+    assert "gate: 5xx <= 1.00%, p99 <= 1.000 s, a window with fewer than 1 request(s) PASSES (idle allowed)" in (
+        capsys.readouterr().out.splitlines()
+    )

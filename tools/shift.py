@@ -128,12 +128,19 @@ def _spread(amount: int, weights: Mapping[str, int]) -> Weights:
     return shares
 
 
+def is_idle(metrics: WindowMetrics, settings: ShiftConfig) -> bool:
+    """Too few requests to judge the target by."""
+    return metrics.requests < settings.min_requests
+
+
 def judge(metrics: WindowMetrics, settings: ShiftConfig) -> str | None:
-    """Why the window fails the gate, or None when it passes."""
-    if metrics.requests < settings.min_requests:
+    """Why the window fails the gate, or None when it passes. A quiet window is no evidence: it fails
+    unless idle windows are allowed (traffic.shift.allow_idle, --allow-idle)."""
+    if is_idle(metrics, settings) and not settings.allow_idle:
         return (
             f"{metrics.requests:.0f} requests in the window, fewer than traffic.shift.min_requests "
-            f"{settings.min_requests}: too little traffic to judge"
+            f"{settings.min_requests}: too little traffic to judge (send traffic to the target, or let quiet "
+            "windows pass with --allow-idle or traffic.shift.allow_idle)"
         )
     if metrics.requests > 0 and metrics.errors / metrics.requests > settings.max_5xx_ratio:
         ratio = metrics.errors / metrics.requests
@@ -177,11 +184,15 @@ def read_metrics(cloudwatch: Any, dimension: str, start: datetime, period: int) 
 
 
 def cdktf_deploy(colours: Sequence[str], *, cwd: Path) -> None:
-    """The real deploy: the pinned cdktf CLI, as a user would run it."""
-    arguments = ["deploy", *colours, "--auto-approve"]
-    status = run_cdktf(arguments, cwd=cwd)
-    if status != 0:
-        raise ShiftError(f"`cdktf {' '.join(arguments)}` exited {status}")
+    """The real deploy: the pinned cdktf CLI, as a user would run it, one stack at a time, in the order
+    given. (Given several stacks the CLI deploys them at once, and Terraform's plugin cache is not safe
+    under concurrent `terraform init`: hashicorp/terraform issue 31964.)"""
+    for done, colour in enumerate(colours):
+        arguments = ["deploy", colour, "--auto-approve"]
+        status = run_cdktf(arguments, cwd=cwd)
+        if status != 0:
+            deployed = f"; {', '.join(colours[:done])} deployed before it" if done else ""
+            raise ShiftError(f"`cdktf {' '.join(arguments)}` exited {status}{deployed}")
 
 
 def describe(weights: Mapping[str, int]) -> str:
@@ -206,10 +217,9 @@ class Shift:
             return
         affected = [colour for colour in weights if any(state[colour] != weights[colour] for state in plan)]
         zone, dimension = self._preflight(target, affected, weights)
-        s = self.settings
         self._say(
             f"shifting to {target}: {describe(weights)} -> {describe(plan[-1])} in {len(plan)} step(s); each step is "
-            f"watched for {s.interval_seconds} s (5xx <= {s.max_5xx_ratio:.2%}, p99 <= {s.max_p99_seconds:.3f} s)"
+            f"watched for {self.settings.interval_seconds} s ({gate(self.settings)})"
         )
         previous = weights
         try:
@@ -239,7 +249,8 @@ class Shift:
             metrics = read_metrics(self.aws.cloudwatch, dimension, window_start, window)
             breach = judge(metrics, s)
             left = (self.clock.now() - started) * (len(plan) - number)
-            self._say(f"{label}  | {_describe_metrics(metrics)} | {'GATE TRIPPED' if breach else 'ok'} | ~{_minutes(left)} left")
+            verdict = "GATE TRIPPED" if breach else "ok, IDLE (allowed)" if is_idle(metrics, s) else "ok"
+            self._say(f"{label}  | {_describe_metrics(metrics)} | {verdict} | ~{_minutes(left)} left")
             if breach:
                 self._roll_back(previous, affected, zone, f"{label}: {breach}")
             previous = state
@@ -285,8 +296,10 @@ class Shift:
 
     def _apply(self, state: Weights, affected: list[str], zone: str) -> None:
         """Write the weights, deploy, and return once clients can be getting them."""
+        before = load_config(self.config_path).weights
         write_weights(self.config_path, state)
-        self.deploy(affected)
+        # Colours that gain weight first: between two deploys the total only grows, never reaching all 0.
+        self.deploy(sorted(affected, key=lambda colour: before[colour] - state[colour]))
         ttl = self._wait_for_weights(zone, {colour: state[colour] for colour in affected})
         self.clock.sleep(ttl)  # resolvers may keep the previous answer this long
 
@@ -319,6 +332,16 @@ class Shift:
         print(line, file=self.out, flush=True)
 
 
+def gate(settings: ShiftConfig) -> str:
+    """What a step must show, as the operator reads it before the shift starts."""
+    quiet = (
+        f"a window with fewer than {settings.min_requests} request(s) PASSES (idle allowed)"
+        if settings.allow_idle
+        else f"at least {settings.min_requests} request(s)"
+    )
+    return f"5xx <= {settings.max_5xx_ratio:.2%}, p99 <= {settings.max_p99_seconds:.3f} s, {quiet}"
+
+
 def _describe_metrics(m: WindowMetrics) -> str:
     ratio = f"{m.errors / m.requests:.2%}" if m.requests else "-"
     p99 = f"{m.p99:.3f} s" if m.p99 is not None else "-"
@@ -334,6 +357,11 @@ def main(argv: Sequence[str] | None = None, *, aws: Aws | None = None, deploy: D
     parser.add_argument("--to", required=True, help="the colour that ends with all the traffic")
     parser.add_argument("--step", type=int, help="weight moved per step, 1-255 (default: traffic.shift.step)")
     parser.add_argument("--interval", type=int, help="seconds each step is watched (default: traffic.shift.interval_seconds)")
+    parser.add_argument(
+        "--allow-idle",
+        action="store_true",
+        help="let a window with fewer than traffic.shift.min_requests requests pass (default: traffic.shift.allow_idle)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the plan of weights and change nothing")
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
@@ -346,6 +374,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, deploy: Deploy | None) -> No
         config.traffic.shift,
         step=config.traffic.shift.step if args.step is None else args.step,
         interval_seconds=config.traffic.shift.interval_seconds if args.interval is None else args.interval,
+        allow_idle=config.traffic.shift.allow_idle or args.allow_idle,
     )
     if settings.interval_seconds < MIN_SHIFT_INTERVAL_SECONDS:
         raise UnsafeShiftError(
@@ -366,6 +395,7 @@ def _print_plan(config: Config, settings: ShiftConfig, target: str) -> None:
         print(f"step {number}/{len(plan)} {describe(state)}")
     if plan:
         print(f"each step: deploy, wait for Route53 and the TTL, watch {target}'s ALB for {settings.interval_seconds} s")
+        print(f"gate: {gate(settings)}")
     else:
         print(f"{target} already has all the traffic: nothing to do")
 
