@@ -360,6 +360,12 @@ def _check(problems: Problems, key: str, value: Any, ok: bool, allowed: str) -> 
         problems.add(key, value, allowed)
 
 
+def _check_each(problems: Problems, key: str, items: tuple[str, ...], ok: Callable[[str], bool], allowed: str) -> None:
+    """One problem per bad item of a list, each named by its index: `key[i]`."""
+    for i, item in enumerate(items):
+        _check(problems, f"{key}[{i}]", item, ok(item), allowed)
+
+
 def _project_rules(c: Config, p: Problems) -> None:
     _check(
         p,
@@ -378,14 +384,13 @@ def _network_rules(c: Config, p: Problems) -> None:
     n = c.network
     az_ok = 2 <= n.az_count <= 6
     _check(p, "network.az_count", n.az_count, az_ok, "use 2-6 availability zones")
-    for i, zone_id in enumerate(n.excluded_zone_ids):
-        _check(
-            p,
-            f"network.excluded_zone_ids[{i}]",
-            zone_id,
-            bool(_ZONE_ID.match(zone_id)),
-            "use an availability zone ID such as 'use1-az3' (IDs, not names like 'us-east-1a': names differ per account)",
-        )
+    _check_each(
+        p,
+        "network.excluded_zone_ids",
+        n.excluded_zone_ids,
+        lambda zone_id: bool(_ZONE_ID.match(zone_id)),
+        "use an availability zone ID such as 'use1-az3' (IDs, not names like 'us-east-1a': names differ per account)",
+    )
     days_ok = n.flow_log_retention_days in LOG_RETENTION_DAYS
     _check(p, "network.flow_log_retention_days", n.flow_log_retention_days, days_ok, f"use one of {LOG_RETENTION_DAYS}")
     try:
@@ -424,16 +429,14 @@ def _eks_rules(c: Config, p: Problems) -> None:
     e = c.eks
     reachable = e.endpoint_public_access or e.endpoint_private_access
     _check(p, "eks.endpoint_public_access", e.endpoint_public_access, reachable, "public and private access cannot both be off")
-    for i, cidr in enumerate(e.public_access_cidrs):
-        _check(p, f"eks.public_access_cidrs[{i}]", cidr, _is_network(cidr), "use an IPv4 network such as '203.0.113.0/24'")
-    for i, arn in enumerate(e.admin_role_arns):
-        _check(
-            p,
-            f"eks.admin_role_arns[{i}]",
-            arn,
-            bool(_ROLE_ARN.match(arn)),
-            "use an IAM role ARN: arn:aws:iam::<account>:role/<name>",
-        )
+    _check_each(p, "eks.public_access_cidrs", e.public_access_cidrs, _is_network, "use an IPv4 network such as '203.0.113.0/24'")
+    _check_each(
+        p,
+        "eks.admin_role_arns",
+        e.admin_role_arns,
+        lambda arn: bool(_ROLE_ARN.match(arn)),
+        "use an IAM role ARN: arn:aws:iam::<account>:role/<name>",
+    )
     days_ok = e.log_retention_days in LOG_RETENTION_DAYS
     _check(p, "eks.log_retention_days", e.log_retention_days, days_ok, f"use one of {LOG_RETENTION_DAYS}")
     _service_cidr_rules(c, p)
