@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.checkov import checkov
+from tests.emulator_plans import REGION, EmulatorPlans, networks, plan_all
 from tests.moto_server import MotoProcess, environment
-from tests.replacement_plans import ReplacementPlans, plan_changes
 from tests.sample_app import free_port
 from tests.terraform import aws_part, init_and_validate
-from tests.zone_plans import REGION, ZonePlans, documents, plan_variants
 
 if TYPE_CHECKING:
     # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
@@ -104,25 +103,16 @@ def background_moto() -> Iterator[MotoProcess]:
 
 
 @pytest.fixture(scope="session")
-def zone_plans(
-    background_moto: MotoProcess, background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
-) -> Future[ZonePlans]:
-    """Terraform plans of the network's zone choice against the emulator (tests/zone_plans.py)."""
-    variants = documents()  # synthesized here: jsii stays on the main thread
-    directory = tmp_path_factory.mktemp("zones")
-    return background_pool.submit(lambda: plan_variants(directory, variants, environment(background_moto.ready(), REGION)))
-
-
-@pytest.fixture(scope="session")
-def replacement_plans(
+def emulator_plans(
     default_app: Synthesized,
     background_moto: MotoProcess,
     background_pool: ThreadPoolExecutor,
     tmp_path_factory: pytest.TempPathFactory,
-) -> Future[ReplacementPlans]:
-    """Terraform plans of a cluster upgrade and a cluster replacement against the emulator, with the
-    trigger the synthesized blue stack binds its cluster-bound resources with (tests/replacement_plans.py)."""
+) -> Future[EmulatorPlans]:
+    """Terraform plans against the emulator (tests/emulator_plans.py): the network's zones, and a cluster
+    upgrade and replacement with the trigger the synthesized blue stack binds its cluster-bound resources with."""
     (node_group,) = default_app.resources("blue", "aws_eks_node_group").values()
     (trigger,) = node_group["lifecycle"]["replace_triggered_by"]
-    directory = tmp_path_factory.mktemp("replacement")
-    return background_pool.submit(lambda: plan_changes(directory, trigger, environment(background_moto.ready(), REGION)))
+    modules = networks()  # synthesized here: jsii stays on the main thread
+    directory = tmp_path_factory.mktemp("emulator-plans")
+    return background_pool.submit(lambda: plan_all(directory, trigger, modules, environment(background_moto.ready(), REGION)))

@@ -1,5 +1,5 @@
 """The network's availability zones, planned for real by Terraform against the AWS emulator
-(tests/zone_plans.py): each subnet pair gets a zone of its own, or the plan fails naming the key."""
+(tests/emulator_plans.py): each subnet pair gets a zone of its own, or the plan fails naming the key."""
 
 from __future__ import annotations
 
@@ -7,29 +7,29 @@ from concurrent.futures import Future
 
 import pytest
 
-from tests.zone_plans import EMULATED_ZONES, ZonePlans
+from tests.emulator_plans import EMULATED_ZONES, EmulatorPlans
 
 # Terraform runs in the background from the session's start (tests/background_checks.py).
-pytestmark = [pytest.mark.slow, pytest.mark.background("zone_plans")]
+pytestmark = [pytest.mark.slow, pytest.mark.background("emulator_plans")]
 
 
 @pytest.fixture(scope="module")
-def plans(zone_plans: Future[ZonePlans]) -> ZonePlans:
-    return zone_plans.result()
+def plans(emulator_plans: Future[EmulatorPlans]) -> EmulatorPlans:
+    return emulator_plans.result()
 
 
 @pytest.fixture(scope="module")
-def failure(plans: ZonePlans) -> str:
+def failure(plans: EmulatorPlans) -> str:
     status, output = plans.failed
     assert status != 0, output
     return " ".join(output.split())  # Terraform wraps long messages
 
 
-def test_each_subnet_pair_gets_a_zone_of_its_own(plans: ZonePlans) -> None:
+def test_each_subnet_pair_gets_a_zone_of_its_own(plans: EmulatorPlans) -> None:
     assert sorted(plans.zones["default"]) == sorted(EMULATED_ZONES * 2)  # one public and one private subnet each
 
 
-def test_excluded_zone_ids_are_never_used(plans: ZonePlans) -> None:
+def test_excluded_zone_ids_are_never_used(plans: EmulatorPlans) -> None:
     assert sorted(plans.zones["excluded"]) == ["ap-northeast-1c", "ap-northeast-1c", "ap-northeast-1d", "ap-northeast-1d"]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from stacks.cluster import BOUND_TO_THE_CLUSTER
-from tests.replacement_plans import BOUND, CLUSTER, ReplacementPlans
+from tests.emulator_plans import BOUND, CLUSTER, EmulatorPlans
 from tests.synth import Synthesized
 
 COLOURS = ("blue", "green")
@@ -61,24 +61,25 @@ def test_everything_bound_to_the_cluster_is_replaced_with_it(fixture: str, colou
     assert "terraform_data" in BOUND_TO_THE_CLUSTER  # the teardown hook
 
 
-# --- the trigger, planned for real (tests/replacement_plans.py, in the background) ---------------
+# --- the trigger, planned for real (tests/emulator_plans.py, in the background) ------------------
 
 
 @pytest.fixture(scope="module")
-def plans(replacement_plans: Future[ReplacementPlans]) -> ReplacementPlans:
-    return replacement_plans.result()
+def plans(emulator_plans: Future[EmulatorPlans]) -> EmulatorPlans:
+    return emulator_plans.result()
 
 
 @pytest.mark.slow
-@pytest.mark.background("replacement_plans")
-def test_an_in_place_upgrade_replaces_nothing_bound_to_the_cluster(plans: ReplacementPlans) -> None:
-    assert plans.upgrade[CLUSTER][0] == ["update"]
-    assert plans.upgrade[BOUND][0] == ["no-op"]
+@pytest.mark.background("emulator_plans")
+def test_an_in_place_upgrade_replaces_nothing_bound_to_the_cluster(plans: EmulatorPlans) -> None:
+    assert plans.upgrade[CLUSTER] == ("update", None)
+    assert plans.upgrade[BOUND] == ("no-op", None)
 
 
 @pytest.mark.slow
-@pytest.mark.background("replacement_plans")
-def test_a_replaced_cluster_takes_what_is_bound_to_it_along_destroying_it_first(plans: ReplacementPlans) -> None:
-    assert plans.new_service_cidr[CLUSTER][0] == ["delete", "create"]
-    # delete before create: the hook's destroy-time teardown runs while the old cluster still stands.
-    assert plans.new_service_cidr[BOUND] == (["delete", "create"], "replace_by_triggers")
+@pytest.mark.background("emulator_plans")
+def test_a_replaced_cluster_takes_what_is_bound_to_it_along(plans: EmulatorPlans) -> None:
+    assert plans.new_service_cidr[CLUSTER] == ("replace", "cannot_update")
+    # Replaced, not created before destroyed (nothing in a colour is): the hook's destroy-time teardown
+    # runs while the old cluster still stands.
+    assert plans.new_service_cidr[BOUND] == ("replace", "replace_triggered_by")
