@@ -8,9 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cdktf import Fn, TerraformResource, TerraformStack, Token
+from cdktf import DataResource, Fn, TerraformResource, TerraformStack, Token
 from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
+from cdktf_cdktf_provider_aws.eks_access_entry import EksAccessEntry
+from cdktf_cdktf_provider_aws.eks_access_policy_association import EksAccessPolicyAssociation
+from cdktf_cdktf_provider_aws.eks_addon import EksAddon
+from cdktf_cdktf_provider_aws.eks_node_group import EksNodeGroup
+from cdktf_cdktf_provider_aws.eks_pod_identity_association import EksPodIdentityAssociation
+from cdktf_cdktf_provider_helm.release import Release
+from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
 from constructs import Construct
 
 from components.addons import AFTER_NODES, BEFORE_NODES, Addons
@@ -31,17 +38,16 @@ from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, W
 
 # Resources that exist inside one cluster or name it. The rest of a colour (roles, keys, the log group,
 # the launch template) outlives a cluster replacement, and the cluster's own inputs must (no cycle).
-BOUND_TO_THE_CLUSTER = frozenset(
-    {
-        "aws_eks_node_group",
-        "aws_eks_addon",
-        "aws_eks_pod_identity_association",
-        "aws_eks_access_entry",
-        "aws_eks_access_policy_association",
-        "kubernetes_namespace_v1",
-        "helm_release",
-        "terraform_data",  # the teardown hook
-    }
+# Classes, not Terraform type names: an isinstance check costs no call into the jsii runtime.
+BOUND_TO_THE_CLUSTER = (
+    EksNodeGroup,
+    EksAddon,
+    EksPodIdentityAssociation,
+    EksAccessEntry,
+    EksAccessPolicyAssociation,
+    NamespaceV1,
+    Release,
+    DataResource,  # terraform_data: the teardown hook
 )
 
 
@@ -133,17 +139,18 @@ class ClusterStack(TerraformStack):
             )
         # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
-        Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
-        self._replaced_with_the_cluster(eks.replaced_when)
+        hook = Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
+        self._replaced_with_the_cluster([*everything, hook.resource], eks.replaced_when)
 
-    def _replaced_with_the_cluster(self, trigger: str) -> None:
+    @staticmethod
+    def _replaced_with_the_cluster(resources: Sequence[TerraformResource], trigger: str) -> None:
         """What lives in the cluster or is bound to it goes and comes back with it. Without this, a change
         that replaces the cluster (eks.service_ipv4_cidr, say) would leave the node group attached (EKS
         refuses to delete the cluster) and skip the teardown hook: the old ALB and records would be
         orphaned. With it the hook is replaced too, so its destroy-time teardown runs first."""
-        for node in self.node.find_all():
-            if isinstance(node, TerraformResource) and node.terraform_resource_type in BOUND_TO_THE_CLUSTER:
-                node.add_override("lifecycle.replace_triggered_by", [trigger])
+        for resource in resources:
+            if isinstance(resource, BOUND_TO_THE_CLUSTER):
+                resource.add_override("lifecycle.replace_triggered_by", [trigger])
 
     def _public_access_cidrs(self, config: Config) -> Sequence[str]:
         """Who may reach the public endpoint. With the private endpoint off, nodes reach the public one from

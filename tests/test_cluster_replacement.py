@@ -32,6 +32,24 @@ OUTLIVES_THE_CLUSTER = {
 }
 
 
+# What stacks/cluster.py binds to the cluster, by Terraform type (it names them by class).
+BOUND_KINDS = {
+    "aws_eks_node_group",
+    "aws_eks_addon",
+    "aws_eks_pod_identity_association",
+    "aws_eks_access_entry",
+    "aws_eks_access_policy_association",
+    "kubernetes_namespace_v1",
+    "helm_release",
+    "terraform_data",  # the teardown hook
+}
+
+
+def test_the_bound_kinds_are_the_classes_the_stack_binds() -> None:
+    kinds = {getattr(cls, "TF_RESOURCE_TYPE", "terraform_data") for cls in BOUND_TO_THE_CLUSTER}  # DataResource has none
+    assert kinds == BOUND_KINDS
+
+
 def resources(app: Synthesized, colour: str) -> Iterator[tuple[str, dict[str, Any]]]:
     for kind, items in app.json(colour)["resource"].items():
         for body in items.values():
@@ -54,11 +72,10 @@ def test_everything_bound_to_the_cluster_is_replaced_with_it(fixture: str, colou
     (cluster,) = app.json(colour)["resource"]["aws_eks_cluster"]
     trigger = [f"aws_eks_cluster.{cluster}.created_at"]
     kinds = {kind for kind, _ in resources(app, colour)}
-    assert kinds == BOUND_TO_THE_CLUSTER | OUTLIVES_THE_CLUSTER | {"aws_eks_cluster"}  # a new kind is placed on purpose
+    assert kinds == BOUND_KINDS | OUTLIVES_THE_CLUSTER | {"aws_eks_cluster"}  # a new kind is placed on purpose
     for kind, body in resources(app, colour):
         replaced_by = body.get("lifecycle", {}).get("replace_triggered_by")
-        assert replaced_by == (trigger if kind in BOUND_TO_THE_CLUSTER else None), kind
-    assert "terraform_data" in BOUND_TO_THE_CLUSTER  # the teardown hook
+        assert replaced_by == (trigger if kind in BOUND_KINDS else None), kind
 
 
 # --- the trigger, planned for real (tests/emulator_plans.py, in the background) ------------------
