@@ -46,8 +46,7 @@ BOUND_KINDS = {
 
 
 def test_the_bound_kinds_are_the_classes_the_stack_binds() -> None:
-    kinds = {getattr(cls, "TF_RESOURCE_TYPE", "terraform_data") for cls in BOUND_TO_THE_CLUSTER}  # DataResource has none
-    assert kinds == BOUND_KINDS
+    assert {cls.TF_RESOURCE_TYPE for cls in BOUND_TO_THE_CLUSTER} == BOUND_KINDS
 
 
 def resources(app: Synthesized, colour: str) -> Iterator[tuple[str, dict[str, Any]]]:
