@@ -101,7 +101,7 @@ class CommonStack(TerraformStack):
             "lbc-role",
             role_name=f"{name}-aws-load-balancer-controller",
             description="AWS Load Balancer Controller (upstream policy)",
-            policy_json=policies.render("aws_load_balancer_controller"),
+            policy_json=policies.render("aws_load_balancer_controller", PARTITION=partition),
         )
         dns_role = PodIdentityRole(
             self,

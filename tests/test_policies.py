@@ -4,6 +4,7 @@ with nothing above LOW, unless the finding is justified below, next to its allow
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,12 @@ def test_every_justification_is_still_needed() -> None:
     """An allow-list entry whose finding no longer occurs is removed, not left to hide a later one."""
     stale = [key for key in JUSTIFIED if key[1] not in {issue for issue, _, _ in findings(key[0])}]
     assert stale == []
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in POLICY_DIR.glob("*.json")))
+def test_no_document_names_a_partition(name: str) -> None:
+    """ARNs take the partition the stack runs in ({{PARTITION}}), so aws-cn and aws-us-gov work too."""
+    assert re.findall(r"arn:aws[a-z-]*:", (POLICY_DIR / f"{name}.json").read_text()) == []
 
 
 def test_parliament_does_flag_a_broken_policy() -> None:
