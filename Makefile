@@ -37,12 +37,13 @@ endif
 
 PIPENV := $(shell command -v pipenv 2>/dev/null || echo $(TOOLS)/bin/pipenv)
 
-.PHONY: help synth test check pytest test-unit bench lint typecheck format lock clean
+.PHONY: help synth test check pytest test-unit bench docs lint typecheck format lock clean
 
 help:
 	@echo "make synth   install the locked toolchain and write cdktf.out/stacks/*"
 	@echo "make test    lint, type-check and run every test"
 	@echo "make bench   synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
+	@echo "make docs    regenerate the generated parts of the docs (policies/README.md's roles table)"
 	@echo "make format  apply ruff formatting"
 	@echo "make lock    re-lock Pipfile.lock after editing Pipfile"
 
@@ -70,6 +71,9 @@ test-unit: $(TEST_STAMPS)
 
 bench: $(TEST_STAMPS)
 	python -m bench.run
+
+docs: $(VENV_STAMP)
+	python -m policies.readme
 
 format: $(VENV_STAMP)
 	ruff format .

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from cdktf import ITerraformDependable
-from cdktf_cdktf_provider_aws.eks_addon import EksAddon
+from cdktf_cdktf_provider_aws.eks_addon import EksAddon, EksAddonPodIdentityAssociation
 from constructs import Construct
 
+POD_IDENTITY_AGENT = "eks-pod-identity-agent"
 # Networking and the Pod Identity agent go before the nodes, so nodes join ready; coredns needs
-# nodes to schedule on, so it goes after them (EKS reports it degraded otherwise).
-BEFORE_NODES = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
+# nodes to schedule on, so it goes after them (EKS reports it degraded otherwise). The agent comes
+# first: an add-on that takes its credentials through Pod Identity is created after it (AWS, "IAM
+# roles for Amazon EKS add-ons": confirm the agent is set up before such an add-on).
+BEFORE_NODES = (POD_IDENTITY_AGENT, "vpc-cni", "kube-proxy")
 AFTER_NODES = ("coredns",)
+NONE: Mapping[str, tuple[str, str]] = MappingProxyType({})
 
 
 class Addons(Construct):
@@ -23,11 +28,17 @@ class Addons(Construct):
         cluster_name: str,
         names: Sequence[str],
         versions: Mapping[str, str],
+        pod_identities: Mapping[str, tuple[str, str]] = NONE,
         depends_on: Sequence[ITerraformDependable] = (),
     ) -> None:
+        """pod_identities: add-on name -> (its service account, the role it assumes); default none: the
+        add-on runs with the node's permissions."""
         super().__init__(scope, id_)
-        self.addons = [
-            EksAddon(
+        made: dict[str, EksAddon] = {}
+        for name in names:
+            identity = pod_identities.get(name)
+            agent = [made[POD_IDENTITY_AGENT]] if identity and POD_IDENTITY_AGENT in made else []
+            made[name] = EksAddon(
                 self,
                 name,
                 cluster_name=cluster_name,
@@ -35,7 +46,9 @@ class Addons(Construct):
                 addon_version=versions.get(name),
                 resolve_conflicts_on_create="OVERWRITE",
                 resolve_conflicts_on_update="OVERWRITE",
-                depends_on=list(depends_on),
+                pod_identity_association=[EksAddonPodIdentityAssociation(service_account=identity[0], role_arn=identity[1])]
+                if identity
+                else None,
+                depends_on=[*depends_on, *agent],
             )
-            for name in names
-        ]
+        self.addons = list(made.values())

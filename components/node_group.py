@@ -18,7 +18,9 @@ from constructs import Construct
 import policies
 from stacks.config import NodeGroupConfig
 
-NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+# The CNI's EC2 permissions are not here: the vpc-cni add-on gets them through Pod Identity (a role of
+# its own in common). Pulling images needs no more than PullOnly (ReadOnly also lists and describes).
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 ROOT_DEVICE = "/dev/xvda"  # Amazon Linux 2023 EKS AMIs
 
 

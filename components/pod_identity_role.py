@@ -1,10 +1,14 @@
 """An IAM role for EKS Pod Identity: trusts `pods.eks.amazonaws.com`, not a cluster's OIDC issuer.
 
 That trust names no cluster, so one role serves blue, green and any later colour: a new cluster
-adds an association on its side and never edits the role.
+adds an association on its side and never edits the role. It does name the one namespace and
+service account that may use it (the session tags EKS sets), so no association anywhere in the
+account can hand it to another pod.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from cdktf_cdktf_provider_aws.iam_policy import IamPolicy
 from cdktf_cdktf_provider_aws.iam_role import IamRole
@@ -15,15 +19,30 @@ import policies
 
 
 class PodIdentityRole(Construct):
-    def __init__(self, scope: Construct, id_: str, *, role_name: str, description: str, policy_json: str) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        role_name: str,
+        description: str,
+        namespace: str,
+        service_account: str,
+        policy_json: str = "",
+        managed_policy_arns: Sequence[str] = (),
+    ) -> None:
+        """policy_json: default none; a policy of this role's own. managed_policy_arns: default none."""
         super().__init__(scope, id_)
         role = IamRole(
             self,
             "role",
             name=role_name,
             description=description,
-            assume_role_policy=policies.render("pod_identity_trust"),
+            assume_role_policy=policies.render("pod_identity_trust", NAMESPACE=namespace, SERVICE_ACCOUNT=service_account),
         )
-        policy = IamPolicy(self, "policy", name=role_name, description=description, policy=policy_json)
-        IamRolePolicyAttachment(self, "attachment", role=role.name, policy_arn=policy.arn)
+        if policy_json:
+            policy = IamPolicy(self, "policy", name=role_name, description=description, policy=policy_json)
+            IamRolePolicyAttachment(self, "attachment", role=role.name, policy_arn=policy.arn)
+        for i, arn in enumerate(managed_policy_arns):
+            IamRolePolicyAttachment(self, f"managed-{i}", role=role.name, policy_arn=arn)
         self.role_arn = role.arn

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,14 @@ def render(name: str, **values: str) -> str:
     if wanted != set(values):
         raise ValueError(f"policies/{name}.json needs {sorted(wanted)}, was given {sorted(values)}")
     return json.dumps(_fill(_template(name), values), separators=(",", ":"))
+
+
+def render_from(name: str, available: Mapping[str, str]) -> str:
+    """The document filled with the values it needs, taken from `available` (which may hold more)."""
+    missing = placeholders(name) - set(available)
+    if missing:
+        raise ValueError(f"policies/{name}.json needs {sorted(missing)}, which are not available")
+    return render(name, **{key: available[key] for key in placeholders(name)})
 
 
 def _fill(node: Any, values: dict[str, str]) -> Any:

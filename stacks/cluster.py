@@ -34,7 +34,7 @@ from stacks.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from stacks.contract import LIST_OUTPUTS, CommonOutput
 from stacks.teardown import teardown_plan
 from stacks.values import cluster_facts, sample_app_values
-from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, WORKLOADS
+from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, VPC_CNI, WORKLOADS
 
 # Resources that exist inside one cluster or name it. The rest of a colour (roles, keys, the log group,
 # the launch template) outlives a cluster replacement, and the cluster's own inputs must (no cycle).
@@ -81,7 +81,15 @@ class ClusterStack(TerraformStack):
             role_arns=config.eks.admin_role_arns,
             partition=partition,
         )
-        early = Addons(self, "addons", cluster_name=eks.cluster_name, names=BEFORE_NODES, versions=cluster.addon_versions)
+        early = Addons(
+            self,
+            "addons",
+            cluster_name=eks.cluster_name,
+            names=BEFORE_NODES,
+            versions=cluster.addon_versions,
+            # The CNI's permissions on a role of their own, not on every process of the node.
+            pod_identities={"vpc-cni": (VPC_CNI.service_account, self.common(VPC_CNI.role))},
+        )
         nodes = NodeGroup(
             self,
             "nodes",

@@ -21,6 +21,7 @@ from components.table import Table
 from stacks.base import configure_stack
 from stacks.config import COMMON_STACK, Config, subnet_cidrs
 from stacks.contract import DESCRIPTIONS, CommonOutput
+from stacks.workloads import SHARED_ROLES
 
 
 class CommonStack(TerraformStack):
@@ -89,27 +90,23 @@ class CommonStack(TerraformStack):
                 kms_key_arn=logs_key.key_arn,
             )
 
-        app_role = PodIdentityRole(
-            self,
-            "app-role",
-            role_name=f"{name}-sample-app",
-            description="Sample app pods: read-only on the sample table",
-            policy_json=policies.render("app_table_read", TABLE_ARN=table.table_arn),
-        )
-        lbc_role = PodIdentityRole(
-            self,
-            "lbc-role",
-            role_name=f"{name}-aws-load-balancer-controller",
-            description="AWS Load Balancer Controller (upstream policy)",
-            policy_json=policies.render("aws_load_balancer_controller", PARTITION=partition),
-        )
-        dns_role = PodIdentityRole(
-            self,
-            "external-dns-role",
-            role_name=f"{name}-external-dns",
-            description="ExternalDNS: records in the shared sub-zone only",
-            policy_json=policies.render("external_dns", ZONE_ARN=zone.zone_arn),
-        )
+        # Each document takes the values it names from these.
+        fills = {"TABLE_ARN": table.table_arn, "ZONE_ARN": zone.zone_arn, "PARTITION": partition}
+        role_arns = {
+            role.workload.role: PodIdentityRole(
+                self,
+                role.construct_id,
+                role_name=f"{name}-{role.name}",
+                description=role.description,
+                namespace=role.workload.namespace,
+                service_account=role.workload.service_account,
+                policy_json=policies.render_from(role.document, fills) if role.document else "",
+                managed_policy_arns=[f"arn:{partition}:iam::aws:policy/{role.aws_managed_policy}"]
+                if role.aws_managed_policy
+                else [],
+            ).role_arn
+            for role in SHARED_ROLES
+        }
 
         self._outputs(
             {
@@ -123,9 +120,7 @@ class CommonStack(TerraformStack):
                 CommonOutput.TABLE_NAME: table.table_name,
                 CommonOutput.TABLE_ARN: table.table_arn,
                 CommonOutput.IMAGE_REPOSITORY_URL: image.repository_url,
-                CommonOutput.APP_ROLE_ARN: app_role.role_arn,
-                CommonOutput.LOAD_BALANCER_CONTROLLER_ROLE_ARN: lbc_role.role_arn,
-                CommonOutput.EXTERNAL_DNS_ROLE_ARN: dns_role.role_arn,
+                **role_arns,
             }
         )
 

@@ -24,6 +24,7 @@ class CommonOutput(StrEnum):
     APP_ROLE_ARN = "app_role_arn"
     LOAD_BALANCER_CONTROLLER_ROLE_ARN = "load_balancer_controller_role_arn"
     EXTERNAL_DNS_ROLE_ARN = "external_dns_role_arn"
+    VPC_CNI_ROLE_ARN = "vpc_cni_role_arn"
 
 
 DESCRIPTIONS: Mapping[CommonOutput, str] = {
@@ -40,6 +41,7 @@ DESCRIPTIONS: Mapping[CommonOutput, str] = {
     CommonOutput.APP_ROLE_ARN: "Pod Identity role of the sample app: read-only on the table.",
     CommonOutput.LOAD_BALANCER_CONTROLLER_ROLE_ARN: "Pod Identity role of the AWS Load Balancer Controller.",
     CommonOutput.EXTERNAL_DNS_ROLE_ARN: "Pod Identity role of ExternalDNS: record changes in the sub-zone only.",
+    CommonOutput.VPC_CNI_ROLE_ARN: "Pod Identity role of the VPC CNI (kube-system/aws-node), for the vpc-cni add-on.",
 }
 
 # Outputs that are lists; cluster stacks read them with get_list, the rest with get_string.

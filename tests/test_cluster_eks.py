@@ -199,7 +199,8 @@ def test_node_group(default_app: Synthesized, colour: str) -> None:
         for path, body in default_app.resources(colour, "aws_iam_role_policy_attachment").items()
         if path.startswith("nodes/")
     }
-    assert policies == {"AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly"}
+    # No AmazonEKS_CNI_Policy: only aws-node holds the CNI's EC2 permissions (its own role, below).
+    assert policies == {"AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly"}
 
 
 def test_node_group_from_config(variant: Synthesized) -> None:
@@ -221,6 +222,17 @@ def test_addons_without_pinned_versions(default_app: Synthesized, colour: str) -
     for body in addons.values():
         assert "addon_version" not in body
         assert (body["resolve_conflicts_on_create"], body["resolve_conflicts_on_update"]) == ("OVERWRITE", "OVERWRITE")
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_the_vpc_cni_runs_on_its_own_role_once_the_pod_identity_agent_is_there(default_app: Synthesized, colour: str) -> None:
+    addons = {body["addon_name"]: body for body in default_app.resources(colour, "aws_eks_addon").values()}
+    assert addons["vpc-cni"]["pod_identity_association"] == [
+        {"service_account": "aws-node", "role_arn": common_output("vpc_cni_role_arn")}
+    ]
+    assert address(default_app, colour, "aws_eks_addon", "addons/eks-pod-identity-agent") in addons["vpc-cni"]["depends_on"]
+    others = [name for name, body in addons.items() if "pod_identity_association" in body and name != "vpc-cni"]
+    assert others == []
 
 
 @pytest.mark.parametrize("colour", COLOURS)

@@ -20,6 +20,7 @@ ROLES = {
     "app-role": "eks-bg-sample-app",
     "lbc-role": "eks-bg-aws-load-balancer-controller",
     "external-dns-role": "eks-bg-external-dns",
+    "vpc-cni-role": "eks-bg-vpc-cni",
 }
 
 
@@ -267,17 +268,25 @@ def test_the_lifecycle_policy_never_expires_a_tagged_image(app: Synthesized) -> 
 
 
 @pytest.mark.parametrize(("path", "name"), ROLES.items())
-def test_pod_identity_roles_trust_the_eks_pods_service_only(app: Synthesized, path: str, name: str) -> None:
+def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(app: Synthesized, path: str, name: str) -> None:
     role = app.resource(COMMON, "aws_iam_role", f"{path}/role")
     assert role["name"] == name
     (statement,) = json.loads(role["assume_role_policy"])["Statement"]
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     assert statement["Effect"] == "Allow"
-    assert "Condition" not in statement
-    attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/attachment")
+    # Bound to one namespace and service account (tests/test_pod_identity_roles.py checks which), no cluster.
+    assert sorted(statement["Condition"]["StringEquals"]) == [
+        "aws:RequestTag/kubernetes-namespace",
+        "aws:RequestTag/kubernetes-service-account",
+    ]
+    if path == "vpc-cni-role":  # AWS keeps the CNI's policy in step with the plugin
+        attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/managed-0")
+        assert attachment["policy_arn"] == "arn:${data.aws_partition.partition.partition}:iam::aws:policy/AmazonEKS_CNI_Policy"
+    else:
+        attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/attachment")
+        assert attachment["policy_arn"] == ref(app, "aws_iam_policy", f"{path}/policy", "arn")
     assert attachment["role"] == ref(app, "aws_iam_role", f"{path}/role", "name")
-    assert attachment["policy_arn"] == ref(app, "aws_iam_policy", f"{path}/policy", "arn")
 
 
 def test_app_policy_reads_this_table_and_nothing_broader(app: Synthesized) -> None:
@@ -336,6 +345,7 @@ def test_outputs_point_at_the_right_resources(app: Synthesized) -> None:
     )
     assert outputs["table_arn"]["value"] == ref(app, "aws_dynamodb_table", "table/table", "arn")
     assert outputs["external_dns_role_arn"]["value"] == ref(app, "aws_iam_role", "external-dns-role/role", "arn")
+    assert outputs["vpc_cni_role_arn"]["value"] == ref(app, "aws_iam_role", "vpc-cni-role/role", "arn")
     assert outputs["region"]["value"] == "ap-northeast-1"
     assert len(references(outputs["private_subnet_ids"]["value"])) == 3
 

@@ -32,6 +32,8 @@ SAMPLES = {
     "REPOSITORY_ARN": "arn:aws:ecr:ap-northeast-1:123456789012:repository/eks-bg/sample-app",
     "CONNECTION_ARN": CONNECTION_ARN,
     "CONNECTION_SERVICE": "codeconnections",
+    "NAMESPACE": "kube-system",
+    "SERVICE_ACCOUNT": "aws-load-balancer-controller",
 }
 TRUST_POLICY = (
     "a trust (resource-based) policy names a Principal and never a Resource; "
@@ -107,3 +109,12 @@ def test_render_refuses_missing_or_extra_values() -> None:
         policies.render("app_table_read")
     with pytest.raises(ValueError, match="was given"):
         policies.render("pod_identity_trust", TABLE_ARN="x")
+
+
+def test_the_roles_table_in_policies_readme_is_what_the_documents_say() -> None:
+    """Regenerate it with `make docs` (python -m policies.readme) after changing a role or a document."""
+    from policies.readme import README, rewritten
+
+    text = README.read_text()
+    assert "| `<project>-vpc-cni` |" in text
+    assert text == rewritten(text)

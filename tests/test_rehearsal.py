@@ -18,6 +18,7 @@ import pytest
 from stacks.config import config_from_dict, load_config
 from tests import moto_server
 from tests.rehearsal import Project
+from tests.sample_app import free_port
 from tests.synth import synthesize
 from tests.terraform import aws_part
 from tools.terraformrc import PROJECT_DIR
@@ -28,7 +29,17 @@ REGION = "ap-northeast-1"
 PARENT = "example.com"
 SUB_ZONE = "eks.example.com"
 PROJECT = "eks-bg"
-ROLES = (f"{PROJECT}-sample-app", f"{PROJECT}-aws-load-balancer-controller", f"{PROJECT}-external-dns")
+# role -> (namespace, service account) it trusts, and the policy attached to it
+ROLES = {
+    f"{PROJECT}-sample-app": ("sample-app", "sample-app", f"{PROJECT}-sample-app"),
+    f"{PROJECT}-aws-load-balancer-controller": (
+        "kube-system",
+        "aws-load-balancer-controller",
+        f"{PROJECT}-aws-load-balancer-controller",
+    ),
+    f"{PROJECT}-external-dns": ("external-dns", "external-dns", f"{PROJECT}-external-dns"),
+    f"{PROJECT}-vpc-cni": ("kube-system", "aws-node", "AmazonEKS_CNI_Policy"),
+}
 CONFIG: dict[str, Any] = {
     "project": PROJECT,
     "region": REGION,
@@ -39,18 +50,28 @@ IMAGE_TAG = "0123abc"  # what a build pushes, tagged with its commit
 
 
 @pytest.fixture(scope="module")
-def aws(moto_endpoint: str) -> Callable[[str], Any]:
+def emulator() -> Iterator[str]:
+    """The rehearsal's AWS emulator, a process of its own: certificates issued at once, and AWS's managed
+    policies there to attach (the vpc-cni role takes AmazonEKS_CNI_Policy)."""
+    settings = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
+    server = moto_server.MotoProcess(free_port(), settings)
+    yield server.ready()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def aws(emulator: str) -> Callable[[str], Any]:
     def client(service: str) -> Any:
-        return moto_server.client(service, moto_endpoint, REGION)
+        return moto_server.client(service, emulator, REGION)
 
     return client
 
 
 @pytest.fixture(scope="module")
-def project(moto_endpoint: str, aws: Callable[[str], Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+def project(emulator: str, aws: Callable[[str], Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     """The parent zone a user already has, then `cdktf deploy common` as the user runs it."""
     aws("route53").create_hosted_zone(Name=PARENT, CallerReference="rehearsal-parent")
-    project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", moto_endpoint, CONFIG)
+    project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", emulator, CONFIG)
     synth = project.run("cdktf", "synth")
     assert synth.returncode == 0, synth.output
     assert "Generated Terraform code for the stacks: blue, common, green" in synth.output
@@ -146,16 +167,24 @@ def test_table(project: Project, aws: Callable[[str], Any]) -> None:
 def test_pod_identity_roles_and_their_policies(project: Project, aws: Callable[[str], Any], role: str) -> None:
     iam = aws("iam")
     trust = iam.get_role(RoleName=role)["Role"]["AssumeRolePolicyDocument"]
+    trust = json.loads(trust) if isinstance(trust, str) else trust
     (statement,) = trust["Statement"]
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
+    namespace, service_account, policy = ROLES[role]
+    assert statement["Condition"] == {
+        "StringEquals": {
+            "aws:RequestTag/kubernetes-namespace": namespace,
+            "aws:RequestTag/kubernetes-service-account": service_account,
+        }
+    }
     (attached,) = iam.list_attached_role_policies(RoleName=role)["AttachedPolicies"]
-    assert attached["PolicyName"] == role
+    assert attached["PolicyName"] == policy
 
 
 def test_app_role_reads_the_real_table_only(project: Project, aws: Callable[[str], Any]) -> None:
     iam = aws("iam")
-    (attached,) = iam.list_attached_role_policies(RoleName=ROLES[0])["AttachedPolicies"]
+    (attached,) = iam.list_attached_role_policies(RoleName=f"{PROJECT}-sample-app")["AttachedPolicies"]
     policy = iam.get_policy(PolicyArn=attached["PolicyArn"])["Policy"]
     document = iam.get_policy_version(PolicyArn=attached["PolicyArn"], VersionId=policy["DefaultVersionId"])["PolicyVersion"][
         "Document"
@@ -212,6 +241,8 @@ def test_cluster_stack_reads_every_output_from_commons_real_state(project: Proje
     assert cluster["vpc_config"][0]["subnet_ids"] == sorted(outputs["private_subnet_ids"])
     role_arns = sorted(v["role_arn"] for v in of_type(planned, "aws_eks_pod_identity_association"))
     assert role_arns == sorted(outputs[o] for o in ("app_role_arn", "load_balancer_controller_role_arn", "external_dns_role_arn"))
+    (cni,) = [v for v in of_type(planned, "aws_eks_addon") if v["addon_name"] == "vpc-cni"]
+    assert cni["pod_identity_association"] == [{"role_arn": outputs["vpc_cni_role_arn"], "service_account": "aws-node"}]
 
 
 def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_only_endpoint(

@@ -1,0 +1,90 @@
+"""The table of policies/README.md: each shared Pod Identity role, who may assume it, what it may do and on
+which resources, generated from the documents in policies/ and the roles of stacks/workloads.py.
+
+    python -m policies.readme      # rewrites the table between its markers
+
+tests/test_policies.py fails when the file differs from what this generates, so the table cannot drift.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from stacks.workloads import SHARED_ROLES, SharedRole
+
+README = Path(__file__).parent / "README.md"
+BEGIN, END = "<!-- roles:begin (generated: python -m policies.readme) -->", "<!-- roles:end -->"
+# What a placeholder stands for once synth fills it.
+MEANINGS = {"TABLE_ARN": "the sample table", "ZONE_ARN": "the sub-zone"}
+# The resource type of an ARN pattern, as a reader names it.
+KINDS = {
+    "security-group": "security groups",
+    "targetgroup": "target groups",
+    "loadbalancer": "load balancers",
+    "listener": "listeners",
+    "listener-rule": "listener rules",
+}
+LISTED = 6  # a service with more actions than this is counted, not listed
+_ARN_KIND = re.compile(r"^arn:[^:]+:[^:]+:[^:]*:[^:]*:([a-z-]+)/")
+
+
+def table() -> str:
+    """One row per role and kind of grant: actions of one service on the same resources under the same conditions."""
+    rows = ["| Role | Assumed by | May do | On | Conditions on |", "| --- | --- | --- | --- | --- |"]
+    for role in SHARED_ROLES:
+        who = f"`pods.eks.amazonaws.com`, for `{role.workload.namespace}/{role.workload.service_account}` only, in any colour"
+        for i, (may, on, when) in enumerate(_grants(role)):
+            first = i == 0
+            rows.append(f"| {f'`<project>-{role.name}`' if first else ''} | {who if first else ''} | {may} | {on} | {when} |")
+    return "\n".join(rows)
+
+
+def _grants(role: SharedRole) -> list[tuple[str, str, str]]:
+    """(actions, resources, condition keys) of a role, grouped by service, resources and conditions, in document order."""
+    if role.aws_managed_policy:
+        return [(f"AWS-managed `{role.aws_managed_policy}`, kept in step with its add-on by AWS", "what it names", "")]
+    document = json.loads((Path(__file__).parent / f"{role.document}.json").read_text())
+    groups: dict[tuple[str, str, str], set[str]] = {}
+    for statement in document["Statement"]:
+        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        on = ", ".join(dict.fromkeys(map(_resource, resources)))
+        when = ", ".join(f"`{key}`" for key in sorted({key for test in statement.get("Condition", {}).values() for key in test}))
+        for action in actions:
+            service, _, name = action.partition(":")
+            groups.setdefault((service, on, when), set()).add(name)
+    return [(_actions(service, names), on, when) for (service, on, when), names in groups.items()]
+
+
+def _actions(service: str, names: set[str]) -> str:
+    listed = ", ".join(sorted(names)) if len(names) <= LISTED else f"{len(names)} actions"
+    return f"{service}: {listed}"
+
+
+def _resource(resource: str) -> str:
+    if resource == "*":
+        return "any"
+    placeholder = re.fullmatch(r"\{\{([A-Z_]+)\}\}(:\*)?", resource)
+    if placeholder:
+        return MEANINGS[placeholder.group(1)]
+    kind = _ARN_KIND.match(resource)
+    if kind and kind.group(1) in KINDS:
+        return KINDS[kind.group(1)]
+    raise ValueError(f"no reader's name for the resource {resource!r}: add it to policies/readme.py")
+
+
+def rewritten(text: str) -> str:
+    """The README text with the table between the markers replaced by what the documents say now."""
+    before, _, rest = text.partition(BEGIN)
+    _, _, after = rest.partition(END)
+    if not rest or (not after and END not in rest):
+        raise ValueError(f"{README} lacks the markers {BEGIN} ... {END}")
+    return f"{before}{BEGIN}\n{table()}\n{END}{after}"
+
+
+if __name__ == "__main__":
+    README.write_text(rewritten(README.read_text()))
+    sys.stdout.write(f"wrote {README}\n")

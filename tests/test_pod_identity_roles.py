@@ -1,0 +1,63 @@
+"""Each shared role binds only its own pods: for every Pod Identity association of every colour (the
+project's and the vpc-cni add-on's), the role behind it trusts exactly that namespace and service
+account, and no cluster. Followed through the synthesized stacks: association -> common's output ->
+the role -> its trust."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from stacks.workloads import SHARED_ROLES
+from tests.synth import Synthesized
+
+COMMON_OUTPUT = re.compile(r"^\$\{data\.terraform_remote_state\.common\.outputs\.(\w+)\}$")
+ROLE_ARN = re.compile(r"^\$\{aws_iam_role\.([\w-]+)\.arn\}$")
+
+
+def trusted(app: Synthesized, role_arn: str) -> tuple[str, str]:
+    """(namespace, service account) the role behind a colour's `role_arn` reference trusts."""
+    (output,) = COMMON_OUTPUT.findall(role_arn)
+    (role,) = ROLE_ARN.findall(app.json("common")["output"][output]["value"])
+    (statement,) = json.loads(app.json("common")["resource"]["aws_iam_role"][role]["assume_role_policy"])["Statement"]
+    assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    tags = statement["Condition"]["StringEquals"]
+    assert set(tags) == {"aws:RequestTag/kubernetes-namespace", "aws:RequestTag/kubernetes-service-account"}  # no cluster
+    return tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]
+
+
+def associations(app: Synthesized, colour: str) -> list[tuple[str, str, str]]:
+    """(namespace, service account, role ARN reference) of every association the colour makes."""
+    found = [
+        (a["namespace"], a["service_account"], a["role_arn"])
+        for a in app.resources(colour, "aws_eks_pod_identity_association").values()
+    ]
+    for addon in app.resources(colour, "aws_eks_addon").values():
+        # An add-on's association lives in its own namespace: kube-system for every managed add-on here.
+        found += [("kube-system", a["service_account"], a["role_arn"]) for a in addon.get("pod_identity_association", [])]
+    return found
+
+
+@pytest.mark.parametrize("fixture", ["default_app", "everything_on"])
+@pytest.mark.parametrize("colour", ["blue", "green"])
+def test_the_role_behind_every_association_trusts_exactly_that_service_account(
+    fixture: str, colour: str, request: pytest.FixtureRequest
+) -> None:
+    app: Synthesized = request.getfixturevalue(fixture)
+    found = associations(app, colour)
+    assert len(found) == len(SHARED_ROLES)  # every shared role is bound, once
+    for namespace, service_account, role_arn in found:
+        assert trusted(app, role_arn) == (namespace, service_account)
+
+
+def test_no_two_roles_trust_the_same_service_account(default_app: Synthesized) -> None:
+    trusts: list[Any] = [
+        json.loads(role["assume_role_policy"])["Statement"][0]["Condition"]["StringEquals"]
+        for role in default_app.json("common")["resource"]["aws_iam_role"].values()
+        if "pods.eks.amazonaws.com" in role["assume_role_policy"]
+    ]
+    assert len(trusts) == len(SHARED_ROLES)
+    assert len({json.dumps(t, sort_keys=True) for t in trusts}) == len(trusts)
