@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -17,6 +18,9 @@ POD_IDENTITY_AGENT = "eks-pod-identity-agent"
 BEFORE_NODES = (POD_IDENTITY_AGENT, "vpc-cni", "kube-proxy")
 AFTER_NODES = ("coredns",)
 NONE: Mapping[str, tuple[str, str]] = MappingProxyType({})
+# Add-on settings (each add-on's configuration schema): the VPC CNI enforces Kubernetes NetworkPolicy,
+# which the sample app's chart relies on (off by default: policies would be accepted and ignored).
+CONFIGURATION = {"vpc-cni": {"enableNetworkPolicy": "true"}}
 
 
 class Addons(Construct):
@@ -44,6 +48,7 @@ class Addons(Construct):
                 cluster_name=cluster_name,
                 addon_name=name,
                 addon_version=versions.get(name),
+                configuration_values=json.dumps(CONFIGURATION[name]) if name in CONFIGURATION else None,
                 resolve_conflicts_on_create="OVERWRITE",
                 resolve_conflicts_on_update="OVERWRITE",
                 pod_identity_association=[EksAddonPodIdentityAssociation(service_account=identity[0], role_arn=identity[1])]

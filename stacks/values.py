@@ -27,7 +27,13 @@ def cluster_facts(
     """common: reads one output of common's state (a Terraform reference)."""
     facts = {
         "git": {"repoURL": config.gitops.repo_url, "targetRevision": config.gitops.revision, "path": APPS_PATH},
-        "cluster": {"name": cluster_name, "region": config.region, "vpcId": common(CommonOutput.VPC_ID), "colour": colour},
+        "cluster": {
+            "name": cluster_name,
+            "region": config.region,
+            "vpcId": common(CommonOutput.VPC_ID),
+            "vpcCidr": config.network.cidr,
+            "colour": colour,
+        },
         "dns": {
             "zoneName": common(CommonOutput.ZONE_NAME),
             "hostname": config.dns.app_hostname,

@@ -27,6 +27,7 @@ from tests.emulator_plans import REGION, EmulatorPlans, networks, plan_all
 from tests.moto_server import MotoProcess, environment
 from tests.sample_app import free_port
 from tests.terraform import aws_part, init_and_validate
+from tools.terraformrc import PROJECT_DIR
 
 if TYPE_CHECKING:
     # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
@@ -86,12 +87,20 @@ def checkov_report(
     everything_on: Synthesized,
     background_pool: ThreadPoolExecutor,
     tmp_path_factory: pytest.TempPathFactory,
-) -> Future[dict[str, Any]]:
-    """One checkov run over the project's synth and the one with every optional part on."""
-    both = tmp_path_factory.mktemp("checkov")
-    shutil.copytree(default_app.outdir, both / "default")
-    shutil.copytree(everything_on.outdir, both / "variant")
-    return background_pool.submit(checkov, both)
+) -> Future[dict[str, dict[str, Any]]]:
+    """One checkov run over what both syntheses ship (the project's, and the one with every optional part
+    on: the app delivered by Terraform): their Terraform JSON, every manifest the charts render for every
+    colour from the values in the synthesized stacks, and app/Dockerfile."""
+    from tests.charts import rendered_manifests, write_manifests  # Helm's engine, loaded only when wanted
+
+    scanned = tmp_path_factory.mktemp("checkov")
+    for name, app in (("default", default_app), ("variant", everything_on)):
+        # Not the chart copies under assets/: templates, not manifests (their renders are scanned below).
+        shutil.copytree(app.outdir, scanned / name, ignore=shutil.ignore_patterns("assets"))
+        for colour in ("blue", "green"):
+            write_manifests(scanned / "manifests" / name / colour, rendered_manifests(app, colour))
+    shutil.copy(PROJECT_DIR / "app" / "Dockerfile", scanned / "Dockerfile")
+    return background_pool.submit(checkov, scanned)
 
 
 @pytest.fixture(scope="session")

@@ -85,3 +85,20 @@ def build_chain(app: Synthesized, colour: str) -> Chain:
         (a["namespace"], a["service_account"]) for a in app.resources(colour, "aws_eks_pod_identity_association").values()
     }
     return Chain(root_values, parent, children, sample, associations)
+
+
+def rendered_manifests(app: Synthesized, colour: str) -> list[dict[str, Any]]:
+    """Everything the charts render for a colour from its synthesized values: the parent Application, the
+    children, and the sample app, from Git (its child) or from Terraform (its helm_release)."""
+    chain = build_chain(app, colour)
+    docs = [chain.parent, *chain.children.values(), *chain.sample_app]
+    for release in app.resources(colour, "helm_release").values():
+        if release["name"] == SAMPLE_APP_CHILD:
+            docs += render("sample-app", values_of_release(release), release=release["name"], namespace=release["namespace"])
+    return docs
+
+
+def write_manifests(directory: Path, docs: list[dict[str, Any]]) -> None:
+    directory.mkdir(parents=True)
+    for i, doc in enumerate(docs):
+        (directory / f"{i:02d}-{doc['kind'].lower()}-{doc['metadata']['name']}.yaml").write_text(yaml.safe_dump(doc))

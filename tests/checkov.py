@@ -1,4 +1,5 @@
-"""Run checkov (its own virtualenv: it pins its dependencies exactly) on synthesized Terraform JSON."""
+"""Run checkov (its own virtualenv: it pins its dependencies exactly) over what the project ships: the
+synthesized Terraform JSON, the Kubernetes manifests the charts render, and the app's Dockerfile."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from tools.terraformrc import PROJECT_DIR
 
 CHECKOV = PROJECT_DIR / "tools" / "checkov" / ".venv" / "bin" / "checkov"  # installed by the Makefile
 CONFIG_FILE = PROJECT_DIR / ".checkov.yaml"
+FRAMEWORKS = ("terraform_json", "kubernetes", "dockerfile")
 
 
-def checkov(directory: Path) -> dict[str, Any]:
-    """One checkov run with the project's config and no skips: the gate and the staleness
-    check both read its failures (the gate is: every failure is a justified skip)."""
+def checkov(directory: Path) -> dict[str, dict[str, Any]]:
+    """One checkov run with the project's config and no skips, its result per framework: the gate and
+    the staleness check both read the failures (the gate is: every failure is a justified skip)."""
     assert CHECKOV.exists(), f"{CHECKOV} is missing: `make test` installs it (tools/checkov/Pipfile)"
     done = subprocess.run(
         [str(CHECKOV), "--config-file", str(CONFIG_FILE), "--skip-check", "NONE", "-d", str(directory), "-o", "json"],
@@ -25,6 +27,6 @@ def checkov(directory: Path) -> dict[str, Any]:
         timeout=600,
     )
     report = json.loads(done.stdout)
-    (result,) = report if isinstance(report, list) else [report]
-    assert result["check_type"] == "terraform_json"
-    return dict(result)
+    results = {result["check_type"]: dict(result) for result in (report if isinstance(report, list) else [report])}
+    assert sorted(results) == sorted(FRAMEWORKS), done.stderr[-2000:]
+    return results

@@ -1,4 +1,6 @@
-"""checkov gate on the synthesized Terraform JSON: no failed check but the skips of .checkov.yaml,
+"""checkov gate on what the project ships: the synthesized Terraform JSON, every manifest the charts
+render (parent and child Applications, the sample app in both delivery modes, every colour, from the
+values in the synthesized stacks) and app/Dockerfile. No failed check but the skips of .checkov.yaml,
 each justified and each still needed."""
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.checkov import CONFIG_FILE
+from tests.checkov import CONFIG_FILE, FRAMEWORKS
+from tests.synth import Synthesized
 
 # checkov runs in the background from the session's start (tests/background_checks.py).
 pytestmark = [pytest.mark.slow, pytest.mark.background("checkov_report")]
@@ -19,9 +22,8 @@ SKIP_LINE = re.compile(r"^\s*-\s*(CKV2?_[A-Z0-9_]+)\s*(#\s*(.*))?$")
 
 
 @pytest.fixture(scope="module")
-def result(checkov_report: Future[dict[str, Any]]) -> dict[str, Any]:
-    """checkov over the project's synth and a variant with the optional parts switched on
-    (image build, Terraform-delivered app, extra admins), in one run."""
+def results(checkov_report: Future[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """checkov's result per framework, from one run (tests/background_checks.py)."""
     return checkov_report.result()
 
 
@@ -39,14 +41,48 @@ def failures(result: dict[str, Any]) -> list[dict[str, Any]]:
     return list(result.get("results", {}).get("failed_checks", []))
 
 
-def test_no_failed_checks_but_the_justified_skips(result: dict[str, Any]) -> None:
+def scanned(result: dict[str, Any]) -> set[str]:
+    checks = [*failures(result), *result.get("results", {}).get("passed_checks", [])]
+    return {c["resource"] for c in checks}
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_no_failed_checks_but_the_justified_skips(results: dict[str, dict[str, Any]], framework: str) -> None:
+    result = results[framework]
     unjustified = [
         f"{c['check_id']} {c['resource']} ({c['file_path']})" for c in failures(result) if c["check_id"] not in skips()
     ]
     assert unjustified == []
-    assert result["summary"]["passed"] >= 200  # the checks really ran on both synth outputs
     assert result["summary"]["parsing_errors"] == 0
-    assert {c["file_path"].split("/")[1] for c in failures(result)} == {"default", "variant"}
+
+
+def test_terraform_of_both_syntheses_was_scanned(results: dict[str, dict[str, Any]]) -> None:
+    result = results["terraform_json"]
+    assert result["summary"]["passed"] >= 200
+    files = {c["file_path"].split("/")[1] for c in [*failures(result), *result["results"]["passed_checks"]]}
+    assert files == {"default", "variant"}
+
+
+def test_every_rendered_manifest_was_scanned(
+    results: dict[str, dict[str, Any]], default_app: Synthesized, everything_on: Synthesized
+) -> None:
+    """Every manifest of both syntheses, every colour (Applications included, which no check looks into;
+    checkov also counts a Deployment's pod template as a resource of its own)."""
+    from tests.charts import rendered_manifests
+
+    docs = [
+        doc for app in (default_app, everything_on) for colour in ("blue", "green") for doc in rendered_manifests(app, colour)
+    ]
+    pod_templates = sum(doc["kind"] == "Deployment" for doc in docs)
+    assert results["kubernetes"]["summary"]["resource_count"] == len(docs) + pod_templates
+    assert sum(doc["kind"] == "Application" for doc in docs) == 14  # 4 + 3 per colour (the variant's app is Terraform's)
+    assert pod_templates == 4  # the app, delivered both ways, in both colours
+    assert {"Deployment.sample-app.sample-app", "Service.sample-app.sample-app"} <= scanned(results["kubernetes"])
+
+
+def test_the_dockerfile_was_scanned(results: dict[str, dict[str, Any]]) -> None:
+    assert results["dockerfile"]["summary"]["passed"] >= 10
+    assert {c["file_path"] for c in results["dockerfile"]["results"]["passed_checks"]} == {"/Dockerfile"}
 
 
 def test_every_skip_has_a_reason() -> None:
@@ -56,6 +92,7 @@ def test_every_skip_has_a_reason() -> None:
     assert [check for check, reason in reasons.items() if len(reason) < 20] == []
 
 
-def test_every_skip_is_still_needed(result: dict[str, Any]) -> None:
+def test_every_skip_is_still_needed(results: dict[str, dict[str, Any]]) -> None:
     """Each skipped check fails somewhere without its skip: none hides nothing (or, later, something new)."""
-    assert set(skips()) <= {c["check_id"] for c in failures(result)}
+    failed = {c["check_id"] for result in results.values() for c in failures(result)}
+    assert set(skips()) <= failed

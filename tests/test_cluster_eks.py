@@ -236,6 +236,14 @@ def test_the_vpc_cni_runs_on_its_own_role_once_the_pod_identity_agent_is_there(d
 
 
 @pytest.mark.parametrize("colour", COLOURS)
+def test_the_vpc_cni_enforces_network_policies(default_app: Synthesized, colour: str) -> None:
+    """The sample app's NetworkPolicy (argocd/sample-app) is enforced, not merely accepted."""
+    addons = {body["addon_name"]: body for body in default_app.resources(colour, "aws_eks_addon").values()}
+    assert json.loads(addons["vpc-cni"]["configuration_values"]) == {"enableNetworkPolicy": "true"}
+    assert [name for name, body in addons.items() if "configuration_values" in body] == ["vpc-cni"]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
 def test_nodes_wait_for_networking_and_coredns_waits_for_nodes(default_app: Synthesized, colour: str) -> None:
     group = default_app.resource(colour, "aws_eks_node_group", "nodes/group")
     early = {

@@ -80,9 +80,26 @@ def test_every_manifest_is_valid_for_the_clusters_kubernetes_version(
     else:
         values, namespace = values_of_release(releases(via_helm, colour)["sample-app"]), "sample-app"
     docs = render("sample-app", values, release="sample-app", namespace=namespace)
-    assert sorted(d["kind"] for d in docs) == ["Deployment", "Ingress", "PodDisruptionBudget", "Service", "ServiceAccount"]
+    kinds = ["Deployment", "Ingress", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"]
+    assert sorted(d["kind"] for d in docs) == kinds
     for doc in docs:
         kubernetes_validate.validate(doc, CLUSTERS[colour]["kubernetes_version"], strict=True)
+        assert doc["metadata"]["namespace"] == namespace  # never the default namespace
+
+
+@pytest.mark.parametrize("colour", CLUSTERS)
+def test_the_app_gets_no_kubernetes_api_token_and_only_the_traffic_it_needs(via_argocd: Synthesized, colour: str) -> None:
+    docs = manifests(*argocd_values(via_argocd, colour))
+    assert docs["Deployment"]["spec"]["template"]["spec"]["automountServiceAccountToken"] is False
+    assert docs["ServiceAccount"]["automountServiceAccountToken"] is False
+    policy = docs["NetworkPolicy"]["spec"]
+    assert policy["podSelector"]["matchLabels"] == docs["Deployment"]["spec"]["selector"]["matchLabels"]
+    assert policy["policyTypes"] == ["Ingress", "Egress"]
+    (ingress,) = policy["ingress"]
+    assert (ingress["from"], ingress["ports"]) == ([{"ipBlock": {"cidr": "10.0.0.0/16"}}], [{"port": "http", "protocol": "TCP"}])
+    allowed = [(rule["to"], [(p["port"], p["protocol"]) for p in rule["ports"]]) for rule in policy["egress"]]
+    assert [ports for _, ports in allowed] == [[(53, "UDP"), (53, "TCP")], [(80, "TCP")], [(443, "TCP")]]
+    assert allowed[1][0] == [{"ipBlock": {"cidr": "169.254.170.23/32"}}]  # the Pod Identity agent
 
 
 @pytest.mark.parametrize("colour", CLUSTERS)

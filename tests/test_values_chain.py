@@ -67,6 +67,7 @@ def test_parent_carries_the_clusters_facts(chains: dict[str, Chain], config: Con
         "name": f"eks-bg-{colour}",
         "region": "ap-northeast-1",
         "vpcId": sample_for("vpc_id"),
+        "vpcCidr": "10.0.0.0/16",
         "colour": colour,
     }
     assert facts["ingress"] == {
