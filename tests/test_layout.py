@@ -17,7 +17,7 @@ from tools.terraformrc import mirrored_providers
 def test_constructs_is_the_installed_library_not_a_folder_of_ours(project_dir: Path) -> None:
     location = Path(constructs.__file__).resolve()
     assert "site-packages" in location.parts, location
-    assert not (project_dir / "constructs").exists(), "our construct library is components/, see README"
+    assert not (project_dir / "constructs").exists(), "our construct library is components/, see docs/contributing.md"
     # main.py runs with the project root as sys.path[0]: the library must still win there.
     probe = subprocess.run(
         [sys.executable, "-c", "import constructs; print(constructs.__file__)"],
