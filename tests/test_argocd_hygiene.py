@@ -97,8 +97,9 @@ def test_every_application_retries_a_failed_sync_with_backoff(chains: dict[str, 
 
 
 def _seconds(duration: str) -> int:
-    (amount, unit) = re.fullmatch(r"(\d+)([sm])", duration).groups()  # type: ignore[union-attr]
-    return int(amount) * (60 if unit == "m" else 1)
+    match = re.fullmatch(r"(\d+)([sm])", duration)
+    assert match, f"unexpected duration {duration!r}"
+    return int(match.group(1)) * (60 if match.group(2) == "m" else 1)
 
 
 # --- the load balancer controller's webhook certificate -----------------------------------------
@@ -149,7 +150,8 @@ def lbc_child(chains: dict[str, Chain]) -> dict[str, Any]:
 def renders_of_the_controller_chart(application: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The chart's certificate manifests, rendered twice as Argo CD renders the child: no cluster to `lookup`."""
     release, namespace = application["spec"]["source"]["helm"]["releaseName"], application["spec"]["destination"]["namespace"]
-    return tuple(render(STAND_IN, {}, release=release, namespace=namespace) for _ in range(2))  # type: ignore[return-value]
+    first = render(STAND_IN, {}, release=release, namespace=namespace)
+    return first, render(STAND_IN, {}, release=release, namespace=namespace)
 
 
 def test_each_render_makes_a_new_webhook_certificate(lbc_child: dict[str, Any]) -> None:
