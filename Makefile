@@ -11,10 +11,10 @@ TOOLS := .cache/tools
 VENV_STAMP := .venv/.synced
 NODE_STAMP := node_modules/.synced
 # checkov pins its dependencies exactly (boto3 among them): it gets a virtualenv of its own.
-CHECKOV_STAMP := tools/checkov/.venv/.synced
+CHECKOV_STAMP := scripts/checkov/.venv/.synced
 # Everything the tests (and the benchmark, which runs them) need installed.
 TEST_STAMPS := $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
-INDEX_URL := PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) tools/pip_index_url.py)}"
+INDEX_URL := PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) -m scripts.pip_index_url)}"
 
 # The pinned Node 22 (npm package `node`) and the project's virtualenv come first, so the cdktf
 # CLI and the jsii runtime never run on the machine's end-of-life Node.
@@ -29,8 +29,8 @@ export JSII_RUNTIME_PACKAGE_CACHE_ROOT := $(CURDIR)/.cache/jsii
 # cdktf keeps its own heap setting only when NODE_OPTIONS names one; jsii deprecation notices are noise.
 export NODE_OPTIONS := --max-old-space-size=4096 --no-deprecation
 
-# Providers from the local filesystem mirror when the machine has one (see tools/terraformrc.py).
-TF_MIRROR_CONFIG := $(shell $(PYTHON) tools/terraformrc.py)
+# Providers from the local filesystem mirror when the machine has one (see scripts/terraformrc.py).
+TF_MIRROR_CONFIG := $(shell $(PYTHON) -m scripts.terraformrc)
 ifneq ($(TF_MIRROR_CONFIG),)
 export TF_CLI_CONFIG_FILE := $(TF_MIRROR_CONFIG)
 endif
@@ -87,8 +87,8 @@ $(VENV_STAMP): Pipfile.lock | $(PIPENV)
 	$(INDEX_URL) $(PIPENV) sync --dev
 	touch $@
 
-$(CHECKOV_STAMP): tools/checkov/Pipfile.lock | $(PIPENV)
-	$(INDEX_URL) PIPENV_PIPFILE=tools/checkov/Pipfile $(PIPENV) sync
+$(CHECKOV_STAMP): scripts/checkov/Pipfile.lock | $(PIPENV)
+	$(INDEX_URL) PIPENV_PIPFILE=scripts/checkov/Pipfile $(PIPENV) sync
 	touch $@
 
 $(NODE_STAMP): package-lock.json
@@ -97,7 +97,7 @@ $(NODE_STAMP): package-lock.json
 
 lock: | $(PIPENV)
 	$(INDEX_URL) $(PIPENV) lock
-	$(INDEX_URL) PIPENV_PIPFILE=tools/checkov/Pipfile $(PIPENV) lock
+	$(INDEX_URL) PIPENV_PIPFILE=scripts/checkov/Pipfile $(PIPENV) lock
 
 clean:
 	rm -rf cdktf.out .pytest_cache .mypy_cache .ruff_cache

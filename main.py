@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from stacks.config import ConfigError, config_warnings, load_config
+from model.config import ConfigError, config_warnings, load_config
 
 
 def main(outdir: str | None = None) -> int:

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import psutil
 
-from stacks.config import SUPPORTED_KUBERNETES_VERSIONS
-from tools.project import link_project
-from tools.terraformrc import PROJECT_DIR
+from model.config import SUPPORTED_KUBERNETES_VERSIONS
+from model.paths import PROJECT_DIR
+from scripts.scratch_project import link_project
 
 PYTHON = sys.executable
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from cdktf import ITerraformDependable
 from cdktf_cdktf_provider_helm.release import Release
 from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
 from constructs import Construct
 
+from model.paths import CHARTS_DIR
+
 ARGO_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
 ARGO_CD_CHART_VERSION = "10.1.4"  # Argo CD 3.4
-VALUES_FILE = Path(__file__).resolve().parent.parent / "argocd" / "argo-cd-values.yaml"
+VALUES_FILE = CHARTS_DIR / "argo-cd-values.yaml"
 
 
 class ArgoCd(Construct):

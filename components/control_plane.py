@@ -13,7 +13,7 @@ from constructs import Construct
 
 import policies
 from components.kms_key import AccountKey
-from stacks.config import EksConfig
+from model.config import EksConfig
 
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from cdktf import AssetType, ITerraformDependable, TerraformAsset
 from cdktf_cdktf_provider_helm.release import Release
 from constructs import Construct
 
-CHARTS_DIR = Path(__file__).resolve().parent.parent / "argocd"
+from model.paths import CHARTS_DIR
 
 
 class LocalChart(Construct):

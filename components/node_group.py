@@ -16,7 +16,7 @@ from cdktf_cdktf_provider_aws.launch_template import (
 from constructs import Construct
 
 import policies
-from stacks.config import NodeGroupConfig
+from model.config import NodeGroupConfig
 
 # The CNI's EC2 permissions are not here: the vpc-cni add-on gets them through Pod Identity (a role of
 # its own in common). Pulling images needs no more than PullOnly (ReadOnly also lists and describes).

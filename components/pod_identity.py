@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from cdktf_cdktf_provider_aws.eks_pod_identity_association import EksPodIdentityAssociation
 from constructs import Construct
 
-from stacks.workloads import Workload
+from model.workloads import Workload
 
 
 class PodIdentityAssociations(Construct):

@@ -1,5 +1,5 @@
 """The table of policies/README.md: each shared Pod Identity role, who may assume it, what it may do and on
-which resources, generated from the documents in policies/ and the roles of stacks/workloads.py.
+which resources, generated from the documents in policies/ and the roles of model/workloads.py.
 
     python -m policies.readme      # rewrites the table between its markers
 
@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from stacks.workloads import SHARED_ROLES, SharedRole
+from model.workloads import SHARED_ROLES, SharedRole
 
 README = Path(__file__).parent / "README.md"
 BEGIN, END = "<!-- roles:begin (generated: python -m policies.readme) -->", "<!-- roles:end -->"

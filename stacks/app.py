@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from cdktf import App
 
+from model.config import Config
 from stacks.cluster import ClusterStack
 from stacks.common import CommonStack
-from stacks.config import Config
 
 
 def build(app: App, config: Config) -> App:

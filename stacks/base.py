@@ -17,7 +17,7 @@ from cdktf import (
 from cdktf_cdktf_provider_aws.provider import AwsProvider, AwsProviderDefaultTags
 from constructs import Construct
 
-from stacks.config import Config, StateConfig
+from model.config import Config, StateConfig
 
 
 def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> None:

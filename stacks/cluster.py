@@ -20,21 +20,22 @@ from cdktf_cdktf_provider_helm.release import Release
 from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
 from constructs import Construct
 
-from components.addons import AFTER_NODES, BEFORE_NODES, Addons
+from components.addons import Addons
 from components.argocd import ArgoCd
 from components.cluster_admins import ClusterAdmins
 from components.control_plane import ControlPlane
+from components.destroy_hook import Teardown
 from components.kube_providers import KubeProviders
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
-from components.teardown import Teardown
+from model.addons import AFTER_NODES, BEFORE_NODES
+from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
+from model.contract import LIST_OUTPUTS, CommonOutput
+from model.teardown_plan import teardown_plan
+from model.values import cluster_facts, sample_app_values
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, VPC_CNI, WORKLOADS
 from stacks.base import configure_stack, read_state
-from stacks.config import COMMON_STACK, ClusterConfig, Config, cluster_name
-from stacks.contract import LIST_OUTPUTS, CommonOutput
-from stacks.teardown import teardown_plan
-from stacks.values import cluster_facts, sample_app_values
-from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, VPC_CNI, WORKLOADS
 
 # Resources that exist inside one cluster or name it. The rest of a colour (roles, keys, the log group,
 # the launch template) outlives a cluster replacement, and the cluster's own inputs must (no cycle).

@@ -18,10 +18,10 @@ from components.network import Network
 from components.pod_identity_role import PodIdentityRole
 from components.sub_zone import SubZone
 from components.table import Table
+from model.config import COMMON_STACK, Config, subnet_cidrs
+from model.contract import DESCRIPTIONS, CommonOutput
+from model.workloads import SHARED_ROLES
 from stacks.base import configure_stack
-from stacks.config import COMMON_STACK, Config, subnet_cidrs
-from stacks.contract import DESCRIPTIONS, CommonOutput
-from stacks.workloads import SHARED_ROLES
 
 
 class CommonStack(TerraformStack):

@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.sample_app import free_port
-from tools.terraformrc import PROJECT_DIR, configure_environment
+from model.paths import PROJECT_DIR
+from scripts.terraformrc import configure_environment
+from tests.support.sample_app import free_port
 
 # Fixtures for checks that run beside the suite (terraform validate, checkov).
-pytest_plugins = ["tests.background_checks"]
+pytest_plugins = ["tests.support.background_checks"]
 
 if TYPE_CHECKING:
-    from tests.emulated_aws import Emulated
-    from tests.synth import Synthesized
+    from tests.support.emulated_aws import Emulated
+    from tests.support.synth import Synthesized
 
 # The environment the Makefile sets, so that `pytest` alone behaves like `make test`. It must be
 # in place before the first cdktf import starts the jsii runtime on whichever `node` is first.
@@ -59,8 +60,8 @@ def inside_project() -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def default_app(inside_project: Path) -> Synthesized:
     """The project's own cdktf.json configuration, synthesized once for the whole session."""
-    from stacks.config import load_config
-    from tests.synth import synthesize
+    from model.config import load_config
+    from tests.support.synth import synthesize
 
     return synthesize(load_config(PROJECT_DIR / "cdktf.json"), inside_project / "default" / "cdktf.out")
 
@@ -68,16 +69,16 @@ def default_app(inside_project: Path) -> Synthesized:
 @pytest.fixture(scope="session")
 def everything_on(inside_project: Path) -> Synthesized:
     """tests/samples.EVERYTHING_ON synthesized once: the other side of every optional switch."""
-    from stacks.config import config_from_dict
-    from tests.samples import EVERYTHING_ON
-    from tests.synth import synthesize
+    from model.config import config_from_dict
+    from tests.support.samples import EVERYTHING_ON
+    from tests.support.synth import synthesize
 
     return synthesize(config_from_dict(EVERYTHING_ON), inside_project / "everything-on" / "cdktf.out")
 
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    """One moto server (AWS API emulator) on a free loopback port for the whole session (tests/moto_server.py
+    """One moto server (AWS API emulator) on a free loopback port for the whole session (tests/support/moto_server.py
     has its credentials, the environment aimed at it, and clients on it)."""
     from moto.server import ThreadedMotoServer
 
@@ -95,7 +96,7 @@ def emulated_clients() -> Iterator[Emulated]:
     """moto in-process for one test module, and clients on it."""
     from moto import mock_aws
 
-    from tests.emulated_aws import Emulated, one_boto3_session_for_moto
+    from tests.support.emulated_aws import Emulated, one_boto3_session_for_moto
 
     with pytest.MonkeyPatch.context() as patch:
         for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
@@ -109,7 +110,7 @@ def emulated_clients() -> Iterator[Emulated]:
 
 @pytest.fixture
 def emulated(emulated_clients: Emulated) -> Iterator[Emulated]:
-    """A fresh world per test (tests/emulated_aws.py): built before, removed after."""
+    """A fresh world per test (tests/support/emulated_aws.py): built before, removed after."""
     world = emulated_clients.fresh()
     yield world
     world.clean()
@@ -117,6 +118,6 @@ def emulated(emulated_clients: Emulated) -> Iterator[Emulated]:
 
 @pytest.fixture
 def percentiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.emulated_aws import teach_percentiles
+    from tests.support.emulated_aws import teach_percentiles
 
     teach_percentiles(monkeypatch)

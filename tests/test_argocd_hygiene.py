@@ -13,9 +13,9 @@ import lupa.lua51
 import pytest
 import yaml
 
-from tests.charts import Chain, build_chain, render
-from tests.synth import Synthesized
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
+from tests.support.charts import Chain, build_chain, render
+from tests.support.synth import Synthesized
 
 COLOURS = ("blue", "green")
 HEALTH_KEY = "resource.customizations.health.argoproj.io_Application"

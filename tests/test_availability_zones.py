@@ -1,5 +1,5 @@
 """The network's availability zones, planned for real by Terraform against the AWS emulator
-(tests/emulator_plans.py): each subnet pair gets a zone of its own, or the plan fails naming the key."""
+(tests/support/emulator_plans.py): each subnet pair gets a zone of its own, or the plan fails naming the key."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from concurrent.futures import Future
 
 import pytest
 
-from tests.emulator_plans import EMULATED_ZONES, EmulatorPlans
+from tests.support.emulator_plans import EMULATED_ZONES, EmulatorPlans
 
-# Terraform runs in the background from the session's start (tests/background_checks.py).
+# Terraform runs in the background from the session's start (tests/support/background_checks.py).
 pytestmark = [pytest.mark.slow, pytest.mark.background("emulator_plans")]
 
 

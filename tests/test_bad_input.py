@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import main
-from tests.samples import write_project
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
+from tests.support.samples import write_project
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
 GREEN = {"kubernetes_version": "1.35", "weight": 0}

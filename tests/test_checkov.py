@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.checkov import CONFIG_FILE, FRAMEWORKS
-from tests.synth import Synthesized
+from tests.support.checkov import CONFIG_FILE, FRAMEWORKS
+from tests.support.synth import Synthesized
 
-# checkov runs in the background from the session's start (tests/background_checks.py).
+# checkov runs in the background from the session's start (tests/support/background_checks.py).
 pytestmark = [pytest.mark.slow, pytest.mark.background("checkov_report")]
 
 SKIP_LINE = re.compile(r"^\s*-\s*(CKV2?_[A-Z0-9_]+)\s*(#\s*(.*))?$")
@@ -23,7 +23,7 @@ SKIP_LINE = re.compile(r"^\s*-\s*(CKV2?_[A-Z0-9_]+)\s*(#\s*(.*))?$")
 
 @pytest.fixture(scope="module")
 def results(checkov_report: Future[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """checkov's result per framework, from one run (tests/background_checks.py)."""
+    """checkov's result per framework, from one run (tests/support/background_checks.py)."""
     return checkov_report.result()
 
 
@@ -68,7 +68,7 @@ def test_every_rendered_manifest_was_scanned(
 ) -> None:
     """Every manifest of both syntheses, every colour (Applications included, which no check looks into;
     checkov also counts a Deployment's pod template as a resource of its own)."""
-    from tests.charts import rendered_manifests
+    from tests.support.charts import rendered_manifests
 
     docs = [
         doc for app in (default_app, everything_on) for colour in ("blue", "green") for doc in rendered_manifests(app, colour)

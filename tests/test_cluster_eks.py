@@ -10,9 +10,9 @@ import pytest
 import yaml
 from cdktf import Testing
 
-from stacks.config import Config, config_from_dict, load_config
-from stacks.workloads import WORKLOADS
-from tests.synth import Synthesized, synthesize
+from model.config import Config, config_from_dict, load_config
+from model.workloads import WORKLOADS
+from tests.support.synth import Synthesized, synthesize
 
 COLOURS = ("blue", "green")
 ADMIN = "arn:aws:iam::123456789012:role/platform-admins"

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from stacks.cluster import BOUND_TO_THE_CLUSTER
-from tests.emulator_plans import BOUND, CLUSTER, EmulatorPlans
-from tests.synth import Synthesized
+from tests.support.emulator_plans import BOUND, CLUSTER, EmulatorPlans
+from tests.support.synth import Synthesized
 
 COLOURS = ("blue", "green")
 # What outlives a cluster replacement: the cluster's own inputs (its role, key, log group) and what it
@@ -77,7 +77,7 @@ def test_everything_bound_to_the_cluster_is_replaced_with_it(fixture: str, colou
         assert replaced_by == (trigger if kind in BOUND_KINDS else None), kind
 
 
-# --- the trigger, planned for real (tests/emulator_plans.py, in the background) ------------------
+# --- the trigger, planned for real (tests/support/emulator_plans.py, in the background) ------------------
 
 
 @pytest.fixture(scope="module")

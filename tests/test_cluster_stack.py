@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from stacks.config import config_from_dict
-from stacks.contract import CommonOutput
-from tests.synth import Synthesized, references, synthesize
+from model.config import config_from_dict
+from model.contract import CommonOutput
+from tests.support.synth import Synthesized, references, synthesize
 
 THREE_COLOURS = {
     "clusters": {

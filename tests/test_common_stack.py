@@ -10,10 +10,10 @@ import pytest
 from cdktf import Testing
 
 import policies
-from stacks.config import Config, config_from_dict, subnet_cidrs
-from stacks.contract import DESCRIPTIONS, CommonOutput
-from tests.samples import CONNECTION_ARN, REPO_URL
-from tests.synth import Synthesized, references, synthesize
+from model.config import Config, config_from_dict, subnet_cidrs
+from model.contract import DESCRIPTIONS, CommonOutput
+from tests.support.samples import CONNECTION_ARN, REPO_URL
+from tests.support.synth import Synthesized, references, synthesize
 
 COMMON = "common"
 ROLES = {
@@ -36,7 +36,7 @@ def text(app: Synthesized) -> str:
 
 @pytest.fixture(scope="module")
 def config(project_dir: Path) -> Config:
-    from stacks.config import load_config
+    from model.config import load_config
 
     return load_config(project_dir / "cdktf.json")
 

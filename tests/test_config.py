@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from stacks.config import (
+from model.config import (
     SUPPORTED_KUBERNETES_VERSIONS,
     ConfigError,
     config_from_dict,
     load_config,
     subnet_cidrs,
 )
-from tests.samples import CONNECTION_ARN
+from tests.support.samples import CONNECTION_ARN
 
 
 def fails(raw: Any) -> tuple[str, ...]:
@@ -311,7 +311,7 @@ def test_reports_every_problem_at_once() -> None:
 
 def documented_keys(cls: type, prefix: str = "") -> list[str]:
     """Every dotted key of the config, with `<colour>` standing for a colour name."""
-    from stacks.config import ClusterConfig
+    from model.config import ClusterConfig
 
     keys = []
     for f in dataclasses.fields(cls):
@@ -327,7 +327,7 @@ def documented_keys(cls: type, prefix: str = "") -> list[str]:
 
 
 def test_readme_documents_every_config_key(project_dir: Path) -> None:
-    from stacks.config import Config
+    from model.config import Config
 
     readme = (project_dir / "README.md").read_text()
     keys = documented_keys(Config)
@@ -394,7 +394,7 @@ def test_fails_on_unknown_or_malformed_addon_pin() -> None:
     )
     assert problems[0] == (
         'clusters.blue.addon_versions.cni: "v1.0.0-eksbuild.1" is not allowed; '
-        "unknown add-on; use one of vpc-cni, kube-proxy, eks-pod-identity-agent, coredns"
+        "unknown add-on; use one of eks-pod-identity-agent, vpc-cni, kube-proxy, coredns"
     )
     assert problems[1] == (
         "clusters.blue.addon_versions.coredns: \"latest\" is not allowed; use an EKS add-on version such as 'v1.19.2-eksbuild.1'"
@@ -410,7 +410,7 @@ def test_fails_on_node_disk_and_max_unavailable() -> None:
 
 
 def test_warns_while_the_git_url_is_the_placeholder() -> None:
-    from stacks.config import PLACEHOLDER_REPO_URL, config_warnings
+    from model.config import PLACEHOLDER_REPO_URL, config_warnings
 
     default = config_warnings(config_from_dict({}))
     assert any(PLACEHOLDER_REPO_URL in w and "gitops.repo_url" in w for w in default)

@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import constructs
 
-from tools.terraformrc import mirrored_providers
+from scripts.terraformrc import mirrored_providers
 
 
 def test_constructs_is_the_installed_library_not_a_folder_of_ours(project_dir: Path) -> None:

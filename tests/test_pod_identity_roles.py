@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from stacks.workloads import SHARED_ROLES
-from tests.synth import Synthesized
+from model.workloads import SHARED_ROLES
+from tests.support.synth import Synthesized
 
 COMMON_OUTPUT = re.compile(r"^\$\{data\.terraform_remote_state\.common\.outputs\.(\w+)\}$")
 ROLE_ARN = re.compile(r"^\$\{aws_iam_role\.([\w-]+)\.arn\}$")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.synth import Synthesized
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
+from tests.support.synth import Synthesized
 
 
 @pytest.mark.parametrize("fixture", ["default_app", "everything_on"])

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from stacks.config import config_from_dict, load_config
-from tests import moto_server
-from tests.rehearsal import Project
-from tests.sample_app import free_port
-from tests.synth import synthesize
-from tests.terraform import aws_part
-from tools.terraformrc import PROJECT_DIR
+from model.config import config_from_dict, load_config
+from model.paths import PROJECT_DIR
+from tests.support import moto_server
+from tests.support.rehearsal import Project
+from tests.support.sample_app import free_port
+from tests.support.synth import synthesize
+from tests.support.terraform import aws_part
 
 pytestmark = pytest.mark.rehearsal
 

@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 from moto import mock_aws
 
-from tests.sample_app import APP_ENV, REGION, TABLE, fill, load_app
-from tools.seed_table import create_table
+from scripts.seed_table import create_table
+from tests.support.sample_app import APP_ENV, REGION, TABLE, fill, load_app
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +143,7 @@ def test_one_client_per_process_with_timeouts_and_retries(aws: Any, sample: Modu
 
 
 def test_seed_table_helper_makes_what_the_readme_shows(aws: Any, client: TestClient) -> None:
-    from tools.seed_table import seed
+    from scripts.seed_table import seed
 
     seed(aws, TABLE, 3)
     seed(aws, TABLE, 3)  # idempotent: the table exists, items are overwritten

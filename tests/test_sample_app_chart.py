@@ -4,19 +4,19 @@ Every manifest is validated against the Kubernetes schema of the cluster's versi
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
 import pytest
 
-from stacks.config import config_from_dict
-from tests.charts import build_chain, render, sample_for, values_of_release
-from tests.synth import Synthesized, synthesize
+from model.config import config_from_dict
+from model.paths import CHARTS_DIR
+from tests.support.charts import build_chain, render, sample_for, values_of_release
+from tests.support.synth import Synthesized, synthesize
 
 CLUSTERS = {"blue": {"kubernetes_version": "1.34", "weight": 30}, "green": {"kubernetes_version": "1.35", "weight": 225}}
 APP = {"image_tag": "4d5e6f7a"}
-CHART = Path(__file__).resolve().parent.parent / "argocd" / "sample-app"
+CHART = CHARTS_DIR / "sample-app"
 
 
 @pytest.fixture(scope="module")

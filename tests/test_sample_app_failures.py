@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.sample_app import APP_ENV, load_app
+from tests.support.sample_app import APP_ENV, load_app
 
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: nothing listens
 

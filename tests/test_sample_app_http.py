@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests import moto_server
-from tests.sample_app import APP_DIR, TABLE, fill, free_port
-from tools.seed_table import create_table
+from scripts.seed_table import create_table
+from tests.support import moto_server
+from tests.support.sample_app import APP_DIR, TABLE, fill, free_port
 
 REGION = "ap-southeast-2"
 

@@ -9,7 +9,7 @@ import shlex
 
 import yaml
 
-from tests.sample_app import APP_DIR
+from tests.support.sample_app import APP_DIR
 
 # First boto3 whose credential chain speaks the EKS Pod Identity agent's container endpoint.
 POD_IDENTITY_BOTO3 = (1, 34, 41)

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import tools.shift
-from stacks.config import ConfigError, ShiftConfig, load_config, write_weights
-from tests.emulated_aws import Emulated, FakeClock, base_config, minutes
-from tests.samples import write_project
+from model.config import ConfigError, ShiftConfig, load_config, write_weights
+from tests.support.emulated_aws import Emulated, FakeClock, base_config, minutes
+from tests.support.samples import write_project
 from tools.shift import (
     METRICS_DELAY_SECONDS,
     Aws,

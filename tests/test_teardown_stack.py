@@ -14,13 +14,13 @@ from typing import Any
 import boto3
 import pytest
 
-from components.teardown import HOOK_COMMAND
-from stacks.config import load_config
-from stacks.teardown import FORCE_ENV, PLAN_ENV, applications_by_wave, teardown_plan
-from stacks.workloads import PARENT_APPLICATION
-from tests.moto_server import aws_settings
-from tests.synth import Synthesized
-from tests.terraform import run
+from components.destroy_hook import HOOK_COMMAND
+from model.config import load_config
+from model.teardown_plan import FORCE_ENV, PLAN_ENV, applications_by_wave, teardown_plan
+from model.workloads import PARENT_APPLICATION
+from tests.support.moto_server import aws_settings
+from tests.support.synth import Synthesized
+from tests.support.terraform import run
 
 HOOK = "teardown/hook"
 

@@ -3,7 +3,7 @@
 parts, whose providers cannot be installed here (tests/test_values_chain.py renders those).
 
 All stacks are validated in one Terraform run, as modules of one throwaway root
-(tests/background_checks.py builds it and runs Terraform while the rest of the suite runs).
+(tests/support/background_checks.py builds it and runs Terraform while the rest of the suite runs).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.terraform import provider_versions
+from tests.support.terraform import provider_versions
 
-# Terraform runs in the background from the session's start (tests/background_checks.py).
+# Terraform runs in the background from the session's start (tests/support/background_checks.py).
 pytestmark = [pytest.mark.slow, pytest.mark.background("terraform_validation")]
 
 

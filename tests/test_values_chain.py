@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from stacks.config import Config, load_config
-from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
-from tests.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
-from tests.synth import Synthesized
+from model.config import Config, load_config
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
+from tests.support.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
+from tests.support.synth import Synthesized
 
 COLOURS = ("blue", "green")
 FINALIZER = "resources-finalizer.argocd.argoproj.io"

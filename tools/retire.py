@@ -13,8 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from stacks.config import ConfigError, load_config
-from stacks.teardown import FORCE_ENV, TeardownPlan, teardown_plan
+from model.config import ConfigError, load_config
+from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
 from tools.aws import colour_weight, find_zone
 from tools.cli import exit_status, run_cdktf
 from tools.teardown import UnsafeTeardownError, check_weight

@@ -17,14 +17,13 @@ import dataclasses
 import functools
 import math
 import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, NoReturn, Protocol, TextIO
+from typing import Any, NoReturn, TextIO
 
-from stacks.config import (
+from model.config import (
     MAX_WEIGHT,
     MIN_SHIFT_INTERVAL_SECONDS,
     Config,
@@ -36,10 +35,10 @@ from stacks.config import (
 )
 from tools.aws import load_balancer_for, weighted_records, zone_id
 from tools.cli import exit_status, run_cdktf
+from tools.clock import POLL_SECONDS, Clock, SystemClock
 
 # CloudWatch publishes ALB metrics per minute, about a minute late: a window is read this long after it closes.
 METRICS_DELAY_SECONDS = 60
-POLL_SECONDS = 10  # between two readings of Route53
 
 Weights = dict[str, int]
 Deploy = Callable[[Sequence[str]], None]
@@ -51,20 +50,6 @@ class UnsafeShiftError(Exception):
 
 class ShiftError(Exception):
     """A step failed; the message says why and which weights are in place."""
-
-
-class Clock(Protocol):
-    def now(self) -> datetime: ...
-
-    def sleep(self, seconds: float) -> None: ...
-
-
-class SystemClock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
 
 
 @dataclass(frozen=True)

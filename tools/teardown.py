@@ -1,6 +1,6 @@
 """Destroy-time hook of a colour's stack: what `cdktf destroy <colour>` does before Terraform removes anything.
 
-Terraform runs it from the colour's `teardown` resource (components/teardown.py), which depends on
+Terraform runs it from the colour's `teardown` resource (components/destroy_hook.py), which depends on
 every other resource of the stack: on destroy it goes first, and if it fails nothing else goes.
 
 1. Refuses while the colour still has weight (its Route53 record, or the config it was deployed
@@ -27,13 +27,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TextIO
 
-from stacks.teardown import FORCE_ENV, PLAN_ENV, TeardownPlan
+from model.teardown_plan import FORCE_ENV, PLAN_ENV, TeardownPlan
 from tools.aws import colour_leftovers, colour_weight, find_zone
 from tools.cli import exit_status
+from tools.clock import POLL_SECONDS, Clock, SystemClock
 from tools.kube import APPLICATIONS, INGRESSES, KubeApi, KubeError
-from tools.shift import Clock, SystemClock
-
-POLL_SECONDS = 10
 
 
 class UnsafeTeardownError(Exception):

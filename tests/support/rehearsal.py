@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.moto_server import environment
-from tools.project import link_project
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
+from scripts.scratch_project import link_project
+from tests.support.moto_server import environment
 
 # What a user's checkout holds that the copy must not share: its config, output and state.
 OWN = {"cdktf.json", "cdktf.out", "terraform-state", ".git"}

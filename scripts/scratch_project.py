@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
 
 
 def link_project(directory: Path, *, own: Collection[str]) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 from cdktf import App
 
+from model.config import Config
 from stacks.app import build
-from stacks.config import Config
 
 
 @dataclass(frozen=True)

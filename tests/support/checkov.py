@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
 
-CHECKOV = PROJECT_DIR / "tools" / "checkov" / ".venv" / "bin" / "checkov"  # installed by the Makefile
+CHECKOV = PROJECT_DIR / "scripts" / "checkov" / ".venv" / "bin" / "checkov"  # installed by the Makefile
 CONFIG_FILE = PROJECT_DIR / ".checkov.yaml"
 FRAMEWORKS = ("terraform_json", "kubernetes", "dockerfile")
 
@@ -18,7 +18,7 @@ FRAMEWORKS = ("terraform_json", "kubernetes", "dockerfile")
 def checkov(directory: Path) -> dict[str, dict[str, Any]]:
     """One checkov run with the project's config and no skips, its result per framework: the gate and
     the staleness check both read the failures (the gate is: every failure is a justified skip)."""
-    assert CHECKOV.exists(), f"{CHECKOV} is missing: `make test` installs it (tools/checkov/Pipfile)"
+    assert CHECKOV.exists(), f"{CHECKOV} is missing: `make test` installs it (scripts/checkov/Pipfile)"
     done = subprocess.run(
         [str(CHECKOV), "--config-file", str(CONFIG_FILE), "--skip-check", "NONE", "-d", str(directory), "-o", "json"],
         capture_output=True,

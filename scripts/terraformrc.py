@@ -12,7 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from model.paths import PROJECT_DIR
+
 MIRROR = Path(os.environ.get("TF_PROVIDER_MIRROR", "/opt/tf-plugins"))
 CONFIG = PROJECT_DIR / ".cache" / "terraform" / "terraformrc"
 

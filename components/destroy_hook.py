@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from cdktf import DataResource, ITerraformDependable, LocalExecProvisioner
 from constructs import Construct
 
-from stacks.teardown import PLAN_ENV, TeardownPlan
+from model.teardown_plan import PLAN_ENV, TeardownPlan
 
 # Terraform runs this in cdktf.out/stacks/<colour>: find the project (the directory holding
 # cdktf.json) upwards from there, then run the hook with the project's Python. No path of the

@@ -1,6 +1,6 @@
 """What `cdktf destroy <colour>` must take down, in which order, before Terraform removes the cluster.
 
-The plan is data: the colour's stack carries it (components/teardown.py) and hands it to
+The plan is data: the colour's stack carries it (components/destroy_hook.py) and hands it to
 `tools.teardown` at destroy time. The order of the Argo CD applications comes from their sync
 waves in argocd/apps/values.yaml, the same entries that install them: last up, first down.
 """
@@ -10,18 +10,18 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 from typing import Any
 
 import yaml
 
-from stacks.config import ClusterConfig, Config, cluster_name
-from stacks.values import SAMPLE_APP_CHILD
-from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP
+from model.config import ClusterConfig, Config, cluster_name
+from model.paths import CHARTS_DIR
+from model.values import SAMPLE_APP_CHILD
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP
 
 PLAN_ENV = "TEARDOWN_PLAN"  # the destroy provisioner hands the plan to tools.teardown in this variable
 FORCE_ENV = "BLUEGREEN_FORCE_DESTROY"  # "1": tear down a colour that still has weight
-APPS_VALUES = Path(__file__).resolve().parent.parent / "argocd" / "apps" / "values.yaml"
+APPS_VALUES = CHARTS_DIR / "apps" / "values.yaml"
 
 
 @dataclass(frozen=True)

@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.checkov import checkov
-from tests.emulator_plans import REGION, EmulatorPlans, networks, plan_all
-from tests.moto_server import MotoProcess, environment
-from tests.sample_app import free_port
-from tests.terraform import aws_part, init_and_validate
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
+from tests.support.checkov import checkov
+from tests.support.emulator_plans import REGION, EmulatorPlans, networks, plan_all
+from tests.support.moto_server import MotoProcess, environment
+from tests.support.sample_app import free_port
+from tests.support.terraform import aws_part, init_and_validate
 
 if TYPE_CHECKING:
     # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
-    from tests.synth import Synthesized
+    from tests.support.synth import Synthesized
 
 # Only the in-cluster part goes: Argo CD, the App of Apps and the argocd namespace.
 IN_CLUSTER = ["helm_release", "helm_release", "kubernetes_namespace_v1"]
@@ -91,7 +91,7 @@ def checkov_report(
     """One checkov run over what both syntheses ship (the project's, and the one with every optional part
     on: the app delivered by Terraform): their Terraform JSON, every manifest the charts render for every
     colour from the values in the synthesized stacks, and app/Dockerfile."""
-    from tests.charts import rendered_manifests, write_manifests  # Helm's engine, loaded only when wanted
+    from tests.support.charts import rendered_manifests, write_manifests  # Helm's engine, loaded only when wanted
 
     scanned = tmp_path_factory.mktemp("checkov")
     for name, app in (("default", default_app), ("variant", everything_on)):
@@ -105,7 +105,7 @@ def checkov_report(
 
 @pytest.fixture(scope="session")
 def background_moto() -> Iterator[MotoProcess]:
-    """The AWS emulator of the background checks, in a process of its own (tests/moto_server.py)."""
+    """The AWS emulator of the background checks, in a process of its own (tests/support/moto_server.py)."""
     server = MotoProcess(free_port())
     yield server
     server.stop()
@@ -118,7 +118,7 @@ def emulator_plans(
     background_pool: ThreadPoolExecutor,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Future[EmulatorPlans]:
-    """Terraform plans against the emulator (tests/emulator_plans.py): the network's zones, and a cluster
+    """Terraform plans against the emulator (tests/support/emulator_plans.py): the network's zones, and a cluster
     upgrade and replacement with the trigger the synthesized blue stack binds its cluster-bound resources with."""
     (node_group,) = default_app.resources("blue", "aws_eks_node_group").values()
     (trigger,) = node_group["lifecycle"]["replace_triggered_by"]

@@ -1,6 +1,6 @@
 """Create the sample table (if absent) and put sample items, for trying the app locally.
 
-    AWS_ENDPOINT_URL=http://127.0.0.1:5000 python tools/seed_table.py users 3
+    AWS_ENDPOINT_URL=http://127.0.0.1:5000 python -m scripts.seed_table users 3
 
 Uses the SDK's standard configuration (AWS_REGION, credentials, AWS_ENDPOINT_URL), like the app.
 """
@@ -12,13 +12,15 @@ from typing import Any
 
 import boto3
 
+from model.workloads import SAMPLE_TABLE_KEY
+
 
 def create_table(client: Any, table: str) -> None:
-    """The sample table's shape, as common makes it (components/table.py): string key UserId, on demand."""
+    """The sample table's shape, as common makes it (components/table.py): a string partition key, on demand."""
     client.create_table(
         TableName=table,
-        KeySchema=[{"AttributeName": "UserId", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "UserId", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": SAMPLE_TABLE_KEY, "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": SAMPLE_TABLE_KEY, "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
     )
 
@@ -28,7 +30,7 @@ def seed(client: Any, table: str, count: int) -> None:
         create_table(client, table)
         client.get_waiter("table_exists").wait(TableName=table)
     for i in range(1, count + 1):
-        client.put_item(TableName=table, Item={"UserId": {"S": str(i)}, "Point": {"N": str(60 + 10 * i)}})
+        client.put_item(TableName=table, Item={SAMPLE_TABLE_KEY: {"S": str(i)}, "Point": {"N": str(60 + 10 * i)}})
 
 
 if __name__ == "__main__":

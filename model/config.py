@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from stacks.schema import Problems, parse, reject_duplicate_keys
+from model.addons import ADDONS
+from model.problems import Problems, parse, reject_duplicate_keys
 
 # EKS versions this project has been checked against (standard or extended support, late 2026).
 # A new minor version is one entry here; a typo such as "1.3" or "1.340" fails at synth.
@@ -59,8 +60,6 @@ _REPO_URL = re.compile(r"^(https://|ssh://|git@)\S+$")
 # (use1-az3, usw1-az2, cac1-az3); eksctl's deny-list adds cnn1-az4 (pkg/az). Zone IDs, not names:
 # names are shuffled per account, IDs are the same everywhere.
 EKS_UNSUPPORTED_ZONE_IDS = ("use1-az3", "usw1-az2", "cac1-az3", "cnn1-az4")
-# Managed add-ons every cluster gets; config may pin any of them by name.
-ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns")
 # The default Git URL only synthesizes; Argo CD cannot sync it (a warning says so at synth).
 PLACEHOLDER_REPO_URL = "https://git.example.com/your-org/eks-blue-green.git"
 # Until an image is built and its tag configured, pods cannot pull (a warning says so at synth).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stacks.contract import CommonOutput
+from model.contract import CommonOutput
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ EXTERNAL_DNS = Workload(
 )
 SAMPLE_APP = Workload(key="sampleApp", namespace="sample-app", service_account="sample-app", role=CommonOutput.APP_ROLE_ARN)
 # The VPC CNI's DaemonSet (EKS add-on vpc-cni); its association is the add-on's own, not one of ours.
+# The partition key (a string) of the table the sample app reads: common makes it, the seed script fills it.
+SAMPLE_TABLE_KEY = "UserId"
 VPC_CNI = Workload(key="vpcCni", namespace="kube-system", service_account="aws-node", role=CommonOutput.VPC_CNI_ROLE_ARN)
 
 # Workloads this project installs: an association each in every colour, their names handed to the charts.

@@ -1,4 +1,4 @@
-"""Terraform plans against the AWS emulator that run beside the suite (tests/background_checks.py):
+"""Terraform plans against the AWS emulator that run beside the suite (tests/support/background_checks.py):
 
 - the network's choice of zones (tests/test_availability_zones.py): the emulator's ap-northeast-1 has three
   (ap-northeast-1a = apne1-az4, 1c = apne1-az1, 1d = apne1-az2); each variant is the Network construct
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import components  # noqa: F401  -- registers the provider packages lazily, before any is imported
-from stacks.config import EKS_UNSUPPORTED_ZONE_IDS
-from tests.terraform import run
+from model.config import EKS_UNSUPPORTED_ZONE_IDS
+from tests.support.terraform import run
 
 REGION = "ap-northeast-1"
 EMULATED_ZONES = ("ap-northeast-1a", "ap-northeast-1c", "ap-northeast-1d")

@@ -1,4 +1,4 @@
-"""Helpers for the sample app's tests: load app/main.py, fill a table (tools/seed_table.py makes it)."""
+"""Helpers for the sample app's tests: load app/main.py, fill a table (scripts/seed_table.py makes it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import socket
 from types import ModuleType
 from typing import Any
 
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
 
 APP_DIR = PROJECT_DIR / "app"
 TABLE = "users"

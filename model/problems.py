@@ -1,6 +1,6 @@
 """Turn raw JSON into frozen dataclasses, collecting every type problem on the way.
 
-Kept apart from the config's own rules (stacks/config.py) so that adding a key is adding a
+Kept apart from the config's own rules (model/config.py) so that adding a key is adding a
 typed field: unknown keys, wrong types and bad choices are reported here for every field,
 each naming the dotted key, the value and what is allowed.
 """

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from stacks.config import ClusterConfig, Config
-from stacks.contract import CommonOutput
-from stacks.workloads import WORKLOADS
+from model.config import ClusterConfig, Config
+from model.contract import CommonOutput
+from model.workloads import WORKLOADS
 
 APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applications in Git
 SAMPLE_APP_CHILD = "sample-app"  # the sample app's entry in argocd/apps/values.yaml

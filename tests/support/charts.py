@@ -11,10 +11,10 @@ from typing import Any
 import helm_python
 import yaml
 
-from stacks.values import SAMPLE_APP_CHILD
-from stacks.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
-from tests.synth import Synthesized
-from tools.terraformrc import PROJECT_DIR
+from model.paths import PROJECT_DIR
+from model.values import SAMPLE_APP_CHILD
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
+from tests.support.synth import Synthesized
 
 CHARTS = PROJECT_DIR / "argocd"
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")

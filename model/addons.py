@@ -1,0 +1,16 @@
+"""The EKS managed add-ons every cluster gets, in the order they go on, and their settings."""
+
+from __future__ import annotations
+
+POD_IDENTITY_AGENT = "eks-pod-identity-agent"
+# Networking and the Pod Identity agent go before the nodes, so nodes join ready; coredns needs
+# nodes to schedule on, so it goes after them (EKS reports it degraded otherwise). The agent comes
+# first: an add-on that takes its credentials through Pod Identity is created after it (AWS, "IAM
+# roles for Amazon EKS add-ons": confirm the agent is set up before such an add-on).
+BEFORE_NODES = (POD_IDENTITY_AGENT, "vpc-cni", "kube-proxy")
+AFTER_NODES = ("coredns",)
+# Add-on settings (each add-on's configuration schema): the VPC CNI enforces Kubernetes NetworkPolicy,
+# which the sample app's chart relies on (off by default: policies would be accepted and ignored).
+CONFIGURATION = {"vpc-cni": {"enableNetworkPolicy": "true"}}
+# Every managed add-on, by name: config may pin any of them (clusters.<colour>.addon_versions).
+ADDONS = BEFORE_NODES + AFTER_NODES

@@ -1,0 +1,1 @@
+"""What the tests share: synthesis, the emulator, Terraform, Helm rendering, checkov, samples."""

@@ -1,0 +1,65 @@
+"""`python -m tools.retire <colour>`: the teardown's refusals before anything slow runs, then one
+`cdktf destroy <colour>` (recorded, not run), and --force past a weight Route53 still has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from model.teardown_plan import FORCE_ENV
+from tests.support.emulated_aws import Emulated, base_config
+from tests.support.samples import write_project
+from tools import retire
+
+
+@pytest.fixture
+def retire_project(tmp_path: Path, emulated: Emulated, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Any]]:
+    """A project where blue is retired (weight 0) and green serves; `cdktf` replaced by a recorder."""
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 0}, green={"kubernetes_version": "1.35", "weight": 100})
+    path = write_project(tmp_path, config)
+    emulated.make_load_balancer("blue")
+    emulated.write_records("blue", 0)
+    runs: list[Any] = []
+
+    def run_cdktf(arguments: list[str], **options: Any) -> int:
+        runs.append((arguments, options))
+        return 0
+
+    monkeypatch.setattr(retire, "run_cdktf", run_cdktf)
+    return path, runs
+
+
+def test_retire_destroys_a_colour_without_weight(retire_project: tuple[Path, list[Any]]) -> None:
+    path, runs = retire_project
+    assert retire.main(["blue", "--auto-approve", "--config", str(path)]) == 0
+    assert runs == [(["destroy", "blue", "--auto-approve"], {"cwd": path.parent, "env": {FORCE_ENV: "0"}})]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["purple"], "refused: 'purple' is not a configured colour; use one of blue, green"),
+        (["green"], "refused: clusters.green.weight is 100 in the config green was deployed with"),
+    ],
+)
+def test_retire_refuses_before_running_anything(
+    retire_project: tuple[Path, list[Any]], capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    path, runs = retire_project
+    assert retire.main([*argv, "--config", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(message)
+    assert runs == []
+
+
+def test_retire_refuses_a_colour_route53_still_sends_traffic_to_unless_forced(
+    retire_project: tuple[Path, list[Any]], emulated: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, runs = retire_project
+    emulated.write_records("blue", 10)
+    assert retire.main(["blue", "--config", str(path)]) == 2
+    assert capsys.readouterr().err.startswith("refused: blue still has weight 10 in Route53 for app.eks.example.com")
+    assert runs == []
+    assert retire.main(["blue", "--force", "--config", str(path)]) == 0
+    assert runs == [(["destroy", "blue"], {"cwd": path.parent, "env": {FORCE_ENV: "1"}})]
