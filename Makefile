@@ -43,7 +43,7 @@ help:
 	@echo "make synth   install the locked toolchain and write cdktf.out/stacks/*"
 	@echo "make test    lint, type-check and run every test"
 	@echo "make bench   synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
-	@echo "make docs    regenerate the generated parts of the docs (policies/README.md's roles table)"
+	@echo "make docs    regenerate what is generated: config.schema.json, README's configuration reference, policies/README.md's roles table"
 	@echo "make format  apply ruff formatting"
 	@echo "make lock    re-lock Pipfile.lock after editing Pipfile"
 
@@ -74,6 +74,7 @@ bench: $(TEST_STAMPS)
 
 docs: $(VENV_STAMP)
 	python -m policies.readme
+	python -m scripts.config_docs
 
 format: $(VENV_STAMP)
 	ruff format .

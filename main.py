@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from model.config import ConfigError, config_warnings, load_config
+from model.loading import ConfigError, load_config
+from model.rules import config_warnings
 
 
 def main(outdir: str | None = None) -> int:

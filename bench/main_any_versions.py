@@ -11,10 +11,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import main
-import model.config
+import model.rules
 from model.problems import Problems
 
-_versions_rule = model.config._version_rules
+_versions_rule = model.rules._version_rules
 
 
 def _without_duplicate_check(p: Problems, key: str, version: str, seen: dict[str, str], colour: str) -> None:
@@ -22,5 +22,5 @@ def _without_duplicate_check(p: Problems, key: str, version: str, seen: dict[str
 
 
 if __name__ == "__main__":
-    model.config._version_rules = _without_duplicate_check
+    model.rules._version_rules = _without_duplicate_check
     sys.exit(main.main())

@@ -10,7 +10,7 @@ from cdktf import ITerraformDependable
 from cdktf_cdktf_provider_aws.eks_addon import EksAddon, EksAddonPodIdentityAssociation
 from constructs import Construct
 
-from model.addons import CONFIGURATION, POD_IDENTITY_AGENT
+from model.eks_addons import CONFIGURATION, POD_IDENTITY_AGENT
 
 NONE: Mapping[str, tuple[str, str]] = MappingProxyType({})
 

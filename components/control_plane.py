@@ -85,4 +85,3 @@ class ControlPlane(Construct):
         self.replaced_when = f"{cluster.terraform_resource_type}.{cluster.friendly_unique_id}.created_at"
         self.endpoint = cluster.endpoint
         self.certificate_authority = cluster.certificate_authority.get(0).data
-        self.security_group_id = cluster.vpc_config.cluster_security_group_id

@@ -37,4 +37,3 @@ class FlowLogs(Construct):
             iam_role_arn=role.arn,
             max_aggregation_interval=60,
         )
-        self.log_group_name = group.name

@@ -49,7 +49,7 @@ class ImageBuild(Construct):
                 CONNECTION_SERVICE=connection_arn.split(":")[2],
             ),
         )
-        project = CodebuildProject(
+        CodebuildProject(
             self,
             "project",
             name=name,
@@ -75,4 +75,3 @@ class ImageBuild(Construct):
             },
             logs_config={"cloudwatch_logs": {"group_name": logs.name}},
         )
-        self.project_name = project.name

@@ -1,31 +1,30 @@
-"""The one typed, validated configuration, read from `cdktf.json` -> `context.config`.
+"""The one typed configuration, read from `cdktf.json` -> `context.config` (model/loading.py).
 
-Blue and green differ only in the data below. Every field has a default that synthesizes
-without an AWS account; `load_config` reports every problem at once, before any stack is
-built, each naming the key, the bad value and what is allowed.
+Blue and green differ only in the data below. Every setting has a default that synthesizes
+without an AWS account. Types, ranges, choices, patterns and unknown keys are the models' (the
+JSON Schema in config.schema.json and the reference in docs/configuration.md are generated from
+them); rules that relate settings to each other are in model/rules.py. Each setting's
+`description` is its documentation.
 """
 
-from __future__ import annotations
-
-import dataclasses
+# No `from __future__ import annotations`: pydantic reads these annotations as objects, with their metadata.
 import ipaddress
-import json
 import math
-import re
-import types
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
-from model.addons import ADDONS
-from model.problems import Problems, parse, reject_duplicate_keys
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WrapSerializer
+
+from model.eks_addons import ADDONS
+from model.problems import Allowed, frozen_mapping
 
 # EKS versions this project has been checked against (standard or extended support, late 2026).
 # A new minor version is one entry here; a typo such as "1.3" or "1.340" fails at synth.
 SUPPORTED_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35")
 # Values CloudWatch Logs accepts for retention_in_days.
-LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
+LogRetentionDays = Literal[
+    1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653
+]
 # The common stack's id; a colour may not take it.
 COMMON_STACK = "common"
 # Smallest subnet: with the VPC CNI every pod takes an address from its node's private subnet.
@@ -33,28 +32,8 @@ MIN_SUBNET_PREFIX = 24
 MAX_WEIGHT = 255  # Route53 weighted records accept 0-255.
 # ALB metrics arrive in 60 s periods: a shorter shift window can hold no complete period.
 MIN_SHIFT_INTERVAL_SECONDS = 60
-
-_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
-_COLOUR = re.compile(r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$")
-_PROJECT = re.compile(r"^[a-z]([a-z0-9-]{1,18}[a-z0-9])$")
-_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
-_VERSION = re.compile(r"^1\.\d{2}$")
-_TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
-_REPOSITORY = re.compile(r"^(?=.{2,256}$)[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$")
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_COLOUR_RULE = (
-    f"a colour is a stack name and DNS label: 1-20 lowercase letters, digits or '-', starting with a letter, not '{COMMON_STACK}'"
-)
-_INSTANCE_TYPE = re.compile(r"^[a-z0-9-]+\.[a-z0-9-]+$")
-_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")
-_ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+-eksbuild\.\d+$")
-_CONNECTION_ARN = re.compile(
-    r"^arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:\d{12}:connection/[0-9a-f-]{36}$"
-)
-_ZONE_ID = re.compile(r"^[a-z]+[0-9]+-az[0-9]+$")
-_IMAGE_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
-_REPO_URL = re.compile(r"^(https://|ssh://|git@)\S+$")
-
+# A colour is a stack name and a DNS label (model/rules.py checks it; the JSON Schema shows it).
+COLOUR_PATTERN = rf"^(?!{COMMON_STACK}$)[a-z]([a-z0-9-]{{0,18}}[a-z0-9])?$"
 # Zone IDs where EKS does not place control planes: a cluster subnet there fails with
 # UnsupportedAvailabilityZoneException. AWS, Amazon EKS User Guide, "VPC and subnet requirements"
 # (use1-az3, usw1-az2, cac1-az3); eksctl's deny-list adds cnn1-az4 (pkg/az). Zone IDs, not names:
@@ -65,47 +44,145 @@ PLACEHOLDER_REPO_URL = "https://git.example.com/your-org/eks-blue-green.git"
 # Until an image is built and its tag configured, pods cannot pull (a warning says so at synth).
 DEFAULT_IMAGE_TAG = "0.1.0"
 
-
-@dataclass(frozen=True)
-class NodeGroupConfig:
-    """The cluster's managed node group."""
-
-    instance_types: tuple[str, ...] = ("m7i.large",)
-    min_size: int = 2
-    max_size: int = 4
-    desired_size: int = 2
-    capacity_type: Literal["ON_DEMAND", "SPOT"] = "ON_DEMAND"
-    ami_type: Literal["AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD"] = "AL2023_x86_64_STANDARD"
-    disk_size_gib: int = 50
-    max_unavailable: int = 1  # nodes replaced at a time during a node group update
+_LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+_REGION = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
+_REGION_ALLOWED = "use an AWS region code such as 'ap-northeast-1'"
+_LABEL_ALLOWED = "use one DNS label: lowercase letters, digits, '-'"
+_ADDON_PINS = "pins by add-on name: " + ", ".join(f"`{a}`" for a in ADDONS) + ', e.g. `"v1.20.4-eksbuild.2"`'
+_VERSIONS = ", ".join(f"`{version}`" for version in SUPPORTED_KUBERNETES_VERSIONS)
+_TAG_TEXT = "tag keys are 1-128 characters and may not start with 'aws:'; values at most 256"
 
 
-@dataclass(frozen=True)
-class ClusterConfig:
+class Section(BaseModel):
+    """Frozen, strict (`"100"` is no integer, `true` no weight), no unknown keys. Patterns run on
+    Python's `re`, which has the look-ahead some of them need (pydantic's default engine has none)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, regex_engine="python-re")
+
+
+class Shown:
+    """How the configuration reference shows a default that is derived or long (`<project>-users`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+# A mapping setting is read-only once validated, and serializes as the JSON object it came from.
+FROZEN = AfterValidator(frozen_mapping)
+AS_DICT = WrapSerializer(lambda value, serialize: serialize(dict(value)))
+
+
+def _tag_keys_in_schema(schema: dict[str, Any]) -> None:
+    """pydantic writes a key pattern as patternProperties, which lets other keys through: a key rule it is."""
+    ((pattern, values),) = schema.pop("patternProperties").items()
+    schema["propertyNames"]["pattern"] = pattern
+    schema["additionalProperties"] = values
+
+
+TagKey = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^(?![aA][wW][sS]:)"), Allowed(_TAG_TEXT)]
+TagValue = Annotated[str, Field(max_length=256), Allowed(_TAG_TEXT)]
+AddonName = Annotated[Literal[ADDONS], Allowed(f"unknown add-on; use one of {', '.join(ADDONS)}")]  # type: ignore[valid-type]
+AddonVersion = Annotated[
+    str, Field(pattern=r"^v\d+\.\d+\.\d+-eksbuild\.\d+$"), Allowed("use an EKS add-on version such as 'v1.19.2-eksbuild.1'")
+]
+
+
+class NodeGroupConfig(Section):
+    """The colour's managed node group."""
+
+    instance_types: Annotated[
+        tuple[Annotated[str, Field(pattern=r"^[a-z0-9-]+\.[a-z0-9-]+$")], ...],
+        Field(min_length=1, description="one or more EC2 instance types"),
+        Allowed("list at least one EC2 instance type such as 'm7i.large'"),
+    ] = ("m7i.large",)
+    min_size: Annotated[int, Field(description="0 to `max_size`")] = 2
+    max_size: Annotated[int, Field(ge=1, description="at least 1"), Allowed("use at least 1")] = 4
+    desired_size: Annotated[int, Field(description="`min_size` to `max_size`")] = 2
+    capacity_type: Annotated[Literal["ON_DEMAND", "SPOT"], Field(description="`ON_DEMAND` or `SPOT`")] = "ON_DEMAND"
+    ami_type: Annotated[
+        Literal["AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD"],
+        Field(description="`AL2023_x86_64_STANDARD` or `AL2023_ARM_64_STANDARD` (match the instance types)"),
+    ] = "AL2023_x86_64_STANDARD"
+    disk_size_gib: Annotated[
+        int, Field(ge=20, le=16384, description="20-16384; encrypted gp3 root volume"), Allowed("use 20-16384 GiB")
+    ] = 50
+    max_unavailable: Annotated[int, Field(description="1 to `max_size`; nodes replaced at a time during an update")] = 1
+
+
+def _version_in_schema(schema: dict[str, Any]) -> None:
+    """For editors: the version is required and one of the supported (the rules say so at synth)."""
+    del schema["default"]
+    schema["enum"] = list(SUPPORTED_KUBERNETES_VERSIONS)
+
+
+class ClusterConfig(Section):
     """One colour: its own EKS cluster and its share of the traffic."""
 
-    kubernetes_version: str = ""  # required: no version is a sensible default for a new colour
-    weight: int = 0  # default: a new colour receives no traffic until its weight is raised
-    nodes: NodeGroupConfig = field(default_factory=NodeGroupConfig)
-    # default: none pinned, EKS installs its default version for the cluster's Kubernetes version
-    addon_versions: Mapping[str, str] = field(default_factory=lambda: types.MappingProxyType({}))
+    model_config = ConfigDict(json_schema_extra={"required": ["kubernetes_version"]})
+
+    kubernetes_version: Annotated[
+        str,
+        Field(description=_VERSIONS + "; each colour runs a different version", json_schema_extra=_version_in_schema),
+        Shown("(required)"),
+    ] = ""  # required (model/rules.py): no version is a sensible default for a new colour
+    weight: Annotated[
+        int,
+        Field(ge=0, le=MAX_WEIGHT, description="0-255; at least one colour above 0 (all 0 makes Route53 split evenly)"),
+        Allowed(f"use an integer 0-{MAX_WEIGHT} (Route53 weighted records)"),
+    ] = 0  # a new colour receives no traffic until its weight is raised
+    nodes: NodeGroupConfig = Field(default_factory=NodeGroupConfig)
+    addon_versions: Annotated[
+        Mapping[AddonName, AddonVersion],
+        FROZEN,
+        AS_DICT,
+        Field(description=f'pins by add-on name: {", ".join(f"`{a}`" for a in ADDONS)}, e.g. `"v1.20.4-eksbuild.2"`'),
+        Shown("`{}` (EKS default for the version)"),
+    ] = Field(default_factory=lambda: frozen_mapping({}))
 
 
-@dataclass(frozen=True)
-class NetworkConfig:
-    cidr: str = "10.0.0.0/16"
-    az_count: int = 3
-    # Zones never used, by zone ID; default: those where EKS offers no control plane.
-    excluded_zone_ids: tuple[str, ...] = EKS_UNSUPPORTED_ZONE_IDS
-    nat: Literal["single", "per_az"] = "single"  # default: one NAT gateway shared by all AZs
-    flow_log_retention_days: int = 365
+class NetworkConfig(Section):
+    cidr: Annotated[str, Field(description="IPv4 network, /16 to /28, large enough for 2 subnets per AZ of at least /24")] = (
+        "10.0.0.0/16"
+    )
+    az_count: Annotated[int, Field(ge=2, le=6, description="2-6"), Allowed("use 2-6 availability zones")] = 3
+    excluded_zone_ids: Annotated[
+        tuple[Annotated[str, Field(pattern=r"^[a-z]+[0-9]+-az[0-9]+$")], ...],
+        Field(
+            description="availability zone IDs (not names) never used; the default leaves out those where EKS offers "
+            "no control plane. Fewer usable zones than `network.az_count` fails the plan, naming the zones found"
+        ),
+        Allowed("use an availability zone ID such as 'use1-az3' (IDs, not names like 'us-east-1a': names differ per account)"),
+    ] = EKS_UNSUPPORTED_ZONE_IDS
+    nat: Annotated[
+        Literal["single", "per_az"],
+        Field(description="`single` (one shared NAT gateway) or `per_az` (one per AZ, survives an AZ outage)"),
+    ] = "single"
+    flow_log_retention_days: Annotated[
+        LogRetentionDays, Field(description="a CloudWatch Logs retention value (1, 3, 5, 7, 14, 30, 60, 90, 120, ...)")
+    ] = 365
 
 
-@dataclass(frozen=True)
-class DnsConfig:
-    parent_zone: str = "example.com"  # an existing public hosted zone in the account
-    sub_domain: str = "eks"  # the sub-zone common creates and delegates: <sub_domain>.<parent_zone>
-    app_host: str = "app"  # the sample app answers at <app_host>.<sub_domain>.<parent_zone>
+class DnsConfig(Section):
+    parent_zone: Annotated[
+        str,
+        Field(
+            pattern=rf"^{_LABEL}(\.{_LABEL})*$",
+            description="an existing public hosted zone in the account, lowercase, no trailing dot",
+        ),
+        Allowed("name an existing public hosted zone such as 'example.com' (lowercase, no trailing dot)"),
+    ] = "example.com"
+    sub_domain: Annotated[
+        str,
+        Field(pattern=f"^{_LABEL}$", description="one DNS label; the sub-zone is `<sub_domain>.<parent_zone>`"),
+        Allowed(_LABEL_ALLOWED),
+    ] = "eks"
+    app_host: Annotated[
+        str,
+        Field(
+            pattern=f"^{_LABEL}$", description="one DNS label; the sample app answers at `<app_host>.<sub_domain>.<parent_zone>`"
+        ),
+        Allowed(_LABEL_ALLOWED),
+    ] = "app"
 
     @property
     def zone_name(self) -> str:
@@ -116,85 +193,215 @@ class DnsConfig:
         return f"{self.app_host}.{self.zone_name}"
 
 
-@dataclass(frozen=True)
-class EksConfig:
+class EksConfig(Section):
     """Settings every colour's cluster shares."""
 
-    endpoint_public_access: bool = True  # Terraform's helm/kubernetes providers reach the API here
-    endpoint_private_access: bool = True
-    public_access_cidrs: tuple[str, ...] = ("0.0.0.0/0",)  # narrow this to your operators' addresses
-    admin_role_arns: tuple[str, ...] = ()  # cluster admins besides the identity that deploys
-    service_ipv4_cidr: str = "172.20.0.0/16"  # Kubernetes Service addresses; must not overlap the VPC
-    log_retention_days: int = 365  # control-plane logs
+    endpoint_public_access: Annotated[
+        bool,
+        Field(
+            description="Terraform's helm and kubernetes providers reach the API through an endpoint, so keep one you can reach"
+        ),
+    ] = True
+    endpoint_private_access: Annotated[bool, Field(description="not both endpoints off")] = True
+    public_access_cidrs: Annotated[
+        tuple[str, ...],
+        Field(
+            description="IPv4 networks allowed to reach the public endpoint; narrow it to your operators (synth warns while "
+            "it is open). With `eks.endpoint_private_access: false` each colour also allows common's NAT addresses "
+            "(`nat_public_ips`), which its nodes come from"
+        ),
+    ] = ("0.0.0.0/0",)
+    admin_role_arns: Annotated[
+        tuple[Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")], ...],
+        Field(
+            description="IAM role ARNs given `AmazonEKSClusterAdminPolicy` through access entries; the identity that "
+            "deploys is admin anyway"
+        ),
+        Allowed("use an IAM role ARN: arn:aws:iam::<account>:role/<name>"),
+    ] = ()
+    service_ipv4_cidr: Annotated[
+        str,
+        Field(description="private IPv4 network, /12 to /24, not overlapping `network.cidr`: the clusters' Service addresses"),
+    ] = "172.20.0.0/16"
+    log_retention_days: Annotated[
+        LogRetentionDays, Field(description="a CloudWatch Logs retention value, for control-plane logs")
+    ] = 365
 
 
-@dataclass(frozen=True)
-class GitOpsConfig:
+class GitOpsConfig(Section):
     """The Git repository (this project) that Argo CD renders argocd/apps and argocd/sample-app from."""
 
-    repo_url: str = PLACEHOLDER_REPO_URL
-    revision: str = "main"
+    repo_url: Annotated[
+        str,
+        Field(
+            pattern=r"^(https://|ssh://|git@)\S+$",
+            description="the Git URL of this project that Argo CD clones (`https://`, `ssh://` or `git@`); synth warns "
+            "while it is the placeholder",
+        ),
+        Allowed("use a Git URL Argo CD can clone (https://, ssh:// or git@)"),
+        Shown("a placeholder"),
+    ] = PLACEHOLDER_REPO_URL
+    revision: Annotated[
+        str,
+        Field(pattern=r"^\s*\S", description="branch, tag or commit Argo CD follows"),
+        Allowed("name a branch, tag or commit"),
+    ] = "main"
 
 
-@dataclass(frozen=True)
-class ShiftConfig:
+class ShiftConfig(Section):
     """`python -m tools.shift`: how far each step moves and what the target must show to go on."""
 
-    step: int = 20  # weight moved to the target per step
-    interval_seconds: int = 300  # each step's observation window for the metric gate
-    max_5xx_ratio: float = 0.01  # (target + load balancer 5xx) / requests on the target's ALB
-    max_p99_seconds: float = 1.0  # TargetResponseTime p99 on the target's ALB
-    min_requests: int = 1  # fewer requests in a window fail the gate: no traffic is no evidence
-    allow_idle: bool = False  # a window with fewer than min_requests passes (say so: `--allow-idle`)
-    dns_timeout_seconds: int = 600  # how long Route53 may take to serve a step's weights
+    step: Annotated[
+        int,
+        Field(ge=1, le=MAX_WEIGHT, description="1-255; weight `python -m tools.shift` moves to the target per step"),
+        Allowed(f"use 1-{MAX_WEIGHT} (weight moved per step)"),
+    ] = 20
+    interval_seconds: Annotated[
+        int,
+        Field(
+            ge=MIN_SHIFT_INTERVAL_SECONDS,
+            le=3600,
+            description="60-3600; how long each step is watched before its metrics are judged",
+        ),
+        Allowed(f"use {MIN_SHIFT_INTERVAL_SECONDS}-3600 seconds"),
+    ] = 300
+    max_5xx_ratio: Annotated[
+        float,
+        Field(
+            ge=0,
+            le=1,
+            description="0-1; (target 5xx + load balancer 5xx) / requests on the target's ALB above which a step rolls back",
+        ),
+        Allowed("use a ratio 0-1, e.g. 0.01"),
+    ] = 0.01
+    max_p99_seconds: Annotated[
+        float,
+        Field(gt=0, le=60, description="above 0, at most 60; `TargetResponseTime` p99 above which a step rolls back"),
+        Allowed("use more than 0 and at most 60 seconds"),
+    ] = 1.0
+    min_requests: Annotated[
+        int,
+        Field(
+            ge=1,
+            description="1 or more; a window with fewer requests on the target's ALB fails its step: no traffic is no evidence",
+        ),
+        Allowed("use 1 or more requests (to let a window without traffic pass, set traffic.shift.allow_idle)"),
+    ] = 1
+    allow_idle: Annotated[
+        bool,
+        Field(
+            description="`true` lets a window with fewer than `min_requests` requests pass (also `--allow-idle`); the "
+            "shift's first line and every step say so"
+        ),
+    ] = False
+    dns_timeout_seconds: Annotated[
+        int,
+        Field(
+            ge=60, le=3600, description="60-3600; how long Route53 may take to serve a step's weights before the step rolls back"
+        ),
+        Allowed("use 60-3600 seconds"),
+    ] = 600
 
 
-@dataclass(frozen=True)
-class TrafficConfig:
+class TrafficConfig(Section):
     """How fast a weight change reaches clients (ExternalDNS interval + record TTL), how to shift, how to retire."""
 
-    record_ttl: int = 60
-    sync_interval_seconds: int = 60
-    shift: ShiftConfig = field(default_factory=ShiftConfig)
-    # `cdktf destroy <colour>` waits this long for the colour's load balancer and records to go.
-    teardown_timeout_seconds: int = 1200
+    record_ttl: Annotated[
+        int,
+        Field(ge=1, le=86400, description="1-86400 seconds; TTL annotation of the weighted records"),
+        Allowed("use 1-86400 seconds (small: shifts take effect sooner)"),
+    ] = 60
+    sync_interval_seconds: Annotated[
+        int,
+        Field(ge=10, le=3600, description="10-3600; how often ExternalDNS reconciles Route53"),
+        Allowed("use 10-3600 seconds"),
+    ] = 60
+    shift: ShiftConfig = Field(default_factory=ShiftConfig)
+    teardown_timeout_seconds: Annotated[
+        int,
+        Field(
+            ge=60,
+            le=7200,
+            description="60-7200; how long `cdktf destroy <colour>` waits for the colour's apps, load balancer and records to go",
+        ),
+        Allowed("use 60-7200 seconds"),
+    ] = 1200
 
 
-@dataclass(frozen=True)
-class TableConfig:
-    name: str = ""  # default: <project>-users
-    deletion_protection: bool = True  # the former name of the top-level deletion_protection, still read
+class TableConfig(Section):
+    name: Annotated[
+        str,
+        Field(pattern=r"^$|^[A-Za-z0-9_.-]{3,255}$", description="3-255 of `A-Z a-z 0-9 _ . -`"),
+        Allowed("use 3-255 of A-Z a-z 0-9 _ . -"),
+        Shown("`<project>-users`"),
+    ] = ""
+    deletion_protection: Annotated[
+        bool,
+        Field(description="the former name of `deletion_protection`, still read (set both only to the same value)"),
+    ] = True
 
 
-@dataclass(frozen=True)
-class ImageConfig:
-    repository: str = ""  # default: <project>/sample-app
-    # A CodeStar/CodeConnections connection to the Git host; set, common builds app/ with CodeBuild.
-    build_connection_arn: str = ""  # default: no build project
-    build_source_type: Literal["GITHUB", "GITLAB", "BITBUCKET"] = "GITHUB"
+class ImageConfig(Section):
+    repository: Annotated[
+        str,
+        # ECR's own rule (CreateRepository): 2-256 characters, lowercase parts joined by '._-' and '/'.
+        Field(
+            pattern=r"^$|^(?=.{2,256}$)[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$",
+            description="an ECR repository name",
+        ),
+        Allowed("use an ECR repository name: lowercase, digits, '._-' and '/' between parts"),
+        Shown("`<project>/sample-app`"),
+    ] = ""
+    build_connection_arn: Annotated[
+        str,
+        Field(
+            pattern=r"^$|^arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:\d{12}:connection/[0-9a-f-]{36}$",
+            description="a CodeConnections / CodeStar connection ARN to your Git host; common then builds `app/` with "
+            "CodeBuild (needs an `https://` `gitops.repo_url`)",
+        ),
+        Allowed("use a CodeConnections connection ARN (arn:aws:codeconnections:...)"),
+        Shown('`""` (no build project)'),
+    ] = ""
+    build_source_type: Annotated[
+        Literal["GITHUB", "GITLAB", "BITBUCKET"],
+        Field(description="`GITHUB`, `GITLAB` or `BITBUCKET`: the Git host of `gitops.repo_url`"),
+    ] = "GITHUB"
 
 
-@dataclass(frozen=True)
-class AppConfig:
+class AppConfig(Section):
     """The sample app every colour runs."""
 
-    image_tag: str = DEFAULT_IMAGE_TAG  # the build prints the tag to use (the commit id)
-    # argocd: a wave-1 child of the App of Apps, from Git; helm: a Terraform helm_release, no Git needed.
-    delivery: Literal["argocd", "helm"] = "argocd"
+    image_tag: Annotated[
+        str,
+        Field(
+            pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$",
+            description="the sample app image tag every colour runs; the build prints it (the commit id); synth warns "
+            "while it is the default",
+        ),
+        Allowed("use an image tag (letters, digits, '._-')"),
+    ] = DEFAULT_IMAGE_TAG
+    delivery: Annotated[
+        Literal["argocd", "helm"],
+        Field(
+            description="`argocd`: the App of Apps installs the sample app from Git (wave 1); `helm`: Terraform installs "
+            "the same chart with the same values after the root release, no Git needed for it"
+        ),
+    ] = "argocd"
 
 
-@dataclass(frozen=True)
-class StateConfig:
-    backend: Literal["local", "s3"] = "local"
-    directory: str = "terraform-state"  # local: one <stack>.tfstate per stack, relative to cdktf.json
-    bucket: str = ""  # s3: required
-    region: str = ""  # s3: default: the project's region
-    key_prefix: str = ""  # s3: default: <project>; state keys are <key_prefix>/<stack>.tfstate
-    encrypt: bool = True
+class StateConfig(Section):
+    backend: Annotated[Literal["local", "s3"], Field(description="`local` or `s3`")] = "local"
+    directory: Annotated[str, Field(description="local: directory of `<stack>.tfstate` files, relative to `cdktf.json`")] = (
+        "terraform-state"
+    )
+    bucket: Annotated[str, Field(description="s3: an existing bucket; required with `backend: s3`"), Shown("(none)")] = ""
+    region: Annotated[str, Field(description="s3: the bucket's region"), Shown("the project's `region`")] = ""
+    key_prefix: Annotated[str, Field(description="s3: keys are `<key_prefix>/<stack>.tfstate`"), Shown("`<project>`")] = ""
+    encrypt: Annotated[bool, Field(description="s3: server-side encryption of the state objects")] = True
 
 
 def _default_clusters() -> Mapping[str, ClusterConfig]:
-    return types.MappingProxyType(
+    return frozen_mapping(
         {
             "blue": ClusterConfig(kubernetes_version="1.34", weight=100),
             "green": ClusterConfig(kubernetes_version="1.35", weight=0),
@@ -202,137 +409,58 @@ def _default_clusters() -> Mapping[str, ClusterConfig]:
     )
 
 
-@dataclass(frozen=True)
-class Config:
-    project: str = "eks-bg"  # prefix of every name this project creates
-    region: str = "ap-northeast-1"
-    # The data common keeps that no deploy can re-create: the table and the image repository.
-    deletion_protection: bool = True
-    tags: Mapping[str, str] = field(default_factory=lambda: types.MappingProxyType({}))
-    network: NetworkConfig = field(default_factory=NetworkConfig)
-    dns: DnsConfig = field(default_factory=DnsConfig)
-    eks: EksConfig = field(default_factory=EksConfig)
-    gitops: GitOpsConfig = field(default_factory=GitOpsConfig)
-    traffic: TrafficConfig = field(default_factory=TrafficConfig)
-    table: TableConfig = field(default_factory=TableConfig)
-    image: ImageConfig = field(default_factory=ImageConfig)
-    app: AppConfig = field(default_factory=AppConfig)
-    state: StateConfig = field(default_factory=StateConfig)
-    clusters: Mapping[str, ClusterConfig] = field(default_factory=_default_clusters)
+class Config(Section):
+    project: Annotated[
+        str,
+        Field(
+            pattern=r"^[a-z]([a-z0-9-]{1,18}[a-z0-9])$",
+            description="3-20 lowercase letters, digits, `-`; prefix of every name created",
+        ),
+        Allowed("use 3-20 lowercase letters, digits or '-', starting with a letter"),
+    ] = "eks-bg"
+    region: Annotated[str, Field(pattern=_REGION, description="an AWS region code"), Allowed(_REGION_ALLOWED)] = "ap-northeast-1"
+    deletion_protection: Annotated[
+        bool,
+        Field(
+            description="protects what common keeps that no deploy re-creates: the table (DynamoDB deletion protection) and "
+            "the image repository (never deleted with images in it). While on, `cdktf destroy common` stops before "
+            "deleting anything"
+        ),
+    ] = True
+    tags: Annotated[
+        Mapping[TagKey, TagValue],
+        FROZEN,
+        AS_DICT,
+        Field(
+            description="string to string; added to the default tags `Project`, `Stack`, `ManagedBy` "
+            "(keys may not start with `aws:`)",
+            json_schema_extra=_tag_keys_in_schema,
+        ),
+    ] = Field(default_factory=lambda: frozen_mapping({}))
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    dns: DnsConfig = Field(default_factory=DnsConfig)
+    eks: EksConfig = Field(default_factory=EksConfig)
+    gitops: GitOpsConfig = Field(default_factory=GitOpsConfig)
+    traffic: TrafficConfig = Field(default_factory=TrafficConfig)
+    table: TableConfig = Field(default_factory=TableConfig)
+    image: ImageConfig = Field(default_factory=ImageConfig)
+    app: AppConfig = Field(default_factory=AppConfig)
+    state: StateConfig = Field(default_factory=StateConfig)
+    clusters: Annotated[
+        Mapping[str, ClusterConfig],
+        FROZEN,
+        AS_DICT,
+        Field(
+            description="colour name -> cluster; a colour is a stack name and DNS label (1-20 of `a-z 0-9 -`, not `common`)",
+            json_schema_extra={"propertyNames": {"pattern": COLOUR_PATTERN}},
+        ),
+        Shown("`blue` (1.34, weight 100), `green` (1.35, weight 0)"),
+    ] = Field(default_factory=_default_clusters)
 
     @property
     def weights(self) -> dict[str, int]:
         """Each colour's Route53 weight, in config order."""
         return {colour: cluster.weight for colour, cluster in self.clusters.items()}
-
-
-class ConfigError(Exception):
-    """The configuration has problems; `problems` lists every one."""
-
-    def __init__(self, source: str, problems: list[str]) -> None:
-        self.problems = tuple(problems)
-        lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"invalid configuration in {source} ({len(problems)} problem(s)):\n{lines}")
-
-
-def load_config(path: Path = Path("cdktf.json")) -> Config:
-    """Read `context.config` of a cdktf.json; a string there names a JSON file beside it."""
-    raw = _read_json(path, path.name)
-    context = raw.get("context", {}) if isinstance(raw, dict) else raw
-    if not isinstance(context, dict):
-        raise ConfigError(path.name, [f"context: {json.dumps(context)} is not allowed; use a JSON object"])
-    section = context.get("config", {})
-    source = f"{path.name} (context.config)"
-    if isinstance(section, str):
-        source = section
-        section = _read_json(path.parent / section, section)
-    config = config_from_dict(section, source=source)
-    # Local state lives beside cdktf.json, wherever Terraform itself runs.
-    state_dir = path.parent.absolute() / config.state.directory
-    return dataclasses.replace(config, state=dataclasses.replace(config.state, directory=str(state_dir)))
-
-
-def write_weights(path: Path, weights: Mapping[str, int]) -> None:
-    """Set `clusters.<colour>.weight` where the config lives (cdktf.json or the file it names), keeping
-    everything else. The result is validated first and replaces the file atomically: a refused
-    or interrupted write leaves the previous config intact."""
-    raw = _read_json(path, path.name)
-    section, target = raw.setdefault("context", {}).setdefault("config", {}), path
-    if isinstance(section, str):
-        target = path.parent / section
-        raw = section = _read_json(target, section)
-    if "clusters" not in section:  # the defaults become explicit, so the weights have somewhere to go
-        section["clusters"] = {
-            c: {"kubernetes_version": k.kubernetes_version, "weight": k.weight} for c, k in Config().clusters.items()
-        }
-    problems = [
-        f"clusters.{colour}: no such colour; configured: {', '.join(section['clusters'])}"
-        for colour in weights
-        if colour not in section["clusters"]
-    ]
-    if problems:
-        raise ConfigError(str(target), problems)
-    for colour, weight in weights.items():
-        section["clusters"][colour]["weight"] = weight
-    config_from_dict(section, source=str(target))
-    scratch = target.with_name(f".{target.name}.tmp")
-    scratch.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
-    scratch.replace(target)
-
-
-def config_from_dict(raw: Any, *, source: str = "config") -> Config:
-    """Parse and validate; raise ConfigError listing every problem."""
-    problems = Problems()
-    config = _one_protection_switch(parse(Config, raw, "", problems), raw, problems)
-    _project_rules(config, problems)
-    # A bad project name is reported once, not again through every name derived from it.
-    config = _fill_derived(config, config.project if not problems.is_bad("project") else Config.project)
-    for rule in RULES:
-        rule(config, problems)
-    if problems.lines:
-        raise ConfigError(source, problems.lines)
-    return config
-
-
-def _read_json(path: Path, source: str) -> Any:
-    try:
-        return json.loads(path.read_text(), object_pairs_hook=reject_duplicate_keys)
-    except FileNotFoundError:
-        raise ConfigError(source, [f"{path}: file not found"]) from None
-    except ValueError as err:  # JSONDecodeError is a ValueError, and so is a duplicate key
-        raise ConfigError(source, [f"{path}: not valid JSON: {err}"]) from None
-
-
-def _one_protection_switch(config: Config, raw: Any, problems: Problems) -> Config:
-    """`deletion_protection` and its former spelling `table.deletion_protection` are one switch: set in either
-    place it holds for both the table and the image repository; set in both, they must agree."""
-    top = isinstance(raw, Mapping) and "deletion_protection" in raw
-    table = raw.get("table") if isinstance(raw, Mapping) else None
-    old = isinstance(table, Mapping) and "deletion_protection" in table
-    if top and old and config.deletion_protection != config.table.deletion_protection:
-        problems.add(
-            "table.deletion_protection",
-            config.table.deletion_protection,
-            f"it is the former name of deletion_protection, which is {json.dumps(config.deletion_protection)}: "
-            "keep one of the two",
-        )
-    value = config.table.deletion_protection if old and not top else config.deletion_protection
-    table_config = dataclasses.replace(config.table, deletion_protection=value)
-    return dataclasses.replace(config, deletion_protection=value, table=table_config)
-
-
-def _fill_derived(config: Config, project: str) -> Config:
-    """Defaults that depend on the project name, so two projects in one account do not collide."""
-    return dataclasses.replace(
-        config,
-        table=dataclasses.replace(config.table, name=config.table.name or f"{project}-users"),
-        image=dataclasses.replace(config.image, repository=config.image.repository or f"{project}/sample-app"),
-        state=dataclasses.replace(
-            config.state,
-            region=config.state.region or config.region,
-            key_prefix=config.state.key_prefix or project,
-        ),
-    )
 
 
 def cluster_name(config: Config, colour: str) -> str:
@@ -343,300 +471,10 @@ def cluster_name(config: Config, colour: str) -> str:
 def subnet_cidrs(network: NetworkConfig) -> tuple[list[str], list[str]]:
     """(public, private) CIDRs, one of each per AZ, carved equally from the VPC CIDR."""
     vpc = ipaddress.IPv4Network(network.cidr)
-    blocks = [str(b) for b in vpc.subnets(prefixlen_diff=_split_bits(network.az_count))]
+    blocks = [str(b) for b in vpc.subnets(prefixlen_diff=split_bits(network.az_count))]
     return blocks[: network.az_count], blocks[network.az_count : 2 * network.az_count]
 
 
-def _split_bits(az_count: int) -> int:
+def split_bits(az_count: int) -> int:
+    """Prefix bits that carve 2 subnets per AZ out of the VPC CIDR."""
     return math.ceil(math.log2(2 * az_count))
-
-
-# --- rules: each adds a problem naming the key, the bad value and what is allowed -------------
-
-
-def _check(problems: Problems, key: str, value: Any, ok: bool, allowed: str) -> None:
-    if not ok and not problems.is_bad(key):
-        problems.add(key, value, allowed)
-
-
-def _check_each(problems: Problems, key: str, items: tuple[str, ...], ok: Callable[[str], bool], allowed: str) -> None:
-    """One problem per bad item of a list, each named by its index: `key[i]`."""
-    for i, item in enumerate(items):
-        _check(problems, f"{key}[{i}]", item, ok(item), allowed)
-
-
-def _project_rules(c: Config, p: Problems) -> None:
-    _check(
-        p,
-        "project",
-        c.project,
-        bool(_PROJECT.match(c.project)),
-        "use 3-20 lowercase letters, digits or '-', starting with a letter",
-    )
-    _check(p, "region", c.region, bool(_REGION.match(c.region)), "use an AWS region code such as 'ap-northeast-1'")
-    for key, value in c.tags.items():
-        ok = 0 < len(key) <= 128 and len(value) <= 256 and not key.lower().startswith("aws:")
-        _check(p, f"tags.{key}", value, ok, "tag keys are 1-128 characters and may not start with 'aws:'; values at most 256")
-
-
-def _network_rules(c: Config, p: Problems) -> None:
-    n = c.network
-    az_ok = 2 <= n.az_count <= 6
-    _check(p, "network.az_count", n.az_count, az_ok, "use 2-6 availability zones")
-    _check_each(
-        p,
-        "network.excluded_zone_ids",
-        n.excluded_zone_ids,
-        lambda zone_id: bool(_ZONE_ID.match(zone_id)),
-        "use an availability zone ID such as 'use1-az3' (IDs, not names like 'us-east-1a': names differ per account)",
-    )
-    days_ok = n.flow_log_retention_days in LOG_RETENTION_DAYS
-    _check(p, "network.flow_log_retention_days", n.flow_log_retention_days, days_ok, f"use one of {LOG_RETENTION_DAYS}")
-    try:
-        vpc = ipaddress.IPv4Network(n.cidr)
-    except ValueError as err:
-        _check(p, "network.cidr", n.cidr, False, f"use an IPv4 network such as '10.0.0.0/16' ({err})")
-        return
-    _check(p, "network.cidr", n.cidr, 16 <= vpc.prefixlen <= 28, "a VPC CIDR must be between /16 and /28")
-    if az_ok and not p.is_bad("network.cidr"):
-        holds = vpc.prefixlen + _split_bits(n.az_count) <= MIN_SUBNET_PREFIX
-        needed = MIN_SUBNET_PREFIX - _split_bits(n.az_count)
-        why = f"it cannot hold {2 * n.az_count} subnets (2 per AZ) of /{MIN_SUBNET_PREFIX} or larger"
-        _check(
-            p, "network.cidr", n.cidr, holds, f"{why}; use /{needed} or larger (nodes and pods take their IPs from the subnets)"
-        )
-
-
-def _dns_rules(c: Config, p: Problems) -> None:
-    d = c.dns
-    zone_ok = bool(d.parent_zone) and all(_LABEL.match(label) for label in d.parent_zone.split("."))
-    _check(
-        p,
-        "dns.parent_zone",
-        d.parent_zone,
-        zone_ok,
-        "name an existing public hosted zone such as 'example.com' (lowercase, no trailing dot)",
-    )
-    _check(
-        p, "dns.sub_domain", d.sub_domain, bool(_LABEL.match(d.sub_domain)), "use one DNS label: lowercase letters, digits, '-'"
-    )
-    _check(p, "dns.app_host", d.app_host, bool(_LABEL.match(d.app_host)), "use one DNS label: lowercase letters, digits, '-'")
-    _check(p, "dns.app_host", d.app_hostname, len(d.app_hostname) <= 253, "the full host name must be at most 253 characters")
-
-
-def _eks_rules(c: Config, p: Problems) -> None:
-    e = c.eks
-    reachable = e.endpoint_public_access or e.endpoint_private_access
-    _check(p, "eks.endpoint_public_access", e.endpoint_public_access, reachable, "public and private access cannot both be off")
-    _check_each(p, "eks.public_access_cidrs", e.public_access_cidrs, _is_network, "use an IPv4 network such as '203.0.113.0/24'")
-    _check_each(
-        p,
-        "eks.admin_role_arns",
-        e.admin_role_arns,
-        lambda arn: bool(_ROLE_ARN.match(arn)),
-        "use an IAM role ARN: arn:aws:iam::<account>:role/<name>",
-    )
-    days_ok = e.log_retention_days in LOG_RETENTION_DAYS
-    _check(p, "eks.log_retention_days", e.log_retention_days, days_ok, f"use one of {LOG_RETENTION_DAYS}")
-    _service_cidr_rules(c, p)
-
-
-def _service_cidr_rules(c: Config, p: Problems) -> None:
-    """EKS takes the Service CIDR from a private range, /12 to /24, apart from the VPC's addresses."""
-    key, cidr = "eks.service_ipv4_cidr", c.eks.service_ipv4_cidr
-    allowed = "use a private IPv4 network, /12 to /24, that does not overlap network.cidr (e.g. '172.20.0.0/16')"
-    if not _is_network(cidr):
-        _check(p, key, cidr, False, allowed)
-        return
-    network = ipaddress.IPv4Network(cidr)
-    private = any(network.subnet_of(ipaddress.IPv4Network(r)) for r in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
-    _check(p, key, cidr, private and 12 <= network.prefixlen <= 24, allowed)
-    if _is_network(c.network.cidr):
-        overlaps = network.overlaps(ipaddress.IPv4Network(c.network.cidr))
-        _check(p, key, cidr, not overlaps, f"it overlaps network.cidr {c.network.cidr}; {allowed}")
-
-
-def _gitops_rules(c: Config, p: Problems) -> None:
-    g = c.gitops
-    _check(
-        p,
-        "gitops.repo_url",
-        g.repo_url,
-        bool(_REPO_URL.match(g.repo_url)),
-        "use a Git URL Argo CD can clone (https://, ssh:// or git@)",
-    )
-    _check(p, "gitops.revision", g.revision, bool(g.revision.strip()), "name a branch, tag or commit")
-    t = c.traffic
-    _check(
-        p,
-        "traffic.record_ttl",
-        t.record_ttl,
-        1 <= t.record_ttl <= 86400,
-        "use 1-86400 seconds (small: shifts take effect sooner)",
-    )
-    interval_ok = 10 <= t.sync_interval_seconds <= 3600
-    _check(p, "traffic.sync_interval_seconds", t.sync_interval_seconds, interval_ok, "use 10-3600 seconds")
-    teardown_ok = 60 <= t.teardown_timeout_seconds <= 7200
-    _check(p, "traffic.teardown_timeout_seconds", t.teardown_timeout_seconds, teardown_ok, "use 60-7200 seconds")
-    s = t.shift
-    _check(p, "traffic.shift.step", s.step, 1 <= s.step <= MAX_WEIGHT, f"use 1-{MAX_WEIGHT} (weight moved per step)")
-    interval_ok = MIN_SHIFT_INTERVAL_SECONDS <= s.interval_seconds <= 3600
-    _check(p, "traffic.shift.interval_seconds", s.interval_seconds, interval_ok, f"use {MIN_SHIFT_INTERVAL_SECONDS}-3600 seconds")
-    _check(p, "traffic.shift.max_5xx_ratio", s.max_5xx_ratio, 0 <= s.max_5xx_ratio <= 1, "use a ratio 0-1, e.g. 0.01")
-    p99_ok = 0 < s.max_p99_seconds <= 60
-    _check(p, "traffic.shift.max_p99_seconds", s.max_p99_seconds, p99_ok, "use more than 0 and at most 60 seconds")
-    _check(
-        p,
-        "traffic.shift.min_requests",
-        s.min_requests,
-        s.min_requests >= 1,
-        "use 1 or more requests (to let a window without traffic pass, set traffic.shift.allow_idle)",
-    )
-    dns_ok = 60 <= s.dns_timeout_seconds <= 3600
-    _check(p, "traffic.shift.dns_timeout_seconds", s.dns_timeout_seconds, dns_ok, "use 60-3600 seconds")
-
-
-def _is_network(cidr: str) -> bool:
-    try:
-        ipaddress.IPv4Network(cidr)
-    except ValueError:
-        return False
-    return True
-
-
-def _image_rules(c: Config, p: Problems) -> None:
-    _check(
-        p, "app.image_tag", c.app.image_tag, bool(_IMAGE_TAG.match(c.app.image_tag)), "use an image tag (letters, digits, '._-')"
-    )
-    arn = c.image.build_connection_arn
-    if arn:
-        ok = bool(_CONNECTION_ARN.match(arn))
-        _check(p, "image.build_connection_arn", arn, ok, "use a CodeConnections connection ARN (arn:aws:codeconnections:...)")
-        usable = c.gitops.repo_url != PLACEHOLDER_REPO_URL and c.gitops.repo_url.startswith("https://")
-        why = "the image build clones gitops.repo_url: set it to this project's https:// URL"
-        _check(p, "gitops.repo_url", c.gitops.repo_url, usable, why)
-
-
-def _resource_name_rules(c: Config, p: Problems) -> None:
-    _check(p, "table.name", c.table.name, bool(_TABLE.match(c.table.name)), "use 3-255 of A-Z a-z 0-9 _ . -")
-    repo_ok = bool(_REPOSITORY.match(c.image.repository))
-    _check(
-        p,
-        "image.repository",
-        c.image.repository,
-        repo_ok,
-        "use an ECR repository name: lowercase, digits, '._-' and '/' between parts",
-    )
-
-
-def _state_rules(c: Config, p: Problems) -> None:
-    s = c.state
-    if s.backend == "local":
-        _check(p, "state.directory", s.directory, bool(s.directory.strip()), "name a directory for the local state files")
-        return
-    _check(p, "state.bucket", s.bucket, bool(_BUCKET.match(s.bucket)), "the s3 backend needs an existing S3 bucket name")
-    _check(p, "state.region", s.region, bool(_REGION.match(s.region)), "use an AWS region code such as 'ap-northeast-1'")
-    prefix_ok = not s.key_prefix.startswith("/") and not s.key_prefix.endswith("/")
-    _check(p, "state.key_prefix", s.key_prefix, prefix_ok, "use a key prefix without a leading or trailing '/'")
-
-
-def _cluster_rules(c: Config, p: Problems) -> None:
-    _check(
-        p,
-        "clusters",
-        dict(c.clusters),
-        bool(c.clusters),
-        'name at least one colour, e.g. {"blue": {"kubernetes_version": "1.34", "weight": 100}}',
-    )
-    seen_versions: dict[str, str] = {}
-    for colour, cluster in c.clusters.items():
-        key = f"clusters.{colour}"
-        name_ok = bool(_COLOUR.match(colour)) and colour != COMMON_STACK
-        _check(p, key, colour, name_ok, _COLOUR_RULE)
-        _version_rules(p, key, cluster.kubernetes_version, seen_versions, colour)
-        weight_ok = 0 <= cluster.weight <= MAX_WEIGHT
-        _check(p, f"{key}.weight", cluster.weight, weight_ok, f"use an integer 0-{MAX_WEIGHT} (Route53 weighted records)")
-        _node_rules(p, f"{key}.nodes", cluster.nodes)
-        for addon, version in cluster.addon_versions.items():
-            _check(
-                p, f"{key}.addon_versions.{addon}", version, addon in ADDONS, f"unknown add-on; use one of {', '.join(ADDONS)}"
-            )
-            ok = bool(_ADDON_VERSION.match(version))
-            _check(p, f"{key}.addon_versions.{addon}", version, ok, "use an EKS add-on version such as 'v1.19.2-eksbuild.1'")
-    weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
-    all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
-    if weights_known:
-        _check(
-            p,
-            "clusters.*.weight",
-            c.weights,
-            not all_zero,
-            "at least one colour needs a weight above 0 (with all weights 0, Route53 splits traffic evenly)",
-        )
-
-
-def _version_rules(p: Problems, key: str, version: str, seen: dict[str, str], colour: str) -> None:
-    key = f"{key}.kubernetes_version"
-    allowed = f"use one of {', '.join(SUPPORTED_KUBERNETES_VERSIONS)}"
-    _check(p, key, version, bool(version), f"required for every colour; {allowed}")
-    _check(p, key, version, bool(_VERSION.match(version)), f"use the form '1.NN'; {allowed}")
-    _check(p, key, version, version in SUPPORTED_KUBERNETES_VERSIONS, f"unsupported version; {allowed}")
-    other = seen.setdefault(version, colour)
-    _check(
-        p,
-        key,
-        version,
-        other == colour,
-        f"'{other}' already runs {version}; each colour runs its own version (that is the upgrade)",
-    )
-
-
-def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
-    types_ok = bool(nodes.instance_types) and all(_INSTANCE_TYPE.match(t) for t in nodes.instance_types)
-    _check(
-        p,
-        f"{key}.instance_types",
-        list(nodes.instance_types),
-        types_ok,
-        "list at least one EC2 instance type such as 'm7i.large'",
-    )
-    _check(p, f"{key}.max_size", nodes.max_size, nodes.max_size >= 1, "use at least 1")
-    _check(p, f"{key}.min_size", nodes.min_size, 0 <= nodes.min_size <= nodes.max_size, f"use 0-{nodes.max_size} (max_size)")
-    if not (p.is_bad(f"{key}.min_size") or p.is_bad(f"{key}.max_size")):
-        desired_ok = nodes.min_size <= nodes.desired_size <= nodes.max_size
-        _check(
-            p, f"{key}.desired_size", nodes.desired_size, desired_ok, f"use {nodes.min_size}-{nodes.max_size} (min_size-max_size)"
-        )
-        unavailable_ok = 1 <= nodes.max_unavailable <= nodes.max_size
-        _check(p, f"{key}.max_unavailable", nodes.max_unavailable, unavailable_ok, f"use 1-{nodes.max_size} (max_size)")
-    _check(p, f"{key}.disk_size_gib", nodes.disk_size_gib, 20 <= nodes.disk_size_gib <= 16384, "use 20-16384 GiB")
-
-
-RULES: tuple[Callable[[Config, Problems], None], ...] = (
-    _network_rules,
-    _dns_rules,
-    _eks_rules,
-    _gitops_rules,
-    _image_rules,
-    _resource_name_rules,
-    _state_rules,
-    _cluster_rules,
-)
-
-
-def config_warnings(config: Config) -> list[str]:
-    """Things that synthesize but would not work once deployed."""
-    warnings = []
-    if config.gitops.repo_url == PLACEHOLDER_REPO_URL:
-        warnings.append(
-            f"gitops.repo_url is the placeholder {PLACEHOLDER_REPO_URL!r}: set it to a Git URL of this project "
-            "that Argo CD can read before `cdktf deploy <colour>`, or Argo CD cannot sync the App of Apps"
-        )
-    if config.app.image_tag == DEFAULT_IMAGE_TAG:
-        warnings.append(
-            f"app.image_tag is the default {DEFAULT_IMAGE_TAG!r}: build and push the sample app image (README: "
-            "'Build and push the image') and set app.image_tag to the tag the build prints"
-        )
-    if "0.0.0.0/0" in config.eks.public_access_cidrs and config.eks.endpoint_public_access:
-        warnings.append("eks.public_access_cidrs allows the whole internet to reach the Kubernetes API endpoint; narrow it")
-    return warnings

@@ -1,38 +1,57 @@
-"""Turn raw JSON into frozen dataclasses, collecting every type problem on the way.
+"""Every problem of one configuration, each naming the dotted key, the value and what is allowed.
 
-Kept apart from the config's own rules (model/config.py) so that adding a key is adding a
-typed field: unknown keys, wrong types and bad choices are reported here for every field,
-each naming the dotted key, the value and what is allowed.
+pydantic finds the problems the models describe (types, ranges, choices, patterns, unknown keys);
+this module words them the project's way, and orders all of them, the config's own rules
+included, as the models list their fields, colours in the order the file names them.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import math
+import re
 import types
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-T = TypeVar("T")
+from pydantic import BaseModel, ValidationError
 
-_KIND_NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+_KINDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 _NOUNS = {bool: "boolean", int: "integer", float: "number", str: "string"}
+_SEGMENT = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """What a setting allows, in words: the message when its value breaks a range, pattern or choice.
+
+    Kept beside the constraint it explains (`Annotated[int, Field(ge=0), Allowed("use 0 or more")]`);
+    a wrong type is worded from the type itself ("use an integer")."""
+
+    text: str
 
 
 class Problems:
-    """Every problem found in one configuration, in the order found."""
+    """Every problem found in one configuration."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._bad_keys: set[str] = set()
+        self._found: list[tuple[str, str]] = []
 
     def add(self, key: str, value: Any, allowed: str) -> None:
-        self.lines.append(f"{key}: {json.dumps(value, default=str)} is not allowed; {allowed}")
-        self._bad_keys.add(key)
+        self._found.append((key, f"{key}: {json.dumps(value, default=str)} is not allowed; {allowed}"))
 
     def is_bad(self, key: str) -> bool:
         """True when `key` already failed, so later rules do not report it twice."""
-        return key in self._bad_keys
+        return any(found == key for found, _ in self._found)
+
+    def lines(self, root: type[BaseModel], raw: Any) -> list[str]:
+        """The problems in the order of the settings they name (see `_position`)."""
+        return [line for key, line in sorted(self._found, key=lambda found: _position(root, raw, found[0]))]
+
+    def __bool__(self) -> bool:
+        return bool(self._found)
 
 
 def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -45,63 +64,122 @@ def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return seen
 
 
-def parse(cls: type[T], raw: Any, key: str, problems: Problems) -> T:
-    """Build `cls` from `raw`; a bad field is reported and keeps its default."""
-    if not isinstance(raw, Mapping):
-        problems.add(key or "(top level)", raw, "use a JSON object")
-        return cls()
-    hints = get_type_hints(cls)
-    fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    for unknown in sorted(set(raw) - fields):
-        problems.add(_join(key, unknown), raw[unknown], f"unknown key; allowed keys: {', '.join(sorted(fields))}")
-    values = {}
-    for name in fields & set(raw):
-        parsed = _parse_value(hints[name], raw[name], _join(key, name), problems)
-        if parsed is not _INVALID:
-            values[name] = parsed
-    return cls(**values)
+def report(error: ValidationError, root: type[BaseModel], problems: Problems) -> list[Loc]:
+    """Add each of pydantic's errors in the project's words; return where they are, so the caller can
+    drop those settings (they keep their defaults) and still run the rules over everything else."""
+    places = []
+    for item in error.errors(include_url=False):
+        loc: Loc = item["loc"]
+        allowed = _allowed(item["type"], root, loc, item["msg"])
+        value: Any = item["input"]
+        if loc[-1:] == ("[key]",):  # a mapping key is refused: the key is the bad value, and its place
+            loc = loc[:-1]
+            value = loc[-1]
+        problems.add(dotted(loc), value, allowed)
+        places.append(loc)
+    return places
 
 
-_INVALID = object()
+def dotted(loc: Loc) -> str:
+    """('clusters', 'blue', 'weight') -> 'clusters.blue.weight'; list items as `key[i]`."""
+    key = ""
+    for part in loc:
+        key += f"[{part}]" if isinstance(part, int) else f".{part}" if key else part
+    return key
 
 
-def _parse_value(hint: Any, raw: Any, key: str, problems: Problems) -> Any:
-    origin, args = get_origin(hint), get_args(hint)
-    if dataclasses.is_dataclass(hint):
-        return parse(hint, raw, key, problems)  # type: ignore[arg-type]
-    if origin is Literal:
-        if raw in args and type(raw) is type(args[0]):
-            return raw
-        problems.add(key, raw, "use one of " + ", ".join(json.dumps(a) for a in args))
-        return _INVALID
-    if origin is tuple:
-        if isinstance(raw, list) and all(_is_kind(item, args[0]) for item in raw):
-            return tuple(raw)
-        problems.add(key, raw, f"use a list of {_describe(args[0])}s")
-        return _INVALID
-    if origin is Mapping:
-        if not isinstance(raw, Mapping):
-            problems.add(key, raw, f"use a JSON object of {_describe(args[1])} values")
-            return _INVALID
-        parsed = {name: _parse_value(args[1], item, _join(key, name), problems) for name, item in raw.items()}
-        return types.MappingProxyType({name: item for name, item in parsed.items() if item is not _INVALID})
-    if _is_kind(raw, hint):
-        return float(raw) if hint is float else raw
-    problems.add(key, raw, f"use {_KIND_NAMES[hint]}")
-    return _INVALID
+def _allowed(kind: str, root: type[BaseModel], loc: Loc, message: str) -> str:
+    if kind == "extra_forbidden":
+        parent = _annotation_at(root, loc[:-1])[0]
+        fields = sorted(parent.model_fields) if _is_model(parent) else []
+        return f"unknown key; allowed keys: {', '.join(fields)}"
+    hint, allowed = _annotation_at(root, loc)
+    if kind.endswith(("_type", "_parsing")) or kind == "int_from_float":
+        return f"use {_describe(hint)}"
+    if allowed:
+        return allowed
+    if get_origin(hint) is Literal:
+        return "use one of " + ", ".join(json.dumps(choice) for choice in get_args(hint))
+    return message[0].lower() + message[1:]  # pydantic's own words, for a constraint without an Allowed
 
 
-def _is_kind(value: Any, kind: type) -> bool:
-    # bool is a subclass of int in Python, but `"weight": true` is a mistake, not 1.
-    if isinstance(value, bool):
-        return kind is bool
-    # JSON has one number type: a float setting may be written 1 as well as 1.0.
-    return isinstance(value, (int, float)) if kind is float else isinstance(value, kind)
+def _annotation_at(root: type[BaseModel], loc: Loc) -> tuple[Any, str]:
+    """The type found at loc, and the Allowed text nearest to it (the field's, or its item type's)."""
+    hint: Any = root
+    allowed = ""
+    for part, after in zip(loc, (*loc[1:], None), strict=False):
+        if part == "[key]":
+            continue  # pydantic's marker after a refused mapping key, taken care of below
+        if _is_model(hint) and isinstance(part, str) and part in hint.model_fields:
+            field = hint.model_fields[part]
+            hint, allowed = field.annotation, _allowed_text(field.metadata) or ""
+        elif get_origin(hint) is tuple:
+            hint = get_args(hint)[0]
+        elif get_origin(hint) is Mapping:  # an entry: its key's type when the key is refused, else its value's
+            hint = get_args(hint)[0 if after == "[key]" else 1]
+        hint, allowed = _unwrap(hint, allowed)
+    return hint, allowed
+
+
+def _unwrap(hint: Any, allowed: str) -> tuple[Any, str]:
+    while get_origin(hint) is Annotated:
+        hint, *metadata = get_args(hint)
+        allowed = _allowed_text(metadata) or allowed
+    return hint, allowed
+
+
+def _allowed_text(metadata: list[Any]) -> str | None:
+    return next((m.text for m in metadata if isinstance(m, Allowed)), None)
 
 
 def _describe(hint: Any) -> str:
-    return "object" if dataclasses.is_dataclass(hint) else _NOUNS[hint]
+    hint = _unwrap(hint, "")[0]
+    if _is_model(hint):
+        return "a JSON object"
+    if get_origin(hint) is tuple:
+        return f"a list of {_noun(get_args(hint)[0])}s"
+    if get_origin(hint) is Mapping:
+        return f"a JSON object of {_noun(get_args(hint)[1])} values"
+    if get_origin(hint) is Literal:
+        return "one of " + ", ".join(json.dumps(choice) for choice in get_args(hint))
+    return _KINDS.get(hint, "a valid value")
 
 
-def _join(prefix: str, name: str) -> str:
-    return f"{prefix}.{name}" if prefix else name
+def _noun(hint: Any) -> str:
+    hint = _unwrap(hint, "")[0]
+    if get_origin(hint) is Literal:
+        hint = type(get_args(hint)[0])
+    return "object" if _is_model(hint) else _NOUNS.get(hint, "value")
+
+
+def _is_model(hint: Any) -> bool:
+    return isinstance(hint, type) and issubclass(hint, BaseModel)
+
+
+def _position(root: type[BaseModel], raw: Any, key: str) -> tuple[float, ...]:
+    """Sort key of a dotted key: each section's fields in the models' order (unknown keys first),
+    mapping entries (colours, tags) in the file's order, list items by index; `*` after them all."""
+    hint: Any = root
+    position: list[float] = []
+    for index, name in _SEGMENT.findall(key):
+        hint = _unwrap(hint, "")[0]
+        if index:
+            position.append(int(index))
+            hint = get_args(hint)[0] if get_origin(hint) is tuple else None
+        elif _is_model(hint):
+            fields = list(hint.model_fields)
+            position.append(fields.index(name) if name in fields else -1)
+            hint = hint.model_fields[name].annotation if name in fields else None
+        elif get_origin(hint) is Mapping:
+            names = list(raw) if isinstance(raw, Mapping) else []
+            position.append(names.index(name) if name in names else math.inf)
+            hint = get_args(hint)[1]
+        else:
+            position.append(math.inf)
+        raw = raw.get(name) if isinstance(raw, Mapping) and not index else None
+    return tuple(position)
+
+
+def frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A mapping setting cannot be changed after validation, like every other setting."""
+    return types.MappingProxyType(dict(value))

@@ -29,9 +29,9 @@ from components.kube_providers import KubeProviders
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
-from model.addons import AFTER_NODES, BEFORE_NODES
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from model.contract import LIST_OUTPUTS, CommonOutput
+from model.eks_addons import AFTER_NODES, BEFORE_NODES
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts, sample_app_values
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, VPC_CNI, WORKLOADS

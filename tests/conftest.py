@@ -60,7 +60,7 @@ def inside_project() -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def default_app(inside_project: Path) -> Synthesized:
     """The project's own cdktf.json configuration, synthesized once for the whole session."""
-    from model.config import load_config
+    from model.loading import load_config
     from tests.support.synth import synthesize
 
     return synthesize(load_config(PROJECT_DIR / "cdktf.json"), inside_project / "default" / "cdktf.out")
@@ -69,7 +69,7 @@ def default_app(inside_project: Path) -> Synthesized:
 @pytest.fixture(scope="session")
 def everything_on(inside_project: Path) -> Synthesized:
     """tests/samples.EVERYTHING_ON synthesized once: the other side of every optional switch."""
-    from model.config import config_from_dict
+    from model.loading import config_from_dict
     from tests.support.samples import EVERYTHING_ON
     from tests.support.synth import synthesize
 

@@ -10,7 +10,8 @@ import pytest
 import yaml
 from cdktf import Testing
 
-from model.config import Config, config_from_dict, load_config
+from model.config import Config
+from model.loading import config_from_dict, load_config
 from model.workloads import WORKLOADS
 from tests.support.synth import Synthesized, synthesize
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from model.config import config_from_dict
 from model.contract import CommonOutput
+from model.loading import config_from_dict
 from tests.support.synth import Synthesized, references, synthesize
 
 THREE_COLOURS = {

@@ -10,8 +10,9 @@ import pytest
 from cdktf import Testing
 
 import policies
-from model.config import Config, config_from_dict, subnet_cidrs
+from model.config import Config, subnet_cidrs
 from model.contract import DESCRIPTIONS, CommonOutput
+from model.loading import config_from_dict
 from tests.support.samples import CONNECTION_ARN, REPO_URL
 from tests.support.synth import Synthesized, references, synthesize
 
@@ -36,7 +37,7 @@ def text(app: Synthesized) -> str:
 
 @pytest.fixture(scope="module")
 def config(project_dir: Path) -> Config:
-    from model.config import load_config
+    from model.loading import load_config
 
     return load_config(project_dir / "cdktf.json")
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import constructs
 
+from model.teardown_plan import PLAN_ENV
 from scripts.terraformrc import mirrored_providers
 
 
@@ -88,3 +92,88 @@ def test_ci_runs_the_readme_test_command(project_dir: Path) -> None:
     readme = (project_dir / "README.md").read_text()
     assert "make synth" in readme
     assert "make test" in readme
+
+
+# --- one kind of thing per folder ---------------------------------------------------------------
+
+CDK_PACKAGES = (
+    *("cdktf", "constructs", "jsii"),
+    *("cdktf_cdktf_provider_aws", "cdktf_cdktf_provider_helm", "cdktf_cdktf_provider_kubernetes"),
+    *("components", "stacks"),  # ours, built on the above
+)
+OPERATOR_COMMANDS = ("tools.shift", "tools.retire", "tools.teardown")
+
+
+def imported_packages(path: Path) -> set[str]:
+    """Top-level package of every import in one module (absolute imports; the project uses no others)."""
+    tree = ast.parse(path.read_text())
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0}
+    return {name.split(".")[0] for name in names}
+
+
+def modules(project_dir: Path, folder: str) -> list[Path]:
+    return sorted((project_dir / folder).glob("*.py"))
+
+
+def test_model_is_plain_python(project_dir: Path) -> None:
+    """What the deployment is, without the CDK: the operator commands and scripts read it cheaply."""
+    found = {p.name: imported_packages(p) & {*CDK_PACKAGES, "tools", "scripts", "tests"} for p in modules(project_dir, "model")}
+    assert len(found) >= 10, found
+    assert {name: sorted(names) for name, names in found.items() if names} == {}
+
+
+def test_stacks_and_components_hold_only_cdk_code(project_dir: Path) -> None:
+    """Plain data and rules belong in model/: every module here builds constructs."""
+    plain = [
+        f"{folder}/{p.name}"
+        for folder in ("stacks", "components")
+        for p in modules(project_dir, folder)
+        if p.name != "__init__.py" and not imported_packages(p) & {"cdktf", "constructs"}
+    ]
+    assert plain == []
+
+
+def test_stacks_holds_the_app_and_the_stacks_only(project_dir: Path) -> None:
+    assert [p.stem for p in modules(project_dir, "stacks")] == ["__init__", "app", "base", "cluster", "common"]
+
+
+def test_no_two_modules_of_the_project_share_a_name(project_dir: Path) -> None:
+    """A reader finds a thing by its file name: not three `teardown.py`s."""
+    folders = ("model", "stacks", "components", "tools", "scripts", "policies")
+    names = [p.name for folder in folders for p in modules(project_dir, folder) if p.name != "__init__.py"]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+def test_operator_commands_load_no_cdk_and_start_fast(project_dir: Path) -> None:
+    """shift, retire and the destroy hook run where synth does not: no jsii runtime, no provider bindings."""
+    probe = (
+        "import sys, importlib\n"
+        f"for name in {OPERATOR_COMMANDS!r}: importlib.import_module(name)\n"
+        f"print(sorted(n for n in sys.modules if n.split('.')[0] in {CDK_PACKAGES!r}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=project_dir, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    # The destroy hook Terraform runs: started (no plan given, so it stops at once) well under a second.
+    started = time.perf_counter()
+    hook = subprocess.run(
+        [sys.executable, "-m", "tools.teardown"],
+        cwd=project_dir,
+        env={k: v for k, v in os.environ.items() if k != PLAN_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    elapsed = time.perf_counter() - started
+    assert (hook.returncode, hook.stderr.startswith(f"teardown: no usable plan in {PLAN_ENV}")) == (2, True), hook.stderr
+    assert elapsed < 1.0, f"the destroy hook took {elapsed:.2f} s to start"
+
+
+def test_build_scripts_run_on_the_machines_python(project_dir: Path) -> None:
+    """The Makefile runs these with the system's python3 before any virtualenv exists."""
+    for script in ("terraformrc", "pip_index_url"):
+        extra = imported_packages(project_dir / "scripts" / f"{script}.py") - set(sys.stdlib_module_names)
+        assert extra <= {"model", "pip"}, (script, extra)
+    # ... and `model` is only its paths there: the package itself imports nothing.
+    assert imported_packages(project_dir / "model" / "paths.py") - set(sys.stdlib_module_names) == set()
+    assert imported_packages(project_dir / "model" / "__init__.py") == set()

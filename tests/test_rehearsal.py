@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from model.config import config_from_dict, load_config
+from model.loading import config_from_dict, load_config
 from model.paths import PROJECT_DIR
 from tests.support import moto_server
 from tests.support.rehearsal import Project

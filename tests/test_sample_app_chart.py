@@ -9,7 +9,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from model.config import config_from_dict
+from model.loading import config_from_dict
 from model.paths import CHARTS_DIR
 from tests.support.charts import build_chain, render, sample_for, values_of_release
 from tests.support.synth import Synthesized, synthesize

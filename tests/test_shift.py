@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 import tools.shift
-from model.config import ConfigError, ShiftConfig, load_config, write_weights
+from model.config import ShiftConfig
+from model.loading import ConfigError, load_config, write_weights
 from tests.support.emulated_aws import Emulated, FakeClock, base_config, minutes
 from tests.support.samples import write_project
 from tools.shift import (

@@ -15,7 +15,7 @@ import boto3
 import pytest
 
 from components.destroy_hook import HOOK_COMMAND
-from model.config import load_config
+from model.loading import load_config
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, applications_by_wave, teardown_plan
 from model.workloads import PARENT_APPLICATION
 from tests.support.moto_server import aws_settings

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from model.config import Config, load_config
+from model.config import Config
+from model.loading import load_config
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
 from tests.support.synth import Synthesized

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from model.config import ConfigError, load_config
+from model.loading import ConfigError, load_config
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
 from tools.aws import colour_weight, find_zone
 from tools.cli import exit_status, run_cdktf

@@ -13,7 +13,6 @@ requests are refused before anything changes (exit 2). Defaults come from `traff
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import math
 import sys
@@ -23,16 +22,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from model.config import (
-    MAX_WEIGHT,
-    MIN_SHIFT_INTERVAL_SECONDS,
-    Config,
-    ConfigError,
-    ShiftConfig,
-    cluster_name,
-    load_config,
-    write_weights,
-)
+from model.config import MAX_WEIGHT, MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig, cluster_name
+from model.loading import ConfigError, load_config, write_weights
 from tools.aws import load_balancer_for, weighted_records, zone_id
 from tools.cli import exit_status, run_cdktf
 from tools.clock import POLL_SECONDS, Clock, SystemClock
@@ -355,11 +346,12 @@ def main(argv: Sequence[str] | None = None, *, aws: Aws | None = None, deploy: D
 
 def _run(args: argparse.Namespace, aws: Aws | None, deploy: Deploy | None) -> None:
     config = load_config(args.config)
-    settings = dataclasses.replace(
-        config.traffic.shift,
-        step=config.traffic.shift.step if args.step is None else args.step,
-        interval_seconds=config.traffic.shift.interval_seconds if args.interval is None else args.interval,
-        allow_idle=config.traffic.shift.allow_idle or args.allow_idle,
+    settings = config.traffic.shift.model_copy(
+        update={
+            "step": config.traffic.shift.step if args.step is None else args.step,
+            "interval_seconds": config.traffic.shift.interval_seconds if args.interval is None else args.interval,
+            "allow_idle": config.traffic.shift.allow_idle or args.allow_idle,
+        }
     )
     if settings.interval_seconds < MIN_SHIFT_INTERVAL_SECONDS:
         raise UnsafeShiftError(

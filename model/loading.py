@@ -1,0 +1,157 @@
+"""Read, validate and write the configuration: `cdktf.json` -> `context.config`, or a JSON file it names.
+
+`load_config` reports every problem at once, before any stack is built, each naming the key, the
+bad value and what is allowed; `write_weights` changes only the weights, validated first, atomically.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from model.config import Config
+from model.problems import Loc, Problems, reject_duplicate_keys, report
+from model.rules import check_all
+
+# A config file may name its JSON Schema (config.schema.json) for editors; it is not a setting.
+SCHEMA_KEY = "$schema"
+
+
+class ConfigError(Exception):
+    """The configuration has problems; `problems` lists every one."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.problems = tuple(problems)
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid configuration in {source} ({len(problems)} problem(s)):\n{lines}")
+
+
+def load_config(path: Path = Path("cdktf.json")) -> Config:
+    """Read `context.config` of a cdktf.json; a string there names a JSON file beside it."""
+    raw = _read_json(path, path.name)
+    context = raw.get("context", {}) if isinstance(raw, dict) else raw
+    if not isinstance(context, dict):
+        raise ConfigError(path.name, [f"context: {json.dumps(context)} is not allowed; use a JSON object"])
+    section = context.get("config", {})
+    source = f"{path.name} (context.config)"
+    if isinstance(section, str):
+        source = section
+        section = _read_json(path.parent / section, section)
+    config = config_from_dict(section, source=source)
+    # Local state lives beside cdktf.json, wherever Terraform itself runs.
+    state_dir = path.parent.absolute() / config.state.directory
+    return config.model_copy(update={"state": config.state.model_copy(update={"directory": str(state_dir)})})
+
+
+def write_weights(path: Path, weights: Mapping[str, int]) -> None:
+    """Set `clusters.<colour>.weight` where the config lives (cdktf.json or the file it names), keeping
+    everything else. The result is validated first and replaces the file atomically: a refused
+    or interrupted write leaves the previous config intact."""
+    raw = _read_json(path, path.name)
+    section, target = raw.setdefault("context", {}).setdefault("config", {}), path
+    if isinstance(section, str):
+        target = path.parent / section
+        raw = section = _read_json(target, section)
+    if "clusters" not in section:  # the defaults become explicit, so the weights have somewhere to go
+        section["clusters"] = {
+            c: {"kubernetes_version": k.kubernetes_version, "weight": k.weight} for c, k in Config().clusters.items()
+        }
+    problems = [
+        f"clusters.{colour}: no such colour; configured: {', '.join(section['clusters'])}"
+        for colour in weights
+        if colour not in section["clusters"]
+    ]
+    if problems:
+        raise ConfigError(str(target), problems)
+    for colour, weight in weights.items():
+        section["clusters"][colour]["weight"] = weight
+    config_from_dict(section, source=str(target))
+    scratch = target.with_name(f".{target.name}.tmp")
+    scratch.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
+    scratch.replace(target)
+
+
+def config_from_dict(raw: Any, *, source: str = "config") -> Config:
+    """Parse and validate; raise ConfigError listing every problem."""
+    problems = Problems()
+    if not isinstance(raw, Mapping):
+        problems.add("(top level)", raw, "use a JSON object")
+        raise ConfigError(source, problems.lines(Config, raw))
+    settings = {key: value for key, value in raw.items() if key != SCHEMA_KEY}
+    config = _one_protection_switch(_parse(settings, problems), settings, problems)
+    # A bad project name is reported once, not again through every name derived from it.
+    config = _fill_derived(config, config.project if not problems.is_bad("project") else Config().project)
+    check_all(config, problems)
+    if problems:
+        raise ConfigError(source, problems.lines(Config, settings))
+    return config
+
+
+def _parse(raw: Mapping[str, Any], problems: Problems) -> Config:
+    """The models' verdict on raw: every refused setting is reported, then left out so that it keeps its
+    default and the rules still judge everything else."""
+    remaining = copy.deepcopy(dict(raw))
+    for _ in range(3):  # a setting left out takes its default, which the models accept: one retry suffices
+        try:
+            # JSON semantics, strictly: a JSON array is a list setting, `true` is no integer, "1" no number.
+            return Config.model_validate_json(json.dumps(remaining), strict=True)
+        except ValidationError as err:
+            for loc in report(err, Config, problems):
+                _leave_out(remaining, loc)
+    raise AssertionError("defaults refused by the models")  # unreachable while every default is valid
+
+
+def _leave_out(raw: MutableMapping[str, Any], loc: Loc) -> None:
+    """Remove the setting at loc; a bad list item takes its whole list with it."""
+    while loc and isinstance(loc[-1], int):
+        loc = loc[:-1]
+    parent: Any = raw
+    for part in loc[:-1]:
+        parent = parent.get(part) if isinstance(parent, MutableMapping) else None
+    if isinstance(parent, MutableMapping):
+        parent.pop(loc[-1], None)
+
+
+def _read_json(path: Path, source: str) -> Any:
+    try:
+        return json.loads(path.read_text(), object_pairs_hook=reject_duplicate_keys)
+    except FileNotFoundError:
+        raise ConfigError(source, [f"{path}: file not found"]) from None
+    except ValueError as err:  # JSONDecodeError is a ValueError, and so is a duplicate key
+        raise ConfigError(source, [f"{path}: not valid JSON: {err}"]) from None
+
+
+def _one_protection_switch(config: Config, raw: Mapping[str, Any], problems: Problems) -> Config:
+    """`deletion_protection` and its former spelling `table.deletion_protection` are one switch: set in either
+    place it holds for both the table and the image repository; set in both, they must agree."""
+    top = "deletion_protection" in raw
+    table = raw.get("table")
+    old = isinstance(table, Mapping) and "deletion_protection" in table
+    if top and old and config.deletion_protection != config.table.deletion_protection:
+        problems.add(
+            "table.deletion_protection",
+            config.table.deletion_protection,
+            f"it is the former name of deletion_protection, which is {json.dumps(config.deletion_protection)}: "
+            "keep one of the two",
+        )
+    value = config.table.deletion_protection if old and not top else config.deletion_protection
+    table_config = config.table.model_copy(update={"deletion_protection": value})
+    return config.model_copy(update={"deletion_protection": value, "table": table_config})
+
+
+def _fill_derived(config: Config, project: str) -> Config:
+    """Defaults that depend on the project name, so two projects in one account do not collide."""
+    return config.model_copy(
+        update={
+            "table": config.table.model_copy(update={"name": config.table.name or f"{project}-users"}),
+            "image": config.image.model_copy(update={"repository": config.image.repository or f"{project}/sample-app"}),
+            "state": config.state.model_copy(
+                update={"region": config.state.region or config.region, "key_prefix": config.state.key_prefix or project}
+            ),
+        }
+    )

@@ -1,0 +1,202 @@
+"""The config's rules that relate settings to each other or to derived names (the models in
+model/config.py hold each setting's own type, range, choice and pattern). Each rule adds a problem
+naming the key, the bad value and what is allowed; a key that already failed is not reported again.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable
+from typing import Any
+
+from model.config import (
+    COLOUR_PATTERN,
+    COMMON_STACK,
+    DEFAULT_IMAGE_TAG,
+    MIN_SUBNET_PREFIX,
+    PLACEHOLDER_REPO_URL,
+    SUPPORTED_KUBERNETES_VERSIONS,
+    Config,
+    NodeGroupConfig,
+    split_bits,
+)
+from model.problems import Problems
+
+_COLOUR = re.compile(COLOUR_PATTERN)
+_VERSION = re.compile(r"^1\.\d{2}$")
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
+_COLOUR_RULE = (
+    f"a colour is a stack name and DNS label: 1-20 lowercase letters, digits or '-', starting with a letter, not '{COMMON_STACK}'"
+)
+
+
+def check_all(config: Config, problems: Problems) -> None:
+    for rule in RULES:
+        rule(config, problems)
+
+
+def _check(problems: Problems, key: str, value: Any, ok: bool, allowed: str) -> None:
+    if not ok and not problems.is_bad(key):
+        problems.add(key, value, allowed)
+
+
+def _check_each(problems: Problems, key: str, items: tuple[str, ...], ok: Callable[[str], bool], allowed: str) -> None:
+    """One problem per bad item of a list, each named by its index: `key[i]`."""
+    for i, item in enumerate(items):
+        _check(problems, f"{key}[{i}]", item, ok(item), allowed)
+
+
+def _network_rules(c: Config, p: Problems) -> None:
+    n = c.network
+    try:
+        vpc = ipaddress.IPv4Network(n.cidr)
+    except ValueError as err:
+        _check(p, "network.cidr", n.cidr, False, f"use an IPv4 network such as '10.0.0.0/16' ({err})")
+        return
+    _check(p, "network.cidr", n.cidr, 16 <= vpc.prefixlen <= 28, "a VPC CIDR must be between /16 and /28")
+    if not p.is_bad("network.az_count") and not p.is_bad("network.cidr"):
+        holds = vpc.prefixlen + split_bits(n.az_count) <= MIN_SUBNET_PREFIX
+        needed = MIN_SUBNET_PREFIX - split_bits(n.az_count)
+        why = f"it cannot hold {2 * n.az_count} subnets (2 per AZ) of /{MIN_SUBNET_PREFIX} or larger"
+        _check(
+            p, "network.cidr", n.cidr, holds, f"{why}; use /{needed} or larger (nodes and pods take their IPs from the subnets)"
+        )
+
+
+def _dns_rules(c: Config, p: Problems) -> None:
+    d = c.dns
+    _check(p, "dns.app_host", d.app_hostname, len(d.app_hostname) <= 253, "the full host name must be at most 253 characters")
+
+
+def _eks_rules(c: Config, p: Problems) -> None:
+    e = c.eks
+    reachable = e.endpoint_public_access or e.endpoint_private_access
+    _check(p, "eks.endpoint_public_access", e.endpoint_public_access, reachable, "public and private access cannot both be off")
+    _check_each(p, "eks.public_access_cidrs", e.public_access_cidrs, _is_network, "use an IPv4 network such as '203.0.113.0/24'")
+    _service_cidr_rules(c, p)
+
+
+def _service_cidr_rules(c: Config, p: Problems) -> None:
+    """EKS takes the Service CIDR from a private range, /12 to /24, apart from the VPC's addresses."""
+    key, cidr = "eks.service_ipv4_cidr", c.eks.service_ipv4_cidr
+    allowed = "use a private IPv4 network, /12 to /24, that does not overlap network.cidr (e.g. '172.20.0.0/16')"
+    if not _is_network(cidr):
+        _check(p, key, cidr, False, allowed)
+        return
+    network = ipaddress.IPv4Network(cidr)
+    private = any(network.subnet_of(ipaddress.IPv4Network(r)) for r in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
+    _check(p, key, cidr, private and 12 <= network.prefixlen <= 24, allowed)
+    if _is_network(c.network.cidr):
+        overlaps = network.overlaps(ipaddress.IPv4Network(c.network.cidr))
+        _check(p, key, cidr, not overlaps, f"it overlaps network.cidr {c.network.cidr}; {allowed}")
+
+
+def _is_network(cidr: str) -> bool:
+    try:
+        ipaddress.IPv4Network(cidr)
+    except ValueError:
+        return False
+    return True
+
+
+def _image_build_rules(c: Config, p: Problems) -> None:
+    if c.image.build_connection_arn and not p.is_bad("image.build_connection_arn"):
+        usable = c.gitops.repo_url != PLACEHOLDER_REPO_URL and c.gitops.repo_url.startswith("https://")
+        why = "the image build clones gitops.repo_url: set it to this project's https:// URL"
+        _check(p, "gitops.repo_url", c.gitops.repo_url, usable, why)
+
+
+def _state_rules(c: Config, p: Problems) -> None:
+    s = c.state
+    if s.backend == "local":
+        _check(p, "state.directory", s.directory, bool(s.directory.strip()), "name a directory for the local state files")
+        return
+    _check(p, "state.bucket", s.bucket, bool(_BUCKET.match(s.bucket)), "the s3 backend needs an existing S3 bucket name")
+    _check(p, "state.region", s.region, bool(_REGION.match(s.region)), "use an AWS region code such as 'ap-northeast-1'")
+    prefix_ok = not s.key_prefix.startswith("/") and not s.key_prefix.endswith("/")
+    _check(p, "state.key_prefix", s.key_prefix, prefix_ok, "use a key prefix without a leading or trailing '/'")
+
+
+def _cluster_rules(c: Config, p: Problems) -> None:
+    _check(
+        p,
+        "clusters",
+        dict(c.clusters),
+        bool(c.clusters),
+        'name at least one colour, e.g. {"blue": {"kubernetes_version": "1.34", "weight": 100}}',
+    )
+    seen_versions: dict[str, str] = {}
+    for colour, cluster in c.clusters.items():
+        key = f"clusters.{colour}"
+        _check(p, key, colour, bool(_COLOUR.match(colour)), _COLOUR_RULE)
+        _version_rules(p, key, cluster.kubernetes_version, seen_versions, colour)
+        _node_rules(p, f"{key}.nodes", cluster.nodes)
+    weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
+    all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
+    if weights_known:
+        _check(
+            p,
+            "clusters.*.weight",
+            c.weights,
+            not all_zero,
+            "at least one colour needs a weight above 0 (with all weights 0, Route53 splits traffic evenly)",
+        )
+
+
+def _version_rules(p: Problems, key: str, version: str, seen: dict[str, str], colour: str) -> None:
+    key = f"{key}.kubernetes_version"
+    allowed = f"use one of {', '.join(SUPPORTED_KUBERNETES_VERSIONS)}"
+    _check(p, key, version, bool(version), f"required for every colour; {allowed}")
+    _check(p, key, version, bool(_VERSION.match(version)), f"use the form '1.NN'; {allowed}")
+    _check(p, key, version, version in SUPPORTED_KUBERNETES_VERSIONS, f"unsupported version; {allowed}")
+    other = seen.setdefault(version, colour)
+    _check(
+        p,
+        key,
+        version,
+        other == colour,
+        f"'{other}' already runs {version}; each colour runs its own version (that is the upgrade)",
+    )
+
+
+def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
+    if p.is_bad(f"{key}.max_size"):
+        return  # the sizes below are judged against max_size
+    _check(p, f"{key}.min_size", nodes.min_size, 0 <= nodes.min_size <= nodes.max_size, f"use 0-{nodes.max_size} (max_size)")
+    if not p.is_bad(f"{key}.min_size"):
+        desired_ok = nodes.min_size <= nodes.desired_size <= nodes.max_size
+        _check(
+            p, f"{key}.desired_size", nodes.desired_size, desired_ok, f"use {nodes.min_size}-{nodes.max_size} (min_size-max_size)"
+        )
+    unavailable_ok = 1 <= nodes.max_unavailable <= nodes.max_size
+    _check(p, f"{key}.max_unavailable", nodes.max_unavailable, unavailable_ok, f"use 1-{nodes.max_size} (max_size)")
+
+
+RULES: tuple[Callable[[Config, Problems], None], ...] = (
+    _network_rules,
+    _dns_rules,
+    _eks_rules,
+    _image_build_rules,
+    _state_rules,
+    _cluster_rules,
+)
+
+
+def config_warnings(config: Config) -> list[str]:
+    """Things that synthesize but would not work once deployed."""
+    warnings = []
+    if config.gitops.repo_url == PLACEHOLDER_REPO_URL:
+        warnings.append(
+            f"gitops.repo_url is the placeholder {PLACEHOLDER_REPO_URL!r}: set it to a Git URL of this project "
+            "that Argo CD can read before `cdktf deploy <colour>`, or Argo CD cannot sync the App of Apps"
+        )
+    if config.app.image_tag == DEFAULT_IMAGE_TAG:
+        warnings.append(
+            f"app.image_tag is the default {DEFAULT_IMAGE_TAG!r}: build and push the sample app image (README: "
+            "'Build and push the image') and set app.image_tag to the tag the build prints"
+        )
+    if "0.0.0.0/0" in config.eks.public_access_cidrs and config.eks.endpoint_public_access:
+        warnings.append("eks.public_access_cidrs allows the whole internet to reach the Kubernetes API endpoint; narrow it")
+    return warnings

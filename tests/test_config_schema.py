@@ -1,0 +1,91 @@
+"""What is generated from the config's models: the committed JSON Schema (editors) and README's
+configuration reference. Both must be current, and the schema must judge configs as the models do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from model.loading import SCHEMA_KEY, ConfigError, config_from_dict, load_config
+from scripts import config_docs
+from tests.support.samples import EVERYTHING_ON
+
+BLUE = {"kubernetes_version": "1.34", "weight": 100}
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(config_docs.SCHEMA_FILE.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_the_committed_schema_is_what_the_models_generate() -> None:
+    assert config_docs.SCHEMA_FILE.read_text() == config_docs.schema_text(), "stale: run `make docs`"
+
+
+def test_the_readme_reference_is_what_the_models_generate() -> None:
+    readme = config_docs.README.read_text()
+    assert config_docs.readme_with_reference(readme) == readme, "stale: run `make docs`"
+
+
+def test_every_setting_has_a_description_and_the_reference_names_it() -> None:
+    rows = list(config_docs.reference_rows())
+    assert [key for key, _, text in rows if not text.strip()] == []
+    keys = [key for key, _, _ in rows]
+    assert "clusters.<colour>.nodes.capacity_type" in keys
+    assert "traffic.shift.allow_idle" in keys
+    readme = config_docs.README.read_text()
+    assert [key for key in keys if f"| `{key}` |" not in readme] == []
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        EVERYTHING_ON,
+        {SCHEMA_KEY: "./config.schema.json", "clusters": {"blue": BLUE}},
+        {"eks": {"public_access_cidrs": ["203.0.113.0/24"]}, "tags": {"team": "platform"}},
+    ],
+    ids=["empty", "everything-on", "with-$schema", "lists-and-tags"],
+)
+def test_the_schema_and_the_models_accept_the_same_good_configs(
+    validator: jsonschema.Draft202012Validator, config: dict[str, Any]
+) -> None:
+    assert [e.message for e in validator.iter_errors(config)] == []
+    config_from_dict(config)
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ({"clusters": {"blue": {**BLUE, "weight": True}}}, "clusters.blue.weight"),
+        ({"clusters": {"blue": {**BLUE, "weight": 256}}}, "clusters.blue.weight"),
+        ({"clusters": {"blue": {"weight": 1}}}, "clusters.blue.kubernetes_version"),
+        ({"clusters": {"blue": {**BLUE, "kubernetes_version": "1.28"}}}, "clusters.blue.kubernetes_version"),
+        ({"clusters": {"Blue": BLUE}}, "clusters.Blue"),
+        ({"clusters": {"common": BLUE}}, "clusters.common"),
+        ({"network": {"cidr_block": "10.0.0.0/16"}}, "network.cidr_block"),
+        ({"network": {"flow_log_retention_days": 45}}, "network.flow_log_retention_days"),
+        ({"eks": {"public_access_cidrs": "203.0.113.0/24"}}, "eks.public_access_cidrs"),
+        ({"image": {"repository": "a" * 257}}, "image.repository"),  # the look-ahead of ECR's length rule
+        ({"tags": {"aws:owner": "me"}}, "tags.aws:owner"),
+    ],
+)
+def test_the_schema_refuses_what_the_models_refuse(
+    validator: jsonschema.Draft202012Validator, config: dict[str, Any], key: str
+) -> None:
+    assert list(validator.iter_errors(config)), f"the schema lets {config} through"
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict(config)
+    assert any(problem.startswith(f"{key}:") for problem in caught.value.problems), caught.value.problems
+
+
+def test_a_config_file_may_name_the_schema(tmp_path: Path) -> None:
+    (tmp_path / "prod.json").write_text(json.dumps({SCHEMA_KEY: "./config.schema.json", "project": "prod-bg"}))
+    (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": "prod.json"}}))
+    assert load_config(tmp_path / "cdktf.json").project == "prod-bg"
