@@ -74,7 +74,7 @@ bench: $(TEST_STAMPS)
 
 docs: $(VENV_STAMP)
 	python -m policies.readme
-	python -m scripts.config_docs
+	python -m scripts.docs
 
 format: $(VENV_STAMP)
 	ruff format .

@@ -10,15 +10,18 @@ from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
 from constructs import Construct
 
 from model.paths import CHARTS_DIR
+from model.platform import ARGO_CD
 
 ARGO_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
-ARGO_CD_CHART_VERSION = "10.1.4"  # Argo CD 3.4
 VALUES_FILE = CHARTS_DIR / "argo-cd-values.yaml"
 
 
 class ArgoCd(Construct):
-    def __init__(self, scope: Construct, id_: str, *, namespace: str, depends_on: Sequence[ITerraformDependable]) -> None:
-        """depends_on: the nodes and add-ons Argo CD's pods need before Helm can wait for them."""
+    def __init__(
+        self, scope: Construct, id_: str, *, namespace: str, version: str, depends_on: Sequence[ITerraformDependable]
+    ) -> None:
+        """version: the argo-cd chart version of the colour's platform release (model/platform.py).
+        depends_on: the nodes and add-ons Argo CD's pods need before Helm can wait for them."""
         super().__init__(scope, id_)
         ns = NamespaceV1(self, "namespace", metadata={"name": namespace}, depends_on=list(depends_on))
         self.release = Release(
@@ -26,8 +29,8 @@ class ArgoCd(Construct):
             "release",
             name="argo-cd",
             repository=ARGO_HELM_REPOSITORY,
-            chart="argo-cd",
-            version=ARGO_CD_CHART_VERSION,
+            chart=ARGO_CD.chart,
+            version=version,
             namespace=ns.metadata.name,
             values=[VALUES_FILE.read_text()],
             wait=True,

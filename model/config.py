@@ -11,11 +11,13 @@ them); rules that relate settings to each other are in model/rules.py. Each sett
 import ipaddress
 import math
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WrapSerializer
 
 from model.eks_addons import ADDONS
+from model.platform import ARGO_CD, CURRENT, EXTERNAL_DNS, LOAD_BALANCER_CONTROLLER, Component, versions
 from model.problems import Allowed, frozen_mapping
 
 # EKS versions this project has been checked against (standard or extended support, late 2026).
@@ -45,6 +47,10 @@ PLACEHOLDER_REPO_URL = "https://git.example.com/your-org/eks-blue-green.git"
 DEFAULT_IMAGE_TAG = "0.1.0"
 
 _LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+_IMAGE_TAG = r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$"
+_IMAGE_TAG_ALLOWED = "use an image tag (letters, digits, '._-')"
+_REVISION = r"^\s*\S"
+_REVISION_ALLOWED = "name a branch, tag or commit"
 _REGION = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
 _REGION_ALLOWED = "use an AWS region code such as 'ap-northeast-1'"
 _LABEL_ALLOWED = "use one DNS label: lowercase letters, digits, '-'"
@@ -109,6 +115,72 @@ class NodeGroupConfig(Section):
     max_unavailable: Annotated[int, Field(description="1 to `max_size`; nodes replaced at a time during an update")] = 1
 
 
+def _chart_versions(component: Component) -> Any:
+    """The versions of one chart this project supports (model/platform.py), as the type of its setting."""
+    return Annotated[
+        Literal[versions(component)],
+        Allowed(
+            f"use a version of the {component.chart} chart from the compatibility table (model/platform.py): "
+            + ", ".join(versions(component))
+        ),
+    ]
+
+
+def _known(component: Component) -> str:
+    return f"one of {', '.join(f'`{v}`' for v in versions(component))} (compatibility table: model/platform.py)"
+
+
+if TYPE_CHECKING:  # a string to the type checker; to pydantic, one of the versions in the table
+    ArgoCdVersion: TypeAlias = str
+    LoadBalancerControllerVersion: TypeAlias = str
+    ExternalDnsVersion: TypeAlias = str
+else:
+    ArgoCdVersion = _chart_versions(ARGO_CD)
+    LoadBalancerControllerVersion = _chart_versions(LOAD_BALANCER_CONTROLLER)
+    ExternalDnsVersion = _chart_versions(EXTERNAL_DNS)
+
+
+class PlatformConfig(Section):
+    """A platform release: the versions of the charts that run on a colour's cluster."""
+
+    argo_cd: Annotated[
+        ArgoCdVersion,
+        Field(description="the `argo-cd` chart (argo-helm): Argo CD, installed by Terraform; " + _known(ARGO_CD)),
+    ] = CURRENT[ARGO_CD]
+    aws_load_balancer_controller: Annotated[
+        LoadBalancerControllerVersion,
+        Field(
+            description="the `aws-load-balancer-controller` chart (eks-charts), installed by Argo CD; "
+            + _known(LOAD_BALANCER_CONTROLLER)
+        ),
+    ] = CURRENT[LOAD_BALANCER_CONTROLLER]
+    external_dns: Annotated[
+        ExternalDnsVersion,
+        Field(description="the `external-dns` chart (kubernetes-sigs), installed by Argo CD; " + _known(EXTERNAL_DNS)),
+    ] = CURRENT[EXTERNAL_DNS]
+
+    def version(self, component: Component) -> str:
+        return str(getattr(self, component.key))
+
+
+class ColourPlatformConfig(Section):
+    """Any of `platform`'s keys, for one colour only: the release that colour rehearses or keeps."""
+
+    argo_cd: Annotated[ArgoCdVersion | None, Field(description="this colour's `argo-cd` chart"), Shown("`platform.argo_cd`")] = (
+        None
+    )
+    aws_load_balancer_controller: Annotated[
+        LoadBalancerControllerVersion | None,
+        Field(description="this colour's `aws-load-balancer-controller` chart"),
+        Shown("`platform.aws_load_balancer_controller`"),
+    ] = None
+    external_dns: Annotated[
+        ExternalDnsVersion | None,
+        Field(description="this colour's `external-dns` chart"),
+        Shown("`platform.external_dns`"),
+    ] = None
+
+
 def _version_in_schema(schema: dict[str, Any]) -> None:
     """For editors: the version is required and one of the supported (the rules say so at synth)."""
     del schema["default"]
@@ -138,6 +210,19 @@ class ClusterConfig(Section):
         Field(description=f'pins by add-on name: {", ".join(f"`{a}`" for a in ADDONS)}, e.g. `"v1.20.4-eksbuild.2"`'),
         Shown("`{}` (EKS default for the version)"),
     ] = Field(default_factory=lambda: frozen_mapping({}))
+    platform: ColourPlatformConfig = Field(default_factory=ColourPlatformConfig)
+    gitops_revision: Annotated[
+        Annotated[str, Field(pattern=_REVISION)] | None,
+        Field(description="the Git revision this colour's App of Apps and this repository's charts follow"),
+        Allowed(_REVISION_ALLOWED),
+        Shown("`gitops.revision`"),
+    ] = None
+    image_tag: Annotated[
+        Annotated[str, Field(pattern=_IMAGE_TAG)] | None,
+        Field(description="the sample app image this colour runs"),
+        Allowed(_IMAGE_TAG_ALLOWED),
+        Shown("`app.image_tag`"),
+    ] = None
 
 
 class NetworkConfig(Section):
@@ -243,8 +328,8 @@ class GitOpsConfig(Section):
     ] = PLACEHOLDER_REPO_URL
     revision: Annotated[
         str,
-        Field(pattern=r"^\s*\S", description="branch, tag or commit Argo CD follows"),
-        Allowed("name a branch, tag or commit"),
+        Field(pattern=_REVISION, description="branch, tag or commit Argo CD follows, unless a colour names its own"),
+        Allowed(_REVISION_ALLOWED),
     ] = "main"
 
 
@@ -374,11 +459,11 @@ class AppConfig(Section):
     image_tag: Annotated[
         str,
         Field(
-            pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$",
-            description="the sample app image tag every colour runs; the build prints it (the commit id); synth warns "
-            "while it is the default",
+            pattern=_IMAGE_TAG,
+            description="the sample app image tag, unless a colour names its own; the build prints it (the commit id); synth "
+            "warns while it is the default",
         ),
-        Allowed("use an image tag (letters, digits, '._-')"),
+        Allowed(_IMAGE_TAG_ALLOWED),
     ] = DEFAULT_IMAGE_TAG
     delivery: Annotated[
         Literal["argocd", "helm"],
@@ -398,6 +483,15 @@ class StateConfig(Section):
     region: Annotated[str, Field(description="s3: the bucket's region"), Shown("the project's `region`")] = ""
     key_prefix: Annotated[str, Field(description="s3: keys are `<key_prefix>/<stack>.tfstate`"), Shown("`<project>`")] = ""
     encrypt: Annotated[bool, Field(description="s3: server-side encryption of the state objects")] = True
+
+
+@dataclass(frozen=True)
+class ColourRelease:
+    """A colour's platform release, resolved: every value set, whether by the colour or by the project."""
+
+    platform: PlatformConfig
+    gitops_revision: str
+    image_tag: str
 
 
 def _default_clusters() -> Mapping[str, ClusterConfig]:
@@ -440,6 +534,7 @@ class Config(Section):
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     dns: DnsConfig = Field(default_factory=DnsConfig)
     eks: EksConfig = Field(default_factory=EksConfig)
+    platform: PlatformConfig = Field(default_factory=PlatformConfig)
     gitops: GitOpsConfig = Field(default_factory=GitOpsConfig)
     traffic: TrafficConfig = Field(default_factory=TrafficConfig)
     table: TableConfig = Field(default_factory=TableConfig)
@@ -461,6 +556,15 @@ class Config(Section):
     def weights(self) -> dict[str, int]:
         """Each colour's Route53 weight, in config order."""
         return {colour: cluster.weight for colour, cluster in self.clusters.items()}
+
+    def release(self, colour: str) -> ColourRelease:
+        """What a colour runs on top of its cluster: the project's defaults, with its own overrides applied."""
+        cluster = self.clusters[colour]
+        return ColourRelease(
+            platform=self.platform.model_copy(update=cluster.platform.model_dump(exclude_none=True)),
+            gitops_revision=cluster.gitops_revision if cluster.gitops_revision is not None else self.gitops.revision,
+            image_tag=cluster.image_tag if cluster.image_tag is not None else self.app.image_tag,
+        )
 
 
 def cluster_name(config: Config, colour: str) -> str:

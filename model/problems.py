@@ -13,7 +13,7 @@ import re
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -122,10 +122,15 @@ def _annotation_at(root: type[BaseModel], loc: Loc) -> tuple[Any, str]:
 
 
 def _unwrap(hint: Any, allowed: str) -> tuple[Any, str]:
-    while get_origin(hint) is Annotated:
-        hint, *metadata = get_args(hint)
-        allowed = _allowed_text(metadata) or allowed
-    return hint, allowed
+    """The type under its metadata (and under `| None`: an optional setting is judged as its type)."""
+    while True:
+        if get_origin(hint) is Annotated:
+            hint, *metadata = get_args(hint)
+            allowed = _allowed_text(metadata) or allowed
+        elif get_origin(hint) in (Union, types.UnionType) and type(None) in get_args(hint):
+            hint = next(arm for arm in get_args(hint) if arm is not type(None))
+        else:
+            return hint, allowed
 
 
 def _allowed_text(metadata: list[Any]) -> str | None:

@@ -21,6 +21,7 @@ from model.config import (
     NodeGroupConfig,
     split_bits,
 )
+from model.platform import COMPONENTS, known_kubernetes, working_versions
 from model.problems import Problems
 
 _COLOUR = re.compile(COLOUR_PATTERN)
@@ -133,6 +134,7 @@ def _cluster_rules(c: Config, p: Problems) -> None:
         _check(p, key, colour, bool(_COLOUR.match(colour)), _COLOUR_RULE)
         _version_rules(p, key, cluster.kubernetes_version, seen_versions, colour)
         _node_rules(p, f"{key}.nodes", cluster.nodes)
+        _platform_rules(c, p, colour)
     weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
     all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
     if weights_known:
@@ -159,6 +161,32 @@ def _version_rules(p: Problems, key: str, version: str, seen: dict[str, str], co
         other == colour,
         f"'{other}' already runs {version}; each colour runs its own version (that is the upgrade)",
     )
+
+
+def _platform_rules(c: Config, p: Problems, colour: str) -> None:
+    """Each chart a colour runs must be known to work with the colour's Kubernetes version (model/platform.py)."""
+    kubernetes = c.clusters[colour].kubernetes_version
+    if p.is_bad(f"clusters.{colour}.kubernetes_version"):
+        return  # judged against a version that is itself refused: nothing to say
+    release = c.release(colour)
+    for component in COMPONENTS:
+        key, top = f"clusters.{colour}.platform.{component.key}", f"platform.{component.key}"
+        version = release.platform.version(component)
+        if p.is_bad(key) or p.is_bad(top) or kubernetes in known_kubernetes(component, version):
+            continue
+        inherited = "" if getattr(c.clusters[colour].platform, component.key) is not None else f" (from {top})"
+        working = working_versions(component, kubernetes)
+        fix = f"use {' or '.join(working)}" if working else f"no {component.chart} chart in the table is"
+        _check(
+            p,
+            key,
+            version,
+            False,
+            f"{colour} runs Kubernetes {kubernetes}, and the {component.chart} chart {version}{inherited} is known to work "
+            f"with {', '.join(known_kubernetes(component, version))} only; {fix}"
+            + ("" if working else f" known to work with {kubernetes}")
+            + " (compatibility table: model/platform.py)",
+        )
 
 
 def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
@@ -192,10 +220,12 @@ def config_warnings(config: Config) -> list[str]:
             f"gitops.repo_url is the placeholder {PLACEHOLDER_REPO_URL!r}: set it to a Git URL of this project "
             "that Argo CD can read before `cdktf deploy <colour>`, or Argo CD cannot sync the App of Apps"
         )
-    if config.app.image_tag == DEFAULT_IMAGE_TAG:
+    defaults = [colour for colour in config.clusters if config.release(colour).image_tag == DEFAULT_IMAGE_TAG]
+    if defaults:
         warnings.append(
-            f"app.image_tag is the default {DEFAULT_IMAGE_TAG!r}: build and push the sample app image (README: "
-            "'Build and push the image') and set app.image_tag to the tag the build prints"
+            f"app.image_tag is the default {DEFAULT_IMAGE_TAG!r} ({', '.join(defaults)} run it): build and push the sample "
+            "app image (README: 'Build and push the image') and set app.image_tag (or clusters.<colour>.image_tag) to the "
+            "tag the build prints"
         )
     if "0.0.0.0/0" in config.eks.public_access_cidrs and config.eks.endpoint_public_access:
         warnings.append("eks.public_access_cidrs allows the whole internet to reach the Kubernetes API endpoint; narrow it")

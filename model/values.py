@@ -11,9 +11,12 @@ from typing import Any
 
 from model.config import ClusterConfig, Config
 from model.contract import CommonOutput
+from model.platform import EXTERNAL_DNS, LOAD_BALANCER_CONTROLLER
 from model.workloads import WORKLOADS
 
 APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applications in Git
+# The platform components Argo CD installs as children of the App of Apps (Terraform installs Argo CD itself).
+ARGO_CD_CHILDREN = (LOAD_BALANCER_CONTROLLER, EXTERNAL_DNS)
 SAMPLE_APP_CHILD = "sample-app"  # the sample app's entry in argocd/apps/values.yaml
 DISABLED = "disabledApplications"  # children argocd/apps leaves out
 # syncPolicy.retry of the parent Application and every child: a failed sync is tried again, 10 s doubling
@@ -25,8 +28,9 @@ def cluster_facts(
     *, config: Config, colour: str, cluster: ClusterConfig, cluster_name: str, common: Callable[[CommonOutput], str]
 ) -> dict[str, Any]:
     """common: reads one output of common's state (a Terraform reference)."""
+    release = config.release(colour)
     facts = {
-        "git": {"repoURL": config.gitops.repo_url, "targetRevision": config.gitops.revision, "path": APPS_PATH},
+        "git": {"repoURL": config.gitops.repo_url, "targetRevision": release.gitops_revision, "path": APPS_PATH},
         "cluster": {
             "name": cluster_name,
             "region": config.region,
@@ -50,8 +54,10 @@ def cluster_facts(
         "identities": {w.key: {"namespace": w.namespace, "serviceAccount": w.service_account} for w in WORKLOADS},
         "sampleApp": {
             "tableName": common(CommonOutput.TABLE_NAME),
-            "image": {"repository": common(CommonOutput.IMAGE_REPOSITORY_URL), "tag": config.app.image_tag},
+            "image": {"repository": common(CommonOutput.IMAGE_REPOSITORY_URL), "tag": release.image_tag},
         },
+        # The chart versions of the controllers Argo CD installs: this colour's platform release.
+        "platform": {component.fact: release.platform.version(component) for component in ARGO_CD_CHILDREN},
         "syncRetry": SYNC_RETRY,
     }
     if config.app.delivery == "helm":  # Terraform installs it; Argo CD must not install it too

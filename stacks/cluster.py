@@ -32,6 +32,7 @@ from components.pod_identity import PodIdentityAssociations
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from model.contract import LIST_OUTPUTS, CommonOutput
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
+from model.platform import ARGO_CD
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts, sample_app_values
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, VPC_CNI, WORKLOADS
@@ -123,7 +124,10 @@ class ClusterStack(TerraformStack):
         # What Helm and Kubernetes resources need, up before them and down after them: nodes, add-ons and
         # the admin access Terraform itself uses to reach the cluster.
         platform = [nodes.node_group, *early.addons, *late.addons, admins.admin_policies]
-        argocd = ArgoCd(self, "argocd", namespace=ARGOCD_NAMESPACE, depends_on=platform)
+        release = config.release(colour)
+        argocd = ArgoCd(
+            self, "argocd", namespace=ARGOCD_NAMESPACE, version=release.platform.version(ARGO_CD), depends_on=platform
+        )
         facts = cluster_facts(config=config, colour=colour, cluster=cluster, cluster_name=name, common=self.common)
         root = LocalChart(
             self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from pydantic import ValidationError
 
 from model.config import SUPPORTED_KUBERNETES_VERSIONS, subnet_cidrs
 from model.loading import ConfigError, config_from_dict, load_config
+from model.platform import ARGO_CD, COMPATIBILITY, CURRENT, known_kubernetes, working_versions
 from tests.support.samples import CONNECTION_ARN
 
 
@@ -123,7 +125,7 @@ def test_fails_on_unknown_key_naming_the_allowed_keys() -> None:
 def test_fails_on_unknown_key_inside_a_colour() -> None:
     problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "wieght": 2}))
     assert problem.startswith("clusters.blue.wieght: 2")
-    assert "allowed keys: addon_versions, kubernetes_version, nodes, weight" in problem
+    assert "allowed keys: addon_versions, gitops_revision, image_tag, kubernetes_version, nodes, platform, weight" in problem
 
 
 @pytest.mark.parametrize(("value", "expected"), [("100", "use an integer"), (True, "use an integer"), (1.5, "use an integer")])
@@ -477,3 +479,80 @@ def test_problems_are_listed_in_the_order_of_the_settings_colours_as_written() -
         clusters(green={"kubernetes_version": "1.3", "weight": 1}, blue={"kubernetes_version": "1.34", "weight": 300})
     )
     assert [p.split(":")[0] for p in problems] == ["clusters.green.kubernetes_version", "clusters.blue.weight"]
+
+
+# --- a colour's platform release (model/platform.py) --------------------------------------------
+
+
+def test_a_colour_overrides_any_part_of_the_platform_release_and_inherits_the_rest() -> None:
+    config = config_from_dict(
+        clusters(
+            blue={"kubernetes_version": "1.34", "weight": 100, "platform": {"argo_cd": "9.3.7"}},
+            green={"kubernetes_version": "1.35", "gitops_revision": "platform-b", "image_tag": "4f9c2e1"},
+        )
+        | {"platform": {"external_dns": "1.20.0"}, "app": {"image_tag": "1a2b3c4"}}
+    )
+    blue, green = config.release("blue"), config.release("green")
+    assert (blue.platform.argo_cd, blue.platform.external_dns, blue.gitops_revision, blue.image_tag) == (
+        "9.3.7",
+        "1.20.0",
+        "main",
+        "1a2b3c4",
+    )
+    assert (green.platform.argo_cd, green.platform.external_dns, green.gitops_revision, green.image_tag) == (
+        CURRENT[ARGO_CD],
+        "1.20.0",
+        "platform-b",
+        "4f9c2e1",
+    )
+
+
+def test_fails_on_a_chart_version_the_table_does_not_know() -> None:
+    problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "platform": {"external_dns": "1.22.0"}}))
+    assert problem == (
+        'clusters.blue.platform.external_dns: "1.22.0" is not allowed; use a version of the external-dns chart from the '
+        "compatibility table (model/platform.py): 1.21.1, 1.20.0"
+    )
+
+
+def test_fails_on_a_colour_whose_own_chart_is_not_known_to_work_with_its_kubernetes() -> None:
+    problem = one_problem(clusters(green={"kubernetes_version": "1.35", "weight": 1, "platform": {"argo_cd": "9.3.7"}}))
+    assert problem == (
+        'clusters.green.platform.argo_cd: "9.3.7" is not allowed; green runs Kubernetes 1.35, and the argo-cd chart 9.3.7 '
+        "is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.1.4 or 9.4.18 (compatibility table: model/platform.py)"
+    )
+
+
+def test_fails_on_a_project_release_one_colour_cannot_run_naming_that_colour() -> None:
+    problems = fails(
+        clusters(blue={"kubernetes_version": "1.34", "weight": 1}, green={"kubernetes_version": "1.35"})
+        | {"platform": {"argo_cd": "9.3.7"}}
+    )
+    assert problems == (
+        'clusters.green.platform.argo_cd: "9.3.7" is not allowed; green runs Kubernetes 1.35, and the argo-cd chart 9.3.7 '
+        "(from platform.argo_cd) is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.1.4 or 9.4.18 (compatibility "
+        "table: model/platform.py)",
+    )
+
+
+def test_fails_on_a_colour_revision_or_image_tag_that_is_malformed() -> None:
+    problems = fails(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "gitops_revision": " ", "image_tag": ":x"}))
+    assert problems == (
+        'clusters.blue.gitops_revision: " " is not allowed; name a branch, tag or commit',
+        "clusters.blue.image_tag: \":x\" is not allowed; use an image tag (letters, digits, '._-')",
+    )
+
+
+def test_the_current_release_runs_on_every_supported_kubernetes_version() -> None:
+    """The defaults must synthesize for any colour: each current chart is known to work with every supported version."""
+    assert {c.key: [k for k in SUPPORTED_KUBERNETES_VERSIONS if k not in known_kubernetes(c, CURRENT[c])] for c in CURRENT} == {
+        c.key: [] for c in CURRENT
+    }
+
+
+def test_the_table_names_each_chart_version_once_and_only_known_kubernetes_versions() -> None:
+    rows = [(r.component.key, r.version) for r in COMPATIBILITY]
+    assert len(rows) == len(set(rows))
+    assert all(re.fullmatch(r"1\.\d{2}", k) for r in COMPATIBILITY for k in r.kubernetes)
+    assert working_versions(ARGO_CD, "1.36") == ()  # no argo-cd chart here is known to work with 1.36 (yet)
+    assert working_versions(ARGO_CD, "1.35") == ("10.1.4", "9.4.18")

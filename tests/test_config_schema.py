@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from model.loading import SCHEMA_KEY, ConfigError, config_from_dict, load_config
-from scripts import config_docs
+from scripts import docs as config_docs
 from tests.support.samples import EVERYTHING_ON
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
@@ -89,3 +89,9 @@ def test_a_config_file_may_name_the_schema(tmp_path: Path) -> None:
     (tmp_path / "prod.json").write_text(json.dumps({SCHEMA_KEY: "./config.schema.json", "project": "prod-bg"}))
     (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": "prod.json"}}))
     assert load_config(tmp_path / "cdktf.json").project == "prod-bg"
+
+
+def test_the_runbooks_compatibility_table_is_what_model_platform_says() -> None:
+    runbook = config_docs.RUNBOOK.read_text()
+    assert config_docs.runbook_with_table(runbook) == runbook, "stale: run `make docs`"
+    assert "| Argo CD | `argo-cd` 9.3.7 | v3.2.6 | 1.31, 1.32, 1.33, 1.34 |" in runbook

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,8 @@ import pytest
 import tools.shift
 from model.config import ShiftConfig
 from model.loading import ConfigError, load_config, write_weights
-from tests.support.emulated_aws import Emulated, FakeClock, base_config, minutes
+from tests.support.emulated_aws import Emulated, FakeClock, WithInsights, base_config, insight, minutes
+from tests.support.fake_kubernetes import FakeKubernetes
 from tests.support.samples import write_project
 from tools.shift import (
     METRICS_DELAY_SECONDS,
@@ -200,6 +201,7 @@ class World:
         self.error_ratio_at: dict[int, float] = {}  # target weight -> 5xx ratio its traffic sees
         self.p99_at: dict[int, float] = {}
         self.requests_per_weight = 10  # per minute, on the target's ALB
+        self.insights = WithInsights(aws.eks)  # EKS insights, which moto does not serve
         clock.on_sleep.append(self.tick)
 
     def deploy(self, colours: Sequence[str]) -> None:
@@ -232,27 +234,52 @@ def deployed(emulated: Emulated, percentiles: None) -> Emulated:
     return emulated
 
 
-def shift_in(tmp_path: Path, aws: Emulated, *, step: int = 20, **settings: Any) -> tuple[Shift, World, io.StringIO]:
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35", "weight": 0})
-    config["traffic"] = {
-        "shift": {"step": step, "interval_seconds": 300, "max_5xx_ratio": 0.02, "max_p99_seconds": 1.0, **settings}
-    }
-    path = write_project(tmp_path, config)
-    loaded = load_config(path)
-    clock, out = FakeClock(), io.StringIO()
-    world = World(aws, clock, path)
-    shift = Shift(
-        path, loaded, loaded.traffic.shift, Aws(aws.route53, aws.elbv2, aws.cloudwatch, aws.eks), world.deploy, clock, out
-    )
-    return shift, world, out
+ShiftIn = Callable[..., tuple[Shift, World, io.StringIO]]
+
+
+@pytest.fixture
+def argocd() -> Iterator[FakeKubernetes]:
+    """The target's Argo CD: the App of Apps and its children, all Synced and Healthy."""
+    fake = FakeKubernetes()
+    for name in ("app-of-apps", "aws-load-balancer-controller", "external-dns", "sample-app"):
+        fake.add_application(name)
+    yield fake
+    fake.close()
+
+
+@pytest.fixture
+def shift_in(tmp_path: Path, argocd: FakeKubernetes) -> ShiftIn:
+    """A shift of blue 100 / green 0 to green on the emulated AWS, whose target is ready unless a test says otherwise."""
+
+    def make(aws: Emulated, *, step: int = 20, skip_readiness: bool = False, **settings: Any) -> tuple[Shift, World, io.StringIO]:
+        config = base_config(
+            blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35", "weight": 0}
+        )
+        config["traffic"] = {
+            "shift": {"step": step, "interval_seconds": 300, "max_5xx_ratio": 0.02, "max_p99_seconds": 1.0, **settings}
+        }
+        path = write_project(tmp_path, config)
+        loaded = load_config(path)
+        clock, out = FakeClock(), io.StringIO()
+        world = World(aws, clock, path)
+        clients = Aws(aws.route53, aws.elbv2, aws.cloudwatch, world.insights, lambda cluster: argocd.api())
+        shift = Shift(path, loaded, loaded.traffic.shift, clients, world.deploy, clock, out, skip_readiness)
+        return shift, world, out
+
+    return make
+
+
+def header(out: io.StringIO) -> str:
+    (line,) = [line for line in out.getvalue().splitlines() if line.startswith("shifting to ")]
+    return line
 
 
 def configured_weights(shift: Shift) -> dict[str, int]:
     return load_config(shift.config_path).weights
 
 
-def test_a_healthy_shift_reaches_all_traffic_in_the_planned_steps(tmp_path: Path, deployed: Emulated) -> None:
-    shift, world, out = shift_in(tmp_path, deployed, step=25)
+def test_a_healthy_shift_reaches_all_traffic_in_the_planned_steps(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, out = shift_in(deployed, step=25)
     shift.run("green")
     assert deployed.weights() == {"blue": 0, "green": 100}
     assert configured_weights(shift) == {"blue": 0, "green": 100}
@@ -271,8 +298,8 @@ def test_a_healthy_shift_reaches_all_traffic_in_the_planned_steps(tmp_path: Path
     assert out.getvalue().splitlines()[-1] == "done: blue 0  green 100"
 
 
-def test_each_step_waits_for_route53_then_the_ttl_then_the_window(tmp_path: Path, deployed: Emulated) -> None:
-    shift, world, _ = shift_in(tmp_path, deployed, step=100)
+def test_each_step_waits_for_route53_then_the_ttl_then_the_window(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, _ = shift_in(deployed, step=100)
     world.dns_delay = 95  # ExternalDNS takes a while: the shift polls Route53 until it changes
     shift.run("green")
     polls = 10 * 10  # 95 s of polling in 10 s steps
@@ -280,8 +307,8 @@ def test_each_step_waits_for_route53_then_the_ttl_then_the_window(tmp_path: Path
     assert world.clock.slept == pytest.approx(polls + 60 + 20 + 300 + METRICS_DELAY_SECONDS)
 
 
-def test_a_5xx_spike_rolls_back_to_the_previous_weights_and_says_why(tmp_path: Path, deployed: Emulated) -> None:
-    shift, world, out = shift_in(tmp_path, deployed, step=20)
+def test_a_5xx_spike_rolls_back_to_the_previous_weights_and_says_why(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, out = shift_in(deployed, step=20)
     world.error_ratio_at[60] = 0.075  # green breaks once it carries 60
     with pytest.raises(ShiftError) as failure:
         shift.run("green")
@@ -295,35 +322,35 @@ def test_a_5xx_spike_rolls_back_to_the_previous_weights_and_says_why(tmp_path: P
     assert world.deploys[-1] == ["blue", "green"]  # the roll-back gives blue its weight back first
 
 
-def test_a_target_that_gets_no_requests_does_not_pass(tmp_path: Path, deployed: Emulated) -> None:
-    shift, world, out = shift_in(tmp_path, deployed, step=50)
+def test_a_target_that_gets_no_requests_does_not_pass(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, out = shift_in(deployed, step=50)
     world.requests_per_weight = 0  # nothing reaches green: no evidence it works
     with pytest.raises(ShiftError, match=r"step 1/2  blue 50  green 50: 0 requests in the window, fewer than"):
         shift.run("green")
     assert deployed.weights() == {"blue": 100, "green": 0}
-    assert "at least 1 request(s)" in out.getvalue().splitlines()[0]
+    assert "at least 1 request(s)" in header(out)
 
 
-def test_quiet_windows_pass_when_asked_and_every_line_says_so(tmp_path: Path, deployed: Emulated) -> None:
-    shift, world, out = shift_in(tmp_path, deployed, step=50, allow_idle=True)
+def test_quiet_windows_pass_when_asked_and_every_line_says_so(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, out = shift_in(deployed, step=50, allow_idle=True)
     world.requests_per_weight = 0
     shift.run("green")
     assert deployed.weights() == {"blue": 0, "green": 100}
     lines = out.getvalue().splitlines()
-    assert "a window with fewer than 1 request(s) PASSES (idle allowed)" in lines[0]
+    assert "a window with fewer than 1 request(s) PASSES (idle allowed)" in header(out)
     assert [line.split(" | ")[2] for line in lines if line.startswith("step ")] == ["ok, IDLE (allowed)"] * 2
 
 
-def test_slow_responses_roll_back_too(tmp_path: Path, deployed: Emulated) -> None:
-    shift, world, _ = shift_in(tmp_path, deployed, step=50)
+def test_slow_responses_roll_back_too(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, _ = shift_in(deployed, step=50)
     world.p99_at[50] = 2.5
     with pytest.raises(ShiftError, match=r"step 1/2  blue 50  green 50: p99 response time 2\.500 s above"):
         shift.run("green")
     assert deployed.weights() == {"blue": 100, "green": 0}
 
 
-def test_a_failed_deploy_rolls_back(tmp_path: Path, deployed: Emulated) -> None:
-    shift, world, _ = shift_in(tmp_path, deployed)
+def test_a_failed_deploy_rolls_back(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, _ = shift_in(deployed)
     world.deploy_works = False
     with pytest.raises(ShiftError, match="step 1/5  blue 80  green 20: `cdktf deploy` exited 1; the roll-back to blue 100"):
         shift.run("green")
@@ -331,7 +358,7 @@ def test_a_failed_deploy_rolls_back(tmp_path: Path, deployed: Emulated) -> None:
 
 
 def test_the_command_exits_1_with_the_reason_when_a_step_fails(
-    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, deployed: Emulated, argocd: FakeKubernetes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
     path = write_project(tmp_path, config)
@@ -339,15 +366,16 @@ def test_the_command_exits_1_with_the_reason_when_a_step_fails(
     def broken(colours: Sequence[str]) -> None:
         raise ShiftError("`cdktf deploy blue green --auto-approve` exited 1")
 
-    clients = Aws(deployed.route53, deployed.elbv2, deployed.cloudwatch, deployed.eks)
+    eks = WithInsights(deployed.eks)
+    clients = Aws(deployed.route53, deployed.elbv2, deployed.cloudwatch, eks, lambda cluster: argocd.api())
     assert main(["--to", "green", "--config", str(path)], aws=clients, deploy=broken) == 1
     assert capsys.readouterr().err.startswith(
         "failed: step 1/5  blue 80  green 20: `cdktf deploy blue green --auto-approve` exited 1"
     )
 
 
-def test_route53_that_never_changes_times_out_and_rolls_back(tmp_path: Path, deployed: Emulated) -> None:
-    shift, world, _ = shift_in(tmp_path, deployed, dns_timeout_seconds=120)
+def test_route53_that_never_changes_times_out_and_rolls_back(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, _ = shift_in(deployed, dns_timeout_seconds=120)
     world.dns_delay = 10_000
     with pytest.raises(ShiftError, match=r"after 120 s Route53 still serves blue 100 \(want 80\), green 0 \(want 20\)"):
         shift.run("green")
@@ -363,26 +391,26 @@ def assert_refused(shift: Shift, world: World, message: str) -> None:
     assert shift.config_path.read_text() == before
 
 
-def test_shifting_to_an_undeployed_colour_is_refused(tmp_path: Path, emulated: Emulated) -> None:
+def test_shifting_to_an_undeployed_colour_is_refused(shift_in: ShiftIn, emulated: Emulated) -> None:
     emulated.deploy_cluster("blue")
     emulated.make_load_balancer("blue")
     emulated.write_records("blue", 100)
-    shift, world, _ = shift_in(tmp_path, emulated)
+    shift, world, _ = shift_in(emulated)
     assert_refused(shift, world, r"green is not deployed: no EKS cluster eks-bg-green \(run `cdktf deploy green` first\)")
 
 
-def test_shifting_to_a_colour_without_its_weighted_record_is_refused(tmp_path: Path, emulated: Emulated) -> None:
+def test_shifting_to_a_colour_without_its_weighted_record_is_refused(shift_in: ShiftIn, emulated: Emulated) -> None:
     for colour in ("blue", "green"):
         emulated.deploy_cluster(colour)
         emulated.make_load_balancer(colour)
     emulated.write_records("blue", 100)
-    shift, world, _ = shift_in(tmp_path, emulated)
+    shift, world, _ = shift_in(emulated)
     assert_refused(shift, world, r"Route53 has no weighted record for app\.eks\.example\.com with set identifier green")
 
 
-def test_weights_that_differ_from_what_route53_serves_are_refused(tmp_path: Path, deployed: Emulated) -> None:
+def test_weights_that_differ_from_what_route53_serves_are_refused(shift_in: ShiftIn, deployed: Emulated) -> None:
     deployed.write_records("green", 50)
-    shift, world, _ = shift_in(tmp_path, deployed)
+    shift, world, _ = shift_in(deployed)
     assert_refused(shift, world, "Route53 serves green 50 but the config says green 0: deploy the config first")
 
 
@@ -414,3 +442,72 @@ def test_dry_run_prints_the_plan_and_changes_nothing(tmp_path: Path, capsys: pyt
     assert "gate: 5xx <= 1.00%, p99 <= 1.000 s, a window with fewer than 1 request(s) PASSES (idle allowed)" in (
         capsys.readouterr().out.splitlines()
     )
+
+
+# --- readiness: traffic moves only to a colour that has proven itself ---------------------------
+
+
+def test_a_ready_target_is_reported_check_by_check_before_the_first_step(shift_in: ShiftIn, deployed: Emulated) -> None:
+    shift, world, out = shift_in(deployed, step=100)
+    world.insights.insights["eks-bg-green"] = [insight("Deprecated APIs removed in Kubernetes v1.36", "PASSING")]
+    shift.run("green")
+    lines = out.getvalue().splitlines()
+    assert lines[:5] == [
+        "readiness of green:",
+        "  ok       EKS cluster eks-bg-green is ACTIVE",
+        "  ok       no EKS insight in ERROR for eks-bg-green",
+        "  ok       Argo CD applications Synced/Healthy: all 4 (app-of-apps, aws-load-balancer-controller, external-dns, "
+        "sample-app)",
+        f"  ok       load balancer {deployed.footprints['green'].alb_arn.split(':loadbalancer/')[1]}: every target group (1) "
+        "has healthy targets",
+    ]
+    assert deployed.weights() == {"blue": 0, "green": 100}
+
+
+def test_a_target_that_has_not_proven_itself_gets_no_weight_and_every_gap_is_named(
+    shift_in: ShiftIn, deployed: Emulated, argocd: FakeKubernetes
+) -> None:
+    shift, world, out = shift_in(deployed)
+    world.insights.insights["eks-bg-green"] = [insight("Kubelet version skew", "ERROR")]
+    argocd.add_application("external-dns", sync="OutOfSync", health="Healthy")
+    argocd.add_application("sample-app", sync="Synced", health="Degraded")
+    footprint = deployed.footprints["green"]
+    deployed.elbv2.deregister_targets(TargetGroupArn=footprint.target_group_arn, Targets=[{"Id": "10.0.1.10", "Port": 8080}])
+    assert_refused(shift, world, "green has not proven itself ready for traffic: ")
+    refusal = [line for line in out.getvalue().splitlines() if line.startswith("  MISSING")]
+    assert refusal == [
+        "  MISSING  EKS insights in ERROR for eks-bg-green: Kubelet version skew (UPGRADE_READINESS)",
+        "  MISSING  Argo CD applications not Synced/Healthy: external-dns (OutOfSync/Healthy), sample-app (Synced/Degraded) "
+        "(4 in all)",
+        "  MISSING  load balancer "
+        + footprint.alb_arn.split(":loadbalancer/")[1]
+        + ": target groups without a healthy target: k8s-sampleapp-green (no targets)",
+    ]
+    assert deployed.weights() == {"blue": 100, "green": 0}
+
+
+def test_a_colour_without_its_app_of_apps_is_not_ready(shift_in: ShiftIn, deployed: Emulated, argocd: FakeKubernetes) -> None:
+    argocd.objects.clear()
+    shift, world, _ = shift_in(deployed)
+    assert_refused(shift, world, "Argo CD applications: no app-of-apps in namespace argocd")
+
+
+def test_skipping_readiness_moves_weight_and_says_so_loudly(
+    shift_in: ShiftIn, deployed: Emulated, argocd: FakeKubernetes
+) -> None:
+    argocd.objects.clear()  # not ready: skipping is what lets the shift go on
+    shift, _, out = shift_in(deployed, step=100, skip_readiness=True)
+    shift.run("green")
+    assert deployed.weights() == {"blue": 0, "green": 100}
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("WARNING: --skip-readiness: green has NOT been checked")
+    assert header(out).endswith("| READINESS NOT CHECKED (--skip-readiness)")
+
+
+def test_dry_run_says_whether_readiness_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    path = write_project(tmp_path, config)
+    assert main(["--to", "green", "--dry-run", "--config", str(path)]) == 0
+    assert "readiness: checked before the first step" in capsys.readouterr().out
+    assert main(["--to", "green", "--dry-run", "--skip-readiness", "--config", str(path)]) == 0
+    assert "readiness: NOT CHECKED (--skip-readiness)" in capsys.readouterr().out

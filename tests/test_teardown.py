@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from model.teardown_plan import TeardownPlan
 from tests.support.emulated_aws import HOSTNAME, REGION, ZONE_NAME, Emulated, FakeClock, cluster
+from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import colour_leftovers
-from tools.kube import APPLICATIONS, INGRESSES, KubeApi
+from tools.kube import APPLICATIONS, KubeApi
 from tools.teardown import Teardown, TeardownAws, TeardownError, UnsafeTeardownError
 
 PLAN = TeardownPlan(
@@ -34,94 +33,6 @@ PLAN = TeardownPlan(
     ingress_namespaces=(),
     timeout_seconds=600,
 )
-FINALIZER_POLLS = 3  # readings a deleted object survives while its finalizer runs
-
-
-class FakeKubernetes:
-    """Argo CD Applications and Ingresses behind the Kubernetes REST paths the hook uses.
-
-    A deleted object lingers for a few readings (its finalizer at work), then disappears and
-    runs its `on_gone` hook: what the controllers would have done meanwhile."""
-
-    def __init__(self) -> None:
-        self.objects: dict[str, dict[str, Any]] = {}
-        self.deleting: dict[str, int] = {}
-        self.on_gone: dict[str, Callable[[], None]] = {}
-        self.on_delete: dict[str, Callable[[], None]] = {}
-        self.events: list[str] = []
-        self.tokens: set[str] = set()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        # A short poll: shutdown() waits for the loop's next poll (0.5 s by default), once per test.
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def add_application(self, name: str) -> None:
-        path = f"{APPLICATIONS.format(namespace='argocd')}/{name}"
-        self.objects[path] = {"metadata": {"name": name}, "spec": {"syncPolicy": {"automated": {"prune": True}}}}
-
-    def add_ingress(self, namespace: str, name: str) -> None:
-        self.objects[f"{INGRESSES.format(namespace=namespace)}/{name}"] = {"metadata": {"name": name}}
-
-    def application(self, name: str) -> dict[str, Any] | None:
-        return self.objects.get(f"{APPLICATIONS.format(namespace='argocd')}/{name}")
-
-    def _read(self, path: str) -> Any:
-        if path.endswith("/ingresses"):
-            found = [self._read(p) for p in list(self.objects) if p.startswith(path + "/")]
-            return {"items": [item for item in found if item is not None]}
-        if path in self.deleting:
-            self.deleting[path] -= 1
-            if self.deleting[path] <= 0:
-                del self.deleting[path], self.objects[path]
-                name = path.rsplit("/", 1)[1]
-                self.events.append(f"gone {name}")
-                self.on_gone.get(name, lambda: None)()
-        return self.objects.get(path)
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _answer(self, body: Any) -> None:
-                payload = json.dumps(body).encode() if body is not None else b'{"kind": "Status", "code": 404}'
-                self.send_response(200 if body is not None else 404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def _body(self) -> Any:
-                fake.tokens.add(self.headers["Authorization"])
-                length = int(self.headers.get("Content-Length") or 0)
-                return json.loads(self.rfile.read(length)) if length else None
-
-            def do_GET(self) -> None:
-                self._body()
-                self._answer(fake._read(self.path))
-
-            def do_PATCH(self) -> None:
-                patch, found = self._body(), fake.objects.get(self.path)
-                if found is not None:
-                    fake.events.append(f"patch {self.path.rsplit('/', 1)[1]} {json.dumps(patch, sort_keys=True)}")
-                    found["spec"]["syncPolicy"].update(patch["spec"]["syncPolicy"])
-                self._answer(found)
-
-            def do_DELETE(self) -> None:
-                options, found = self._body(), fake.objects.get(self.path)
-                if found is not None and self.path not in fake.deleting:
-                    name = self.path.rsplit("/", 1)[1]
-                    fake.events.append(f"delete {name} ({options['propagationPolicy']})")
-                    fake.deleting[self.path] = FINALIZER_POLLS
-                    fake.on_delete.get(name, lambda: None)()
-                self._answer(found)
-
-        return Handler
 
 
 @pytest.fixture
@@ -130,8 +41,7 @@ def kube() -> Iterator[FakeKubernetes]:
     for name in ("app-of-apps", "aws-load-balancer-controller", "external-dns", "sample-app"):
         fake.add_application(name)
     yield fake
-    fake.server.shutdown()
-    fake.server.server_close()
+    fake.close()
 
 
 @pytest.fixture
@@ -155,7 +65,7 @@ def teardown_of(
 ) -> Teardown:
     def api() -> KubeApi:
         assert kube is not None, "the hook must not call the Kubernetes API of a cluster that does not exist"
-        return KubeApi(kube.url, lambda: "Bearer-test", None)
+        return kube.api()
 
     clients = TeardownAws(aws.route53, aws.elbv2, aws.ec2, aws.eks)
     return Teardown(plan=plan, aws=clients, kube=api, clock=clock, out=io.StringIO(), **options)
@@ -269,8 +179,7 @@ def test_a_cluster_that_is_already_gone_only_waits_for_aws(emulated: Emulated) -
 
 def test_an_unreachable_kubernetes_api_stops_the_destroy_unless_forced(blue: Emulated) -> None:
     closed = FakeKubernetes()
-    closed.server.shutdown()
-    closed.server.server_close()
+    closed.close()
     with pytest.raises(TeardownError, match="cannot reach eks-bg-blue's Kubernetes API"):
         teardown_of(blue, closed, FakeClock()).run()
     assert len(leftovers(blue)) == 5

@@ -15,15 +15,17 @@ import pytest
 
 from model.config import Config
 from model.loading import load_config
+from model.platform import CURRENT, EXTERNAL_DNS, LOAD_BALANCER_CONTROLLER
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
 from tests.support.synth import Synthesized
 
 COLOURS = ("blue", "green")
 FINALIZER = "resources-finalizer.argocd.argoproj.io"
+# The project's current release (model/platform.py), reached through the facts: argocd/apps names no version.
 PINNED_CHARTS = {
-    "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", "3.5.0"),
-    "external-dns": ("https://kubernetes-sigs.github.io/external-dns", "1.21.1"),
+    "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", CURRENT[LOAD_BALANCER_CONTROLLER]),
+    "external-dns": ("https://kubernetes-sigs.github.io/external-dns", CURRENT[EXTERNAL_DNS]),
 }
 WAVES = {"aws-load-balancer-controller": "-1", "external-dns": "0", "sample-app": "1"}
 

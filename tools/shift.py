@@ -1,6 +1,10 @@
 """Move the app's traffic to one colour in steps, each gated on that colour's load balancer metrics.
 
-    python -m tools.shift --to green [--step 20] [--interval 300] [--dry-run]
+    python -m tools.shift --to green [--step 20] [--interval 300] [--dry-run] [--skip-readiness]
+
+Before any weight moves, the target must prove itself ready (tools/readiness.py): its EKS cluster
+ACTIVE with no upgrade insight in ERROR, every Argo CD Application Synced and Healthy, healthy
+targets behind its load balancer. Anything missing is named and nothing changes.
 
 Per step: write the colours' weights into the config, `cdktf deploy` the colours whose weight
 changed, wait until Route53 serves the new weights (ExternalDNS writes them from the Ingress)
@@ -24,9 +28,12 @@ from typing import Any, NoReturn, TextIO
 
 from model.config import MAX_WEIGHT, MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig, cluster_name
 from model.loading import ConfigError, load_config, write_weights
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
+from tools import readiness
 from tools.aws import load_balancer_for, weighted_records, zone_id
 from tools.cli import exit_status, run_cdktf
 from tools.clock import POLL_SECONDS, Clock, SystemClock
+from tools.kube import KubeApi
 
 # CloudWatch publishes ALB metrics per minute, about a minute late: a window is read this long after it closes.
 METRICS_DELAY_SECONDS = 60
@@ -49,12 +56,15 @@ class Aws:
     elbv2: Any
     cloudwatch: Any
     eks: Any
+    kube: Callable[[str], KubeApi] | None = None  # a cluster's Kubernetes API, by cluster name
 
     @classmethod
     def connect(cls, region: str) -> Aws:
         import boto3
 
-        return cls(*(boto3.client(name, region_name=region) for name in ("route53", "elbv2", "cloudwatch", "eks")))
+        session = boto3.Session(region_name=region)
+        route53, elbv2, cloudwatch, eks = (session.client(name) for name in ("route53", "elbv2", "cloudwatch", "eks"))
+        return cls(route53, elbv2, cloudwatch, eks, lambda cluster: KubeApi.for_eks(session, eks, cluster, region))
 
 
 @dataclass(frozen=True)
@@ -184,6 +194,7 @@ class Shift:
     deploy: Deploy
     clock: Clock
     out: TextIO
+    skip_readiness: bool = False  # --skip-readiness: move weight without the target's proof (said loudly)
 
     def run(self, target: str) -> None:
         weights = self.config.weights
@@ -192,11 +203,14 @@ class Shift:
             self._say(f"{target} already has all the traffic ({describe(weights)}): nothing to do")
             return
         affected = [colour for colour in weights if any(state[colour] != weights[colour] for state in plan)]
-        zone, dimension = self._preflight(target, affected, weights)
+        zone, load_balancer = self._preflight(target, affected, weights)
+        self._readiness(target, load_balancer)
+        unproven = " | READINESS NOT CHECKED (--skip-readiness)" if self.skip_readiness else ""
         self._say(
             f"shifting to {target}: {describe(weights)} -> {describe(plan[-1])} in {len(plan)} step(s); each step is "
-            f"watched for {self.settings.interval_seconds} s ({gate(self.settings)})"
+            f"watched for {self.settings.interval_seconds} s ({gate(self.settings)}){unproven}"
         )
+        dimension = load_balancer.split(":loadbalancer/", 1)[1]
         previous = weights
         try:
             self._steps(plan, affected, zone, dimension, previous)
@@ -237,7 +251,7 @@ class Shift:
         return self.config.dns.app_hostname
 
     def _preflight(self, target: str, affected: list[str], weights: Weights) -> tuple[str, str]:
-        """The sub-zone's id and the target load balancer's CloudWatch dimension, once all is safe."""
+        """The sub-zone's id and the target's load balancer (ARN), once all is safe."""
         for colour in affected:
             name = cluster_name(self.config, colour)
             try:
@@ -266,9 +280,40 @@ class Shift:
                 f"deploy the config first (cdktf deploy {' '.join(affected)}) or correct it"
             )
         try:
-            return zone, load_balancer_for(self.aws.elbv2, live[target])[1]
+            return zone, load_balancer_for(self.aws.elbv2, live[target])[0]
         except LookupError as err:
             raise UnsafeShiftError(str(err)) from None
+
+    def _readiness(self, target: str, load_balancer: str) -> None:
+        """Refuse to move weight to a colour that has not proven itself (tools/readiness.py), naming what is missing."""
+        if self.skip_readiness:
+            self._say(
+                f"WARNING: --skip-readiness: {target} has NOT been checked (EKS status and insights, Argo CD sync and "
+                "health, healthy targets); weight may move to a colour that cannot serve it"
+            )
+            return
+        name = cluster_name(self.config, target)
+        kube = self.aws.kube
+        if kube is None:
+            raise UnsafeShiftError(f"no Kubernetes access to check {target}'s Argo CD applications")
+        findings = readiness.check(
+            eks=self.aws.eks,
+            elbv2=self.aws.elbv2,
+            kube=lambda: kube(name),
+            cluster=name,
+            load_balancer_arn=load_balancer,
+            argocd_namespace=ARGOCD_NAMESPACE,
+            parent_application=PARENT_APPLICATION,
+        )
+        self._say(f"readiness of {target}:")
+        for finding in findings:
+            self._say(finding.line())
+        missing = [f.detail for f in findings if not f.ready]
+        if missing:
+            raise UnsafeShiftError(
+                f"{target} has not proven itself ready for traffic: {'; '.join(missing)}. Nothing was changed; fix what "
+                "is missing or wait, then run the shift again (--skip-readiness moves weight without this proof)"
+            )
 
     def _apply(self, state: Weights, affected: list[str], zone: str) -> None:
         """Write the weights, deploy, and return once clients can be getting them."""
@@ -338,6 +383,11 @@ def main(argv: Sequence[str] | None = None, *, aws: Aws | None = None, deploy: D
         action="store_true",
         help="let a window with fewer than traffic.shift.min_requests requests pass (default: traffic.shift.allow_idle)",
     )
+    parser.add_argument(
+        "--skip-readiness",
+        action="store_true",
+        help="move weight without checking that the target is ready (EKS insights, Argo CD sync and health, targets)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the plan of weights and change nothing")
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
@@ -358,13 +408,14 @@ def _run(args: argparse.Namespace, aws: Aws | None, deploy: Deploy | None) -> No
             f"--interval: {settings.interval_seconds} is not allowed; use at least {MIN_SHIFT_INTERVAL_SECONDS} s"
         )
     if args.dry_run:
-        _print_plan(config, settings, args.to)
+        _print_plan(config, settings, args.to, skip_readiness=args.skip_readiness)
         return
     deploy = deploy or functools.partial(cdktf_deploy, cwd=args.config.resolve().parent)
-    Shift(args.config, config, settings, aws or Aws.connect(config.region), deploy, SystemClock(), sys.stdout).run(args.to)
+    clients = aws or Aws.connect(config.region)
+    Shift(args.config, config, settings, clients, deploy, SystemClock(), sys.stdout, args.skip_readiness).run(args.to)
 
 
-def _print_plan(config: Config, settings: ShiftConfig, target: str) -> None:
+def _print_plan(config: Config, settings: ShiftConfig, target: str, *, skip_readiness: bool) -> None:
     weights = config.weights
     plan = plan_weights(weights, target, settings.step)
     print(f"now      {describe(weights)}")
@@ -373,6 +424,13 @@ def _print_plan(config: Config, settings: ShiftConfig, target: str) -> None:
     if plan:
         print(f"each step: deploy, wait for Route53 and the TTL, watch {target}'s ALB for {settings.interval_seconds} s")
         print(f"gate: {gate(settings)}")
+        if skip_readiness:
+            print(f"readiness: NOT CHECKED (--skip-readiness): weight may move to {target} before it has proven itself")
+        else:
+            print(
+                f"readiness: checked before the first step ({target}: EKS ACTIVE, no insight in ERROR, Argo CD Synced and "
+                "Healthy, healthy targets)"
+            )
     else:
         print(f"{target} already has all the traffic: nothing to do")
 

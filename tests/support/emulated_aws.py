@@ -126,6 +126,14 @@ class Emulated:
         target_group = self.elbv2.create_target_group(
             Name=f"k8s-sampleapp-{colour}", Protocol="HTTP", Port=8080, VpcId=self.vpc, TargetType="ip", Tags=tags
         )["TargetGroups"][0]["TargetGroupArn"]
+        # The Ingress's listener forwards to the app's target group, whose pods pass their health checks.
+        self.elbv2.create_listener(
+            LoadBalancerArn=lb["LoadBalancerArn"],
+            Protocol="HTTP",
+            Port=80,
+            DefaultActions=[{"Type": "forward", "TargetGroupArn": target_group}],
+        )
+        self.elbv2.register_targets(TargetGroupArn=target_group, Targets=[{"Id": "10.0.1.10", "Port": 8080}])
         footprint = Footprint(lb["LoadBalancerArn"], lb["DNSName"], lb["CanonicalHostedZoneId"], target_group, group)
         self.footprints[colour] = footprint
         return footprint
@@ -246,3 +254,25 @@ def teach_percentiles(monkeypatch: pytest.MonkeyPatch) -> None:
         return values[rank - 1]
 
     monkeypatch.setattr(Statistics, "get_statistics_for_type", with_percentiles)
+
+
+class WithInsights:
+    """moto's EKS with ListInsights on top: moto answers it with 404 "Not yet implemented", so the
+    insights a test sets (cluster -> insight summaries) are served here; every other call goes to moto."""
+
+    def __init__(self, eks: Any) -> None:
+        self._eks = eks
+        self.insights: dict[str, list[dict[str, Any]]] = {}
+
+    def list_insights(self, *, clusterName: str, filter: dict[str, list[str]], **_: Any) -> dict[str, Any]:  # noqa: N803
+        wanted = filter.get("statuses") or ["PASSING", "WARNING", "ERROR", "UNKNOWN"]
+        found = [i for i in self.insights.get(clusterName, []) if i["insightStatus"]["status"] in wanted]
+        return {"insights": found}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._eks, name)
+
+
+def insight(name: str, status: str) -> dict[str, Any]:
+    """An insight summary as EKS lists it."""
+    return {"id": name, "name": name, "category": "UPGRADE_READINESS", "insightStatus": {"status": status, "reason": ""}}

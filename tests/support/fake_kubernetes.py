@@ -1,0 +1,113 @@
+"""A Kubernetes API that serves Argo CD Applications and Ingresses on the REST paths the operator
+commands use (tools/kube.py), over HTTP on a loopback port: the teardown deletes through it, the
+shift's readiness check lists through it.
+
+A deleted object lingers for a few readings (its finalizer at work), then disappears and runs its
+`on_gone` hook: what the controllers would have done meanwhile."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tools.kube import APPLICATIONS, INGRESSES, KubeApi
+
+FINALIZER_POLLS = 3  # readings a deleted object survives while its finalizer runs
+
+
+class FakeKubernetes:
+    """Argo CD Applications and Ingresses behind the Kubernetes REST paths of tools/kube.py."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, dict[str, Any]] = {}
+        self.deleting: dict[str, int] = {}
+        self.on_gone: dict[str, Callable[[], None]] = {}
+        self.on_delete: dict[str, Callable[[], None]] = {}
+        self.events: list[str] = []
+        self.tokens: set[str] = set()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        # A short poll: shutdown() waits for the loop's next poll (0.5 s by default), once per test.
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def add_application(self, name: str, *, sync: str = "Synced", health: str = "Healthy") -> None:
+        path = f"{APPLICATIONS.format(namespace='argocd')}/{name}"
+        self.objects[path] = {
+            "metadata": {"name": name},
+            "spec": {"syncPolicy": {"automated": {"prune": True}}},
+            "status": {"sync": {"status": sync}, "health": {"status": health}},
+        }
+
+    def api(self) -> KubeApi:
+        return KubeApi(self.url, lambda: "Bearer-test", None)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def add_ingress(self, namespace: str, name: str) -> None:
+        self.objects[f"{INGRESSES.format(namespace=namespace)}/{name}"] = {"metadata": {"name": name}}
+
+    def application(self, name: str) -> dict[str, Any] | None:
+        return self.objects.get(f"{APPLICATIONS.format(namespace='argocd')}/{name}")
+
+    def _read(self, path: str) -> Any:
+        if path.endswith(("/ingresses", "/applications")):
+            found = [self._read(p) for p in list(self.objects) if p.startswith(path + "/")]
+            return {"items": [item for item in found if item is not None]}
+        if path in self.deleting:
+            self.deleting[path] -= 1
+            if self.deleting[path] <= 0:
+                del self.deleting[path], self.objects[path]
+                name = path.rsplit("/", 1)[1]
+                self.events.append(f"gone {name}")
+                self.on_gone.get(name, lambda: None)()
+        return self.objects.get(path)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _answer(self, body: Any) -> None:
+                payload = json.dumps(body).encode() if body is not None else b'{"kind": "Status", "code": 404}'
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def _body(self) -> Any:
+                fake.tokens.add(self.headers["Authorization"])
+                length = int(self.headers.get("Content-Length") or 0)
+                return json.loads(self.rfile.read(length)) if length else None
+
+            def do_GET(self) -> None:
+                self._body()
+                self._answer(fake._read(self.path))
+
+            def do_PATCH(self) -> None:
+                patch, found = self._body(), fake.objects.get(self.path)
+                if found is not None:
+                    fake.events.append(f"patch {self.path.rsplit('/', 1)[1]} {json.dumps(patch, sort_keys=True)}")
+                    found["spec"]["syncPolicy"].update(patch["spec"]["syncPolicy"])
+                self._answer(found)
+
+            def do_DELETE(self) -> None:
+                options, found = self._body(), fake.objects.get(self.path)
+                if found is not None and self.path not in fake.deleting:
+                    name = self.path.rsplit("/", 1)[1]
+                    fake.events.append(f"delete {name} ({options['propagationPolicy']})")
+                    fake.deleting[self.path] = FINALIZER_POLLS
+                    fake.on_delete.get(name, lambda: None)()
+                self._answer(found)
+
+        return Handler
