@@ -3,9 +3,11 @@ synthesizes its configurations once and asserts many times on the result."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import shutil
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +42,26 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
     if name == "Testing" and getattr(obj, "__module__", "") == "cdktf":
         return []
     return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """moto's service modules take ~1 s to import. The session's first seconds wait on the jsii
+    runtime (synthesis runs in its node process), so a thread imports them meanwhile. The thread's
+    modules (moto's) are not the ones the main thread imports then (the provider bindings'), and
+    Python's import locks keep each module to one importer."""
+    if any("emulated_clients" in getattr(item, "fixturenames", ()) for item in session.items):
+        threading.Thread(target=_import_emulator, name="import-moto", daemon=True).start()
+
+
+def _import_emulator() -> None:
+    from tests.support.emulated_aws import SERVICES
+
+    try:
+        for service in SERVICES:
+            for part in ("models", "responses", "urls"):
+                importlib.import_module(f"moto.{service}.{part}")
+    except Exception:  # only a head start: the fixture imports them again and reports any error
+        pass
 
 
 @pytest.fixture(scope="session")
