@@ -6,6 +6,7 @@ import ast
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -179,3 +180,18 @@ def test_build_scripts_run_on_the_machines_python(project_dir: Path) -> None:
     # ... and `model` is only its paths there: the package itself imports nothing.
     assert imported_packages(project_dir / "model" / "paths.py") - set(sys.stdlib_module_names) == set()
     assert imported_packages(project_dir / "model" / "__init__.py") == set()
+
+
+def test_every_readme_section_a_message_names_exists(project_dir: Path) -> None:
+    """Messages send operators to "README: '<section>'": a renamed section must not leave them lost."""
+    readme = (project_dir / "README.md").read_text()
+    sections = {line.lstrip("#").strip() for line in readme.splitlines() if line.startswith("#")}
+    sections |= {match.rstrip(".") for match in re.findall(r"^\*\*([^*]+)\*\*", readme, flags=re.M)}
+    named = {
+        (path.relative_to(project_dir).as_posix(), name)
+        for folder in ("model", "tools", "stacks", "components")
+        for path in (project_dir / folder).glob("*.py")
+        for name in re.findall(r"README: '([^']+)'", path.read_text())
+    }
+    assert len(named) >= 2, named
+    assert sorted((where, name) for where, name in named if name not in sections) == []
