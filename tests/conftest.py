@@ -24,6 +24,7 @@ pytest_plugins = ["tests.support.background_checks"]
 
 if TYPE_CHECKING:
     from tests.support.emulated_aws import Emulated
+    from tests.support.fake_kubernetes import FakeKubernetes
     from tests.support.synth import Synthesized
 
 # The environment the Makefile sets, so that `pytest` alone behaves like `make test`. It must be
@@ -136,6 +137,19 @@ def emulated(emulated_clients: Emulated) -> Iterator[Emulated]:
     world = emulated_clients.fresh()
     yield world
     world.clean()
+
+
+@pytest.fixture
+def argocd() -> Iterator[FakeKubernetes]:
+    """A colour's Argo CD behind a Kubernetes API (tests/support/fake_kubernetes.py): the App of Apps
+    and its children, all Synced and Healthy."""
+    from tests.support.fake_kubernetes import FakeKubernetes
+
+    fake = FakeKubernetes()
+    for name in ("app-of-apps", "aws-load-balancer-controller", "external-dns", "sample-app"):
+        fake.add_application(name)
+    yield fake
+    fake.close()
 
 
 @pytest.fixture

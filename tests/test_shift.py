@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -235,16 +235,6 @@ def deployed(emulated: Emulated, percentiles: None) -> Emulated:
 
 
 ShiftIn = Callable[..., tuple[Shift, World, io.StringIO]]
-
-
-@pytest.fixture
-def argocd() -> Iterator[FakeKubernetes]:
-    """The target's Argo CD: the App of Apps and its children, all Synced and Healthy."""
-    fake = FakeKubernetes()
-    for name in ("app-of-apps", "aws-load-balancer-controller", "external-dns", "sample-app"):
-        fake.add_application(name)
-    yield fake
-    fake.close()
 
 
 @pytest.fixture

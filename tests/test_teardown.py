@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import threading
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -36,21 +35,12 @@ PLAN = TeardownPlan(
 
 
 @pytest.fixture
-def kube() -> Iterator[FakeKubernetes]:
-    fake = FakeKubernetes()
-    for name in ("app-of-apps", "aws-load-balancer-controller", "external-dns", "sample-app"):
-        fake.add_application(name)
-    yield fake
-    fake.close()
-
-
-@pytest.fixture
-def blue(emulated: Emulated, kube: FakeKubernetes) -> Emulated:
+def blue(emulated: Emulated, argocd: FakeKubernetes) -> Emulated:
     """blue, retired to weight 0 but still running; the controllers clean up as they would."""
     emulated.deploy_cluster("blue")
     emulated.make_load_balancer("blue")
     emulated.write_records("blue", 0)
-    kube.on_gone["sample-app"] = lambda: emulated.remove_load_balancer("blue")  # the Ingress finalizer
+    argocd.on_gone["sample-app"] = lambda: emulated.remove_load_balancer("blue")  # the Ingress finalizer
     return emulated
 
 
@@ -61,11 +51,11 @@ def leftovers(aws: Emulated) -> list[str]:
 
 
 def teardown_of(
-    aws: Emulated, kube: FakeKubernetes | None, clock: FakeClock, plan: TeardownPlan = PLAN, **options: Any
+    aws: Emulated, argocd: FakeKubernetes | None, clock: FakeClock, plan: TeardownPlan = PLAN, **options: Any
 ) -> Teardown:
     def api() -> KubeApi:
-        assert kube is not None, "the hook must not call the Kubernetes API of a cluster that does not exist"
-        return kube.api()
+        assert argocd is not None, "the hook must not call the Kubernetes API of a cluster that does not exist"
+        return argocd.api()
 
     clients = TeardownAws(aws.route53, aws.elbv2, aws.ec2, aws.eks)
     return Teardown(plan=plan, aws=clients, kube=api, clock=clock, out=io.StringIO(), **options)
@@ -85,23 +75,23 @@ def external_dns_removes_records_after(aws: Emulated, clock: FakeClock, seconds:
 
 
 def test_workloads_go_first_then_their_load_balancer_and_records_then_the_controllers(
-    blue: Emulated, kube: FakeKubernetes
+    blue: Emulated, argocd: FakeKubernetes
 ) -> None:
     clock = FakeClock()
     seen_at_controller_delete: list[list[str]] = []
-    kube.on_delete["external-dns"] = lambda: seen_at_controller_delete.append(leftovers(blue))
+    argocd.on_delete["external-dns"] = lambda: seen_at_controller_delete.append(leftovers(blue))
     ingress_gone = threading.Event()
 
     def ingress_finalizer() -> None:  # the load balancer controller removes the ALB, then the Ingress goes
         blue.remove_load_balancer("blue")
         ingress_gone.set()
 
-    kube.on_gone["sample-app"] = ingress_finalizer
+    argocd.on_gone["sample-app"] = ingress_finalizer
     external_dns_removes_records_after(blue, clock, 60, ingress_gone)
 
-    teardown_of(blue, kube, clock).run()
+    teardown_of(blue, argocd, clock).run()
 
-    assert kube.events == [
+    assert argocd.events == [
         'patch app-of-apps {"spec": {"syncPolicy": {"automated": null}}}',
         "delete sample-app (Foreground)",
         "gone sample-app",
@@ -112,39 +102,39 @@ def test_workloads_go_first_then_their_load_balancer_and_records_then_the_contro
     ]
     assert seen_at_controller_delete == [[]], "ExternalDNS and the controller must outlive the ALB and the records"
     assert leftovers(blue) == []
-    assert kube.application("app-of-apps") is not None  # Terraform removes the parent next (its release)
-    assert kube.tokens == {"Bearer Bearer-test"}
+    assert argocd.application("app-of-apps") is not None  # Terraform removes the parent next (its release)
+    assert argocd.tokens == {"Bearer Bearer-test"}
 
 
-def test_a_colour_that_still_has_weight_in_route53_is_not_touched(blue: Emulated, kube: FakeKubernetes) -> None:
+def test_a_colour_that_still_has_weight_in_route53_is_not_touched(blue: Emulated, argocd: FakeKubernetes) -> None:
     blue.write_records("blue", 30)
     with pytest.raises(
         UnsafeTeardownError, match=r"blue still has weight 30 in Route53 for app\.eks\.example\.com: shift its traffic"
     ):
-        teardown_of(blue, kube, FakeClock()).run()
-    assert kube.events == []
+        teardown_of(blue, argocd, FakeClock()).run()
+    assert argocd.events == []
     assert len(leftovers(blue)) == 5  # 2 records, load balancer, target group, security group
 
 
-def test_a_colour_deployed_with_weight_is_not_touched(blue: Emulated, kube: FakeKubernetes) -> None:
+def test_a_colour_deployed_with_weight_is_not_touched(blue: Emulated, argocd: FakeKubernetes) -> None:
     with pytest.raises(UnsafeTeardownError, match=r"clusters.blue.weight is 20 in the config blue was deployed with"):
-        teardown_of(blue, kube, FakeClock(), plan=dataclasses.replace(PLAN, weight=20)).run()
-    assert kube.events == []
+        teardown_of(blue, argocd, FakeClock(), plan=dataclasses.replace(PLAN, weight=20)).run()
+    assert argocd.events == []
 
 
-def test_force_takes_down_a_colour_that_still_has_weight(blue: Emulated, kube: FakeKubernetes) -> None:
+def test_force_takes_down_a_colour_that_still_has_weight(blue: Emulated, argocd: FakeKubernetes) -> None:
     blue.write_records("blue", 30)
-    kube.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
-    teardown_of(blue, kube, FakeClock(), plan=dataclasses.replace(PLAN, weight=20), force=True).run()
+    argocd.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
+    teardown_of(blue, argocd, FakeClock(), plan=dataclasses.replace(PLAN, weight=20), force=True).run()
     assert leftovers(blue) == []
-    assert kube.application("aws-load-balancer-controller") is None
+    assert argocd.application("aws-load-balancer-controller") is None
 
 
-def test_what_outlives_the_bounded_wait_is_named_and_the_controllers_are_kept(blue: Emulated, kube: FakeKubernetes) -> None:
-    kube.on_gone["sample-app"] = lambda: None  # the controller is stuck: the ALB stays
+def test_what_outlives_the_bounded_wait_is_named_and_the_controllers_are_kept(blue: Emulated, argocd: FakeKubernetes) -> None:
+    argocd.on_gone["sample-app"] = lambda: None  # the controller is stuck: the ALB stays
     clock = FakeClock()
     with pytest.raises(TeardownError) as failure:
-        teardown_of(blue, kube, clock, plan=dataclasses.replace(PLAN, timeout_seconds=120)).run()
+        teardown_of(blue, argocd, clock, plan=dataclasses.replace(PLAN, timeout_seconds=120)).run()
     message = str(failure.value)
     assert message.startswith("after 120 s (traffic.teardown_timeout_seconds) still there: Route53 ")
     for part in (
@@ -157,18 +147,18 @@ def test_what_outlives_the_bounded_wait_is_named_and_the_controllers_are_kept(bl
         assert part in message
     assert "run `cdktf destroy blue` again" in message
     assert clock.slept <= 120 + 10
-    assert kube.application("external-dns") is not None
-    assert kube.application("aws-load-balancer-controller") is not None
+    assert argocd.application("external-dns") is not None
+    assert argocd.application("aws-load-balancer-controller") is not None
 
 
 def test_two_zones_with_the_sub_zones_name_stop_the_destroy_instead_of_hiding_the_records(
-    blue: Emulated, kube: FakeKubernetes
+    blue: Emulated, argocd: FakeKubernetes
 ) -> None:
     twin = blue.route53.create_hosted_zone(Name=ZONE_NAME, CallerReference="twin")["HostedZone"]["Id"]
     try:
         with pytest.raises(TeardownError, match=r"2 public hosted zones are named eks\.example\.com .*nothing of blue"):
-            teardown_of(blue, kube, FakeClock()).run()
-        assert kube.events == []
+            teardown_of(blue, argocd, FakeClock()).run()
+        assert argocd.events == []
     finally:
         blue.route53.delete_hosted_zone(Id=twin)
 
@@ -188,10 +178,10 @@ def test_an_unreachable_kubernetes_api_stops_the_destroy_unless_forced(blue: Emu
     teardown_of(blue, closed, FakeClock(), force=True).run()
 
 
-def test_helm_delivered_ingresses_are_deleted_before_the_controllers(blue: Emulated, kube: FakeKubernetes) -> None:
-    kube.objects.pop(f"{APPLICATIONS.format(namespace='argocd')}/sample-app")
-    kube.add_ingress("sample-app", "sample-app")
-    kube.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
+def test_helm_delivered_ingresses_are_deleted_before_the_controllers(blue: Emulated, argocd: FakeKubernetes) -> None:
+    argocd.objects.pop(f"{APPLICATIONS.format(namespace='argocd')}/sample-app")
+    argocd.add_ingress("sample-app", "sample-app")
+    argocd.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
     plan = dataclasses.replace(PLAN, workload_applications=(), ingress_namespaces=("sample-app",))
-    teardown_of(blue, kube, FakeClock(), plan=plan).run()
-    assert kube.events[1:4] == ["delete sample-app (Foreground)", "gone sample-app", "delete external-dns (Foreground)"]
+    teardown_of(blue, argocd, FakeClock(), plan=plan).run()
+    assert argocd.events[1:4] == ["delete sample-app (Foreground)", "gone sample-app", "delete external-dns (Foreground)"]
