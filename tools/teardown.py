@@ -51,7 +51,9 @@ class TeardownAws:
 
 
 # The hook also runs when a `cdktf deploy` replaces the colour's cluster (stacks/cluster.py).
-REPLACING = "if a deploy is replacing the cluster, make that change as a new colour instead (README: 'Changes that replace a cluster')"
+REPLACING = (
+    "if a deploy is replacing the cluster, make that change as a new colour instead (README: 'Changes that replace a cluster')"
+)
 
 
 def check_weight(plan: TeardownPlan, live_weight: int | None) -> None:
