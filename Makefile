@@ -48,6 +48,7 @@ help:
 	@echo "make lock    re-lock Pipfile.lock after editing Pipfile"
 
 synth: $(VENV_STAMP) $(NODE_STAMP)
+	$(PYTHON) -m scripts.cdktf_json
 	cdktf synth
 
 test: check pytest

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+from pathlib import Path
 
 from model.loading import ConfigError, load_config
 from model.rules import config_warnings
@@ -16,9 +19,11 @@ def main(outdir: str | None = None) -> int:
         # Before App() exists: a bad config writes nothing to cdktf.out, and fails in a
         # fraction of a second instead of after the ~15 s the provider bindings take to load.
         print(err, file=sys.stderr)
+        _forget_previous_output(Path(outdir or os.environ.get("CDKTF_OUTDIR") or "cdktf.out"))
         return 2
     for warning in config_warnings(config):
-        print(f"warning: {warning}", file=sys.stderr)
+        # stdout: the cdktf CLI labels every line of the app's stderr "[ERROR]", and these are not errors.
+        print(f"warning: {warning}")
 
     from cdktf import App
 
@@ -26,6 +31,13 @@ def main(outdir: str | None = None) -> int:
 
     build(App(outdir=outdir), config).synth()
     return 0
+
+
+def _forget_previous_output(outdir: Path) -> None:
+    """A refused config leaves no earlier synth behind: a `terraform plan` in cdktf.out/stacks/<stack>
+    would otherwise plan yesterday's configuration without a word."""
+    shutil.rmtree(outdir / "stacks", ignore_errors=True)
+    (outdir / "manifest.json").unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import ipaddress
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WrapSerializer
@@ -483,6 +484,14 @@ class StateConfig(Section):
     region: Annotated[str, Field(description="s3: the bucket's region"), Shown("the project's `region`")] = ""
     key_prefix: Annotated[str, Field(description="s3: keys are `<key_prefix>/<stack>.tfstate`"), Shown("`<project>`")] = ""
     encrypt: Annotated[bool, Field(description="s3: server-side encryption of the state objects")] = True
+
+    def key(self, stack: str) -> str:
+        """s3: the object holding one stack's state."""
+        return f"{self.key_prefix}/{stack}.tfstate" if self.key_prefix else f"{stack}.tfstate"
+
+    def file(self, stack: str) -> Path:
+        """local: the file holding one stack's state."""
+        return Path(self.directory) / f"{stack}.tfstate"
 
 
 @dataclass(frozen=True)

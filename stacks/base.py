@@ -24,7 +24,7 @@ def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> N
     """One state per stack (blue and green never share one), and default tags on everything."""
     state = config.state
     if state.backend == "s3":
-        S3Backend(stack, bucket=state.bucket, key=_state_key(state, stack_name), region=state.region, encrypt=state.encrypt)
+        S3Backend(stack, bucket=state.bucket, key=state.key(stack_name), region=state.region, encrypt=state.encrypt)
         # Native S3 locking (Terraform >= 1.10); cdktf 0.21's S3Backend has no field for it.
         stack.add_override("terraform.backend.s3.use_lockfile", True)
     else:
@@ -37,17 +37,13 @@ def read_state(scope: Construct, id_: str, state: StateConfig, stack_name: str) 
     """Another stack's outputs, read explicitly from its state: no cdktf cross-stack wiring, so
     a cluster stack deploys alone and never depends on another colour."""
     if state.backend == "s3":
-        key = _state_key(state, stack_name)
+        key = state.key(stack_name)
         return DataTerraformRemoteStateS3(scope, id_, bucket=state.bucket, key=key, region=state.region)
     return DataTerraformRemoteStateLocal(scope, id_, path=_state_path(scope, state, stack_name))
-
-
-def _state_key(state: StateConfig, stack_name: str) -> str:
-    return f"{state.key_prefix}/{stack_name}.tfstate" if state.key_prefix else f"{stack_name}.tfstate"
 
 
 def _state_path(scope: Construct, state: StateConfig, stack_name: str) -> str:
     """The state file as seen from the directory Terraform runs in (<outdir>/stacks/<stack>):
     relative, so cdktf.out synthesized in CI or another checkout applies here unchanged."""
     running_in = Path(App.of(scope).outdir).absolute() / "stacks" / TerraformStack.of(scope).node.id
-    return os.path.relpath(Path(state.directory).absolute() / f"{stack_name}.tfstate", running_in)
+    return os.path.relpath(state.file(stack_name).absolute(), running_in)

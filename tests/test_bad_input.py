@@ -15,6 +15,7 @@ import pytest
 
 import main
 from model.paths import PROJECT_DIR
+from scripts.scratch_project import link_project
 from tests.support.samples import write_project
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
@@ -102,3 +103,31 @@ def test_python_main_py_exits_2_with_the_message_and_no_traceback(tmp_path: Path
     assert "invalid configuration" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "cdktf.out").exists()
+
+
+def test_a_refused_config_leaves_no_earlier_synth_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Else `terraform plan` in cdktf.out/stacks/common would plan the previous configuration silently."""
+    out = tmp_path / "cdktf.out"
+    (out / "stacks" / "common").mkdir(parents=True)
+    (out / "stacks" / "common" / "cdk.tf.json").write_text("{}")
+    (out / "manifest.json").write_text("{}")
+    write_config(tmp_path, CASES[0][1])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CDKTF_OUTDIR", "cdktf.out")  # relative, as the cdktf CLI sets it
+    assert main.main() == 2
+    assert "invalid configuration" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == []
+
+
+def test_make_synth_names_the_place_of_a_json_mistake_in_cdktf_json_before_the_cli_runs(tmp_path: Path) -> None:
+    """The cdktf CLI meets a trailing comma with a Node stack trace; `make synth` says where it is."""
+    scratch = tmp_path / "project"
+    link_project(scratch, own={"cdktf.json", "cdktf.out"})
+    (scratch / "cdktf.json").write_text('{\n  "language": "python",\n  "context": {"config": {"region": "eu-west-1",}}\n}\n')
+    done = subprocess.run(["make", "synth"], cwd=scratch, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode != 0
+    assert "cdktf.json: line 3 column 48: Expecting property name enclosed in double quotes" in done.stderr, done.stderr
+    assert "cdktf synth" not in done.stdout  # refused before the CLI ran
+    assert not (scratch / "cdktf.out").exists()

@@ -75,6 +75,9 @@ def project(emulator: str, aws: Callable[[str], Any], tmp_path_factory: pytest.T
     synth = project.run("cdktf", "synth")
     assert synth.returncode == 0, synth.output
     assert "Generated Terraform code for the stacks: blue, common, green" in synth.output
+    # Warnings (the placeholder Git URL, the default image tag) print once each, as warnings, not as "[ERROR]".
+    assert "[ERROR]" not in synth.output, synth.output
+    assert synth.output.count("warning: gitops.repo_url is the placeholder") == 1, synth.output
     init = project.init("common")
     assert init.returncode == 0, init.output
     deploy = project.run("cdktf", "deploy", "common", "--auto-approve")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,20 @@ from tests.support.samples import write_project
 from tools import retire
 
 
+def deployed_state(project: Path, colour: str) -> None:
+    """The local state a `cdktf deploy <colour>` leaves (terraform-state/, beside cdktf.json)."""
+    state = project / "terraform-state" / f"{colour}.tfstate"
+    state.parent.mkdir(exist_ok=True)
+    state.write_text(json.dumps({"version": 4, "resources": [{"type": "aws_eks_cluster", "name": "eks"}]}))
+
+
 @pytest.fixture
 def retire_project(tmp_path: Path, emulated: Emulated, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Any]]:
     """A project where blue is retired (weight 0) and green serves; `cdktf` replaced by a recorder."""
     config = base_config(blue={"kubernetes_version": "1.34", "weight": 0}, green={"kubernetes_version": "1.35", "weight": 100})
     path = write_project(tmp_path, config)
+    for colour in ("blue", "green"):  # both deployed: their states hold resources
+        deployed_state(tmp_path, colour)
     emulated.make_load_balancer("blue")
     emulated.write_records("blue", 0)
     runs: list[Any] = []
@@ -41,7 +51,7 @@ def test_retire_destroys_a_colour_without_weight(retire_project: tuple[Path, lis
     ("argv", "message"),
     [
         (["purple"], "refused: 'purple' is not a configured colour; use one of blue, green"),
-        (["green"], "refused: clusters.green.weight is 100 in the config green was deployed with"),
+        (["green"], "refused: clusters.green.weight is 100 in "),
     ],
 )
 def test_retire_refuses_before_running_anything(
@@ -63,3 +73,30 @@ def test_retire_refuses_a_colour_route53_still_sends_traffic_to_unless_forced(
     assert runs == []
     assert retire.main(["blue", "--force", "--config", str(path)]) == 0
     assert runs == [(["destroy", "blue"], {"cwd": path.parent, "env": {FORCE_ENV: "1"}})]
+
+
+@pytest.mark.parametrize("state", ["absent", "empty"])
+def test_a_colour_that_was_never_deployed_is_not_destroyed(
+    retire_project: tuple[Path, list[Any]], capsys: pytest.CaptureFixture[str], state: str
+) -> None:
+    """Nothing to destroy, and no claim about a deployed weight the command cannot know."""
+    path, runs = retire_project
+    green = path.parent / "terraform-state" / "green.tfstate"
+    green.unlink()
+    if state == "empty":  # what `cdktf destroy` leaves behind
+        green.write_text(json.dumps({"version": 4, "resources": []}))
+    assert retire.main(["green", "--config", str(path)]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.startswith("green was never deployed (")
+    assert "nothing to destroy" in printed.out
+    assert "weight" not in printed.out + printed.err
+    assert runs == []
+
+
+def test_the_weight_refusal_names_the_config_it_read(
+    retire_project: tuple[Path, list[Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, runs = retire_project
+    assert retire.main(["green", "--config", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(f"refused: clusters.green.weight is 100 in {path}: set it to 0")
+    assert runs == []

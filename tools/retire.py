@@ -1,18 +1,21 @@
 """Destroy an old colour once it serves nothing: `python -m tools.retire blue [--force] [--auto-approve]`.
 
-Checks, before the slow part, that the colour has weight 0 in the config and in Route53, then runs
-`cdktf destroy <colour>`. The stack's own teardown hook (tools/teardown.py) checks again and
-removes the apps, load balancer and records first, so a plain `cdktf destroy blue` is just as
-safe; this command adds `--force`, for a colour that must go although it still has weight.
+Checks, before the slow part, that the colour was deployed at all (its Terraform state holds
+resources) and has weight 0 in the config and in Route53, then runs `cdktf destroy <colour>`.
+The stack's own teardown hook (tools/teardown.py) checks again and removes the apps, load
+balancer and records first, so a plain `cdktf destroy blue` is just as safe; this command adds
+`--force`, for a colour that must go although it still has weight.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from model.config import Config
 from model.loading import ConfigError, load_config
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
 from tools.aws import colour_weight, find_zone
@@ -28,22 +31,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
 
+    never: list[str] = []
+
     def check() -> None:
         config = load_config(args.config)
         if args.colour not in config.clusters:
             raise UnsafeTeardownError(f"{args.colour!r} is not a configured colour; use one of {', '.join(config.clusters)}")
+        state = deployed_state(config, args.colour)
+        if state is not None:
+            never.append(state)
+            return
         plan = teardown_plan(config, args.colour, config.clusters[args.colour])
         if not args.force:
-            check_weight(plan, _live_weight(plan))
+            check_weight(plan, _live_weight(plan), config=str(args.config))
 
     refusal = exit_status(check, refused=(ConfigError, UnsafeTeardownError), failed=())
     if refusal:
         return refusal
+    if never:
+        print(f"{args.colour} was never deployed ({never[0]}): nothing to destroy")
+        return 0
     command = ["destroy", args.colour, *(["--auto-approve"] if args.auto_approve else [])]
     status = run_cdktf(command, cwd=args.config.resolve().parent, env={FORCE_ENV: "1" if args.force else "0"})
     if status == 0:
         print(f"{args.colour} is destroyed; remove clusters.{args.colour} from the config when you no longer need it")
     return status
+
+
+def deployed_state(config: Config, colour: str) -> str | None:
+    """None when the colour's Terraform state holds resources; else why it does not (for the message)."""
+    state = config.state
+    if state.backend == "local":
+        path = state.file(colour)
+        if not path.exists():
+            return f"no state file {path}"
+        text = path.read_text()
+    else:
+        import boto3
+
+        key = state.key(colour)
+        s3 = boto3.client("s3", region_name=state.region)
+        try:
+            text = s3.get_object(Bucket=state.bucket, Key=key)["Body"].read().decode()
+        except s3.exceptions.NoSuchKey:
+            return f"no state s3://{state.bucket}/{key}"
+    if not json.loads(text or "{}").get("resources"):
+        return "its state holds no resources"
+    return None
 
 
 def _live_weight(plan: TeardownPlan) -> int | None:

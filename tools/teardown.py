@@ -56,8 +56,9 @@ REPLACING = (
 )
 
 
-def check_weight(plan: TeardownPlan, live_weight: int | None) -> None:
-    """Refuse to take down a colour clients may still be sent to."""
+def check_weight(plan: TeardownPlan, live_weight: int | None, *, config: str = "") -> None:
+    """Refuse to take down a colour clients may still be sent to. config: where plan.weight comes from
+    (default: the config the colour was deployed with, which its stack carries)."""
     if live_weight:
         raise UnsafeTeardownError(
             f"{plan.colour} still has weight {live_weight} in Route53 for {plan.hostname}: shift its traffic away "
@@ -66,7 +67,8 @@ def check_weight(plan: TeardownPlan, live_weight: int | None) -> None:
         )
     if plan.weight:
         raise UnsafeTeardownError(
-            f"clusters.{plan.colour}.weight is {plan.weight} in the config {plan.colour} was deployed with: set it to 0 "
+            f"clusters.{plan.colour}.weight is {plan.weight} in {config or f'the config {plan.colour} was deployed with'}: "
+            "set it to 0 "
             f"and deploy {plan.colour} (the shift does both), or destroy anyway with python -m tools.retire {plan.colour} "
             f"--force; {REPLACING}"
         )
