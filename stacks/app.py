@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cdktf import App
 
 from model.config import Config
@@ -14,3 +16,9 @@ def build(app: App, config: Config) -> App:
     for colour, cluster in config.clusters.items():
         ClusterStack(app, colour, config=config, cluster=cluster)
     return app
+
+
+def synthesize_into(config: Config, outdir: Path) -> None:
+    """Everything synthesized in-process into outdir (what `cdktf synth` writes to cdktf.out)."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    build(App(outdir=str(outdir)), config).synth()

@@ -10,6 +10,7 @@ import pytest
 
 from model.contract import CommonOutput
 from model.loading import config_from_dict
+from scripts.docs import diagram
 from tests.support.synth import Synthesized, references, synthesize
 
 THREE_COLOURS = {
@@ -136,3 +137,12 @@ def test_contract_accessors_refuse_the_wrong_kind() -> None:
         stack.common(CommonOutput.PRIVATE_SUBNET_IDS)
     with pytest.raises(TypeError, match="is a string"):
         stack.common_list(CommonOutput.VPC_ID)
+
+
+def test_a_colour_added_to_the_config_appears_in_the_readme_diagram(three: Synthesized) -> None:
+    """`make docs` draws what is synthesized: a third colour is a third subgraph, with its own edges."""
+    drawn = diagram(three.outdir)
+    assert 'purple["purple: Kubernetes 1.35, weight 0"]' in drawn
+    assert "common -- remote state --> purple" in drawn
+    assert "purple_external_dns -- weight 0 --> records" in drawn
+    assert 'green["green: Kubernetes 1.34, weight 200"]' in drawn

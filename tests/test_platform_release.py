@@ -18,6 +18,7 @@ from model.loading import ConfigError, config_from_dict
 from model.paths import CHARTS_DIR, PROJECT_DIR
 from model.platform import ARGO_CD, COMPATIBILITY, CURRENT, EXTERNAL_DNS, LOAD_BALANCER_CONTROLLER
 from model.workloads import PARENT_APPLICATION
+from scripts.docs import diagram
 from tests.support.charts import Chain, build_chain
 from tests.support.synth import Synthesized, synthesize
 
@@ -137,3 +138,11 @@ def test_the_runbooks_cycle_is_valid_data_at_every_step() -> None:
         ConfigError, match=r'clusters\.green\.platform\.argo_cd: "9\.3\.7" is not allowed; green runs Kubernetes 1\.35'
     ):
         config_from_dict({"clusters": {"blue": blue, "green": {**green, "platform": platform_a}}})
+
+
+def test_the_readme_diagram_shows_each_colours_own_release(green_release: Synthesized) -> None:
+    drawn = diagram(green_release.outdir)
+    assert 'green_argocd["Argo CD (argo-cd 9.4.18)"]' in drawn
+    assert 'green_external_dns["wave 0: external-dns 1.20.0"]' in drawn
+    assert 'green_sample_app["wave 1: sample-app @ platform-b"]' in drawn
+    assert f'blue_argocd["Argo CD (argo-cd {CURRENT[ARGO_CD]})"]' in drawn

@@ -8,10 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cdktf import App
-
 from model.config import Config
-from stacks.app import build
+from stacks.app import synthesize_into
 
 
 @dataclass(frozen=True)
@@ -40,10 +38,7 @@ class Synthesized:
 
 
 def synthesize(config: Config, outdir: Path) -> Synthesized:
-    outdir.mkdir(parents=True, exist_ok=True)
-    app = App(outdir=str(outdir))
-    build(app, config)
-    app.synth()
+    synthesize_into(config, outdir)
     return Synthesized(outdir)
 
 

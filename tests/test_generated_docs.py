@@ -1,5 +1,6 @@
-"""What is generated from the config's models: the committed JSON Schema (editors) and README's
-configuration reference. Both must be current, and the schema must judge configs as the models do."""
+"""What `make docs` generates: the committed JSON Schema of the config (editors), README's configuration
+reference and architecture diagram, the runbook's compatibility table. Each must be current, the schema
+must judge configs as the models do, and the diagram must follow the synthesized stacks."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from model.loading import SCHEMA_KEY, ConfigError, config_from_dict, load_config
 from scripts import docs as config_docs
 from tests.support.samples import EVERYTHING_ON
+from tests.support.synth import Synthesized
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
 
@@ -95,3 +97,17 @@ def test_the_runbooks_compatibility_table_is_what_model_platform_says() -> None:
     runbook = config_docs.RUNBOOK.read_text()
     assert config_docs.runbook_with_table(runbook) == runbook, "stale: run `make docs`"
     assert "| Argo CD | `argo-cd` 9.3.7 | v3.2.6 | 1.31, 1.32, 1.33, 1.34 |" in runbook
+
+
+def test_the_readme_diagram_is_what_the_synthesized_stacks_show(default_app: Synthesized) -> None:
+    readme = config_docs.README.read_text()
+    assert config_docs.readme_with_diagram(readme, default_app.outdir) == readme, "stale: run `make docs`"
+    assert 'blue["blue: Kubernetes 1.34, weight 100"]' in readme
+    assert "common -- remote state --> green" in readme
+
+
+def test_the_diagram_follows_the_data(everything_on: Synthesized) -> None:
+    """With the sample app delivered by Terraform, Argo CD has no sample-app child to draw."""
+    drawn = config_docs.diagram(everything_on.outdir)
+    assert "wave -1: aws-load-balancer-controller" in drawn
+    assert "sample-app @" not in drawn
