@@ -37,12 +37,13 @@ endif
 
 PIPENV := $(shell command -v pipenv 2>/dev/null || echo $(TOOLS)/bin/pipenv)
 
-.PHONY: help synth test check pytest test-unit bench docs lint typecheck format lock clean
+.PHONY: help synth test check pytest test-unit bench rehearse docs lint typecheck format lock clean
 
 help:
 	@echo "make synth   install the locked toolchain and write cdktf.out/stacks/*"
 	@echo "make test    lint, type-check and run every test"
 	@echo "make bench   synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
+	@echo "make rehearse  deploy common to an AWS emulator in a scratch copy, check it, plan the colours, destroy"
 	@echo "make docs    regenerate what is generated: config.schema.json, README's configuration reference, policies/README.md's roles table"
 	@echo "make format  apply ruff formatting"
 	@echo "make lock    re-lock Pipfile.lock after editing Pipfile"
@@ -72,6 +73,9 @@ test-unit: $(TEST_STAMPS)
 
 bench: $(TEST_STAMPS)
 	python -m bench.run
+
+rehearse: $(VENV_STAMP) $(NODE_STAMP)
+	python -m scripts.rehearse
 
 docs: $(VENV_STAMP)
 	python -m policies.readme

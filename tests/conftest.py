@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from model.paths import PROJECT_DIR
+from scripts.emulator import free_port
 from scripts.terraformrc import configure_environment
-from tests.support.sample_app import free_port
 
 # Fixtures for checks that run beside the suite (terraform validate, checkov).
 pytest_plugins = ["tests.support.background_checks"]
@@ -101,7 +101,7 @@ def everything_on(inside_project: Path) -> Synthesized:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    """One moto server (AWS API emulator) on a free loopback port for the whole session (tests/support/moto_server.py
+    """One moto server (AWS API emulator) on a free loopback port for the whole session (scripts/emulator.py
     has its credentials, the environment aimed at it, and clients on it)."""
     from moto.server import ThreadedMotoServer
 

@@ -9,6 +9,7 @@ The tests in this module run in order and share one deployment (deploy, read, pl
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,10 @@ import pytest
 
 from model.loading import config_from_dict, load_config
 from model.paths import PROJECT_DIR
-from tests.support import moto_server
-from tests.support.rehearsal import Project
-from tests.support.sample_app import free_port
+from scripts import rehearse
+from scripts.emulator import MotoProcess, client, free_port
+from scripts.rehearse import Project, Rehearsal, Run, StepFailedError, deploy_common
 from tests.support.synth import synthesize
-from tests.support.terraform import aws_part
 
 pytestmark = pytest.mark.rehearsal
 
@@ -54,34 +54,39 @@ def emulator() -> Iterator[str]:
     """The rehearsal's AWS emulator, a process of its own: certificates issued at once, and AWS's managed
     policies there to attach (the vpc-cni role takes AmazonEKS_CNI_Policy)."""
     settings = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
-    server = moto_server.MotoProcess(free_port(), settings)
+    server = MotoProcess(free_port(), settings)
     yield server.ready()
     server.stop()
 
 
 @pytest.fixture(scope="module")
 def aws(emulator: str) -> Callable[[str], Any]:
-    def client(service: str) -> Any:
-        return moto_server.client(service, emulator, REGION)
+    def on_the_emulator(service: str) -> Any:
+        return client(service, emulator, REGION)
 
-    return client
+    return on_the_emulator
 
 
 @pytest.fixture(scope="module")
 def project(emulator: str, aws: Callable[[str], Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     """The parent zone a user already has, then `cdktf deploy common` as the user runs it."""
-    aws("route53").create_hosted_zone(Name=PARENT, CallerReference="rehearsal-parent")
     project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", emulator, CONFIG)
-    synth = project.run("cdktf", "synth")
-    assert synth.returncode == 0, synth.output
+    steps: list[str] = []
+    try:
+        deploy_common(project, Rehearsal(steps.append))  # what `make rehearse` does first
+    except StepFailedError as failed:
+        pytest.fail(f"{failed.step}: {failed.output[-6000:]}")
+    assert [line.split("] ", 1)[1] for line in steps] == [
+        f"ok    create the parent zone {PARENT}: the zone you already have in your account",
+        "ok    cdktf synth",
+        "ok    terraform init common (providers from the CLI config the Makefile sets)",
+        "ok    cdktf deploy common",
+    ]
+    synth = project.runs[0]
     assert "Generated Terraform code for the stacks: blue, common, green" in synth.output
     # Warnings (the placeholder Git URL, the default image tag) print once each, as warnings, not as "[ERROR]".
     assert "[ERROR]" not in synth.output, synth.output
     assert synth.output.count("warning: gitops.repo_url is the placeholder") == 1, synth.output
-    init = project.init("common")
-    assert init.returncode == 0, init.output
-    deploy = project.run("cdktf", "deploy", "common", "--auto-approve")
-    assert deploy.returncode == 0, deploy.output[-6000:]
     # A build has pushed the app image: the repository is no longer empty when common is destroyed.
     manifest = {"schemaVersion": 2, "mediaType": "application/vnd.docker.distribution.manifest.v2+json", "layers": []}
     aws("ecr").put_image(repositoryName=f"{PROJECT}/sample-app", imageManifest=json.dumps(manifest), imageTag=IMAGE_TAG)
@@ -214,17 +219,9 @@ def test_no_drift_after_deploy(project: Project) -> None:
 def plan_aws_part(project: Project, stack_dir: Path, env: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
     """Plan a synthesized colour without its helm/kubernetes part against common's real state:
     planned values by resource address. env: variables on top of the project's."""
-    aws_only, _ = aws_part(json.loads((stack_dir / "cdk.tf.json").read_text()))
-    # Beside the colour's own directory: the path to common's state is relative to it.
-    where = stack_dir.with_name(f"{stack_dir.name}-aws-part")
-    where.mkdir()
-    aws_only["terraform"]["backend"] = {"local": {"path": "aws-part.tfstate"}}
-    (where / "cdk.tf.json").write_text(json.dumps(aws_only))
-    assert project.run("terraform", "init", "-input=false", "-no-color", cwd=where).returncode == 0
-    plan = project.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=where, env=env)
+    plan = project.plan_aws_part(stack_dir.name, stack_dir=stack_dir, env=env)
     assert plan.returncode == 0, plan.output[-6000:]
-    shown = json.loads(project.run("terraform", "show", "-json", "plan", cwd=where, env=env).output)
-    return {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
+    return project.planned(stack_dir.name, stack_dir=stack_dir, env=env)
 
 
 def common_outputs(project: Project) -> dict[str, Any]:
@@ -319,3 +316,28 @@ def test_destroy_removes_everything_once_unprotected(project: Project, aws: Call
     assert aws("ecr").describe_repositories()["repositories"] == []
     groups = aws("logs").describe_log_groups()["logGroups"]
     assert [g["logGroupName"] for g in groups if PROJECT in g["logGroupName"]] == []
+
+
+# --- `make rehearse`: one line per step, and the first failure ends it with its output -----------------
+
+
+def test_a_failing_step_ends_the_rehearsal_with_the_end_of_its_output(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines: list[str] = []
+    show = Rehearsal(lines.append)
+    show.step("fine", lambda: "what it did")
+    with pytest.raises(StepFailedError) as failed:
+        show.step("cdktf deploy common", lambda: Run("cdktf deploy common", 1, "Error: creating VPC: boom", 0.1))
+    assert lines[0].endswith("] ok    fine: what it did")
+    assert lines[1].endswith("] FAIL  cdktf deploy common: `cdktf deploy common` exited 1")
+
+    def fails(config: dict[str, Any], scratch: Path, out: Callable[[str], None] = print) -> None:
+        raise failed.value
+
+    monkeypatch.setattr(rehearse, "rehearse", fails)
+    assert rehearse.main([]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("rehearsal FAILED at: cdktf deploy common; the end of its output:\nError: creating VPC: boom")
+    assert "the scratch copy stays for a look: " in err
+    shutil.rmtree(err.rsplit("the scratch copy stays for a look: ", 1)[1].strip())

@@ -12,22 +12,22 @@ from typing import Any
 import httpx
 import pytest
 
+from scripts.emulator import client, environment, free_port
 from scripts.seed_table import create_table
-from tests.support import moto_server
-from tests.support.sample_app import APP_DIR, TABLE, fill, free_port
+from tests.support.sample_app import APP_DIR, TABLE, fill
 
 REGION = "ap-southeast-2"
 
 
 @pytest.fixture(scope="module")
 def dynamodb(moto_endpoint: str) -> Any:
-    return moto_server.client("dynamodb", moto_endpoint, REGION)
+    return client("dynamodb", moto_endpoint, REGION)
 
 
 @pytest.fixture(scope="module")
 def service(moto_endpoint: str) -> Iterator[str]:
     port = free_port()
-    env = {**moto_server.environment(moto_endpoint, REGION), "TABLE_NAME": TABLE, "CLUSTER_COLOR": "blue"}
+    env = {**environment(moto_endpoint, REGION), "TABLE_NAME": TABLE, "CLUSTER_COLOR": "blue"}
     # The image's command, with the loopback address instead of 0.0.0.0.
     command = [sys.executable, "-m", "uvicorn", "main:app", "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(command, cwd=APP_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

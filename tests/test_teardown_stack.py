@@ -18,7 +18,7 @@ from components.destroy_hook import HOOK_COMMAND
 from model.loading import load_config
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, applications_by_wave, teardown_plan
 from model.workloads import PARENT_APPLICATION
-from tests.support.moto_server import aws_settings
+from scripts.emulator import aws_settings
 from tests.support.synth import Synthesized
 from tests.support.terraform import run
 

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from model.paths import PROJECT_DIR
+from scripts.emulator import MotoProcess, environment, free_port
+from scripts.rehearse import aws_part
 from tests.support.checkov import checkov
 from tests.support.emulator_plans import REGION, EmulatorPlans, networks, plan_all
-from tests.support.moto_server import MotoProcess, environment
-from tests.support.sample_app import free_port
-from tests.support.terraform import aws_part, init_and_validate
+from tests.support.terraform import init_and_validate
 
 if TYPE_CHECKING:
     # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
@@ -105,7 +105,7 @@ def checkov_report(
 
 @pytest.fixture(scope="session")
 def background_moto() -> Iterator[MotoProcess]:
-    """The AWS emulator of the background checks, in a process of its own (tests/support/moto_server.py)."""
+    """The AWS emulator of the background checks, in a process of its own (scripts/emulator.py)."""
     server = MotoProcess(free_port())
     yield server
     server.stop()

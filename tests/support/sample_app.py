@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import socket
 from types import ModuleType
 from typing import Any
 
@@ -40,10 +39,3 @@ def fill(client: Any, count: int, *, pad: int = 1000, name: str = TABLE) -> None
             for i in range(start, min(start + 25, count))
         ]
         client.batch_write_item(RequestItems={name: requests})
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port

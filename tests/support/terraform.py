@@ -28,25 +28,3 @@ def provider_versions(stack_dir: Path) -> dict[str, str]:
     out = run(stack_dir, "version", "-json")
     selections: dict[str, str] = json.loads(out.stdout)["provider_selections"]
     return selections
-
-
-# Providers that cannot be installed here (no route to their registry): validated by other means.
-UNAVAILABLE = ("helm", "kubernetes")
-
-
-def aws_part(document: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """A copy of a stack without the helm/kubernetes providers and their resources, and the
-    addresses removed; references to them from what remains (depends_on) are dropped too."""
-    doc = json.loads(json.dumps(document))
-    removed = [
-        f"{kind}.{name}" for kind, items in doc.get("resource", {}).items() if kind.startswith(UNAVAILABLE) for name in items
-    ]
-    doc["resource"] = {k: v for k, v in doc["resource"].items() if not k.startswith(UNAVAILABLE)}
-    for name in UNAVAILABLE:
-        doc.get("provider", {}).pop(name, None)
-        doc["terraform"]["required_providers"].pop(name, None)
-    for items in doc["resource"].values():
-        for body in items.values():
-            if "depends_on" in body:
-                body["depends_on"] = [d for d in body["depends_on"] if d not in removed]
-    return doc, removed

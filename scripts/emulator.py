@@ -1,9 +1,10 @@
-"""Using the session's moto server (conftest's `moto_endpoint`): its credentials, the AWS
-settings that aim the SDKs and Terraform at it, and boto3 clients on it."""
+"""The AWS emulator (moto's server) for `make rehearse` and the tests: a server process, its
+credentials, the AWS settings that aim the SDKs and Terraform at it, and boto3 clients on it."""
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -61,3 +62,11 @@ class MotoProcess:
     def stop(self) -> None:
         self._process.terminate()
         self._process.wait(timeout=30)
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
