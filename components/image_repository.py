@@ -11,8 +11,9 @@ import policies
 
 class ImageRepository(Construct):
     def __init__(self, scope: Construct, id_: str, *, repository_name: str, protected: bool) -> None:
-        """protected: on by default in config (deletion_protection). On, a repository holding images is never
-        deleted (Terraform refuses to plan it); off, `cdktf destroy common` deletes it with its images."""
+        """protected: on by default in config (deletion_protection). On, ECR refuses to delete a repository holding
+        images (no force_delete) and common's deletion guard stops `cdktf destroy common` first; off, the
+        destroy deletes it with its images."""
         super().__init__(scope, id_)
         repo = EcrRepository(
             self,
@@ -24,7 +25,6 @@ class ImageRepository(Construct):
             # KMS with the AWS-managed key: no key to run, and its use shows up in CloudTrail.
             encryption_configuration=[EcrRepositoryEncryptionConfiguration(encryption_type="KMS")],
             force_delete=not protected,
-            lifecycle={"prevent_destroy": protected},
         )
         # Untagged images only: the tag a lagging colour runs must still be there when its pods reschedule.
         EcrLifecyclePolicy(self, "lifecycle", repository=repo.name, policy=policies.render("ecr_lifecycle"))

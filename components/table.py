@@ -10,8 +10,8 @@ from model.workloads import SAMPLE_TABLE_KEY
 
 class Table(Construct):
     def __init__(self, scope: Construct, id_: str, *, table_name: str, deletion_protection: bool) -> None:
-        """deletion_protection: on by default in config (deletion_protection); `cdktf destroy common` then fails
-        instead of losing data."""
+        """deletion_protection: on by default in config (deletion_protection): DynamoDB refuses to delete the
+        table, and common's deletion guard (components/deletion_guard.py) stops `cdktf destroy common` first."""
         super().__init__(scope, id_)
         table = DynamodbTable(
             self,
@@ -23,9 +23,6 @@ class Table(Construct):
             point_in_time_recovery={"enabled": True},
             server_side_encryption={"enabled": True},
             deletion_protection_enabled=deletion_protection,
-            # Protected, Terraform also refuses to plan its destruction: `cdktf destroy common`
-            # then stops before deleting anything, instead of after everything but the table.
-            lifecycle={"prevent_destroy": deletion_protection},
         )
         self.table_name = table.name
         self.table_arn = table.arn

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from model.loading import ConfigError, load_config
 from model.paths import PROJECT_DIR
 from scripts.emulator import MotoProcess, client, environment, free_port
 from scripts.scratch_project import link_project
+from scripts.terraformrc import configure_environment
 
 # What a user's checkout holds that the copy must not share: its config, output and state.
 OWN = {"cdktf.json", "cdktf.out", "terraform-state", ".git"}
@@ -84,7 +86,13 @@ class Project:
 
     @property
     def env(self) -> dict[str, str]:
-        return {**environment(self.endpoint, self.region), "CI": "true"}
+        """The emulator's AWS settings, and the Makefile's: the pinned Node and the virtualenv first on
+        PATH, Terraform's providers from the local mirror when there is one."""
+        configure_environment()
+        path = os.pathsep.join(
+            [str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin"), os.environ["PATH"]]
+        )
+        return {**environment(self.endpoint, self.region), "CI": "true", "PATH": path}
 
     def run(self, *command: str, cwd: Path | None = None, timeout: int = 900, env: dict[str, str] | None = None) -> Run:
         """env: variables set for this run on top of the project's (other credentials, say)."""
@@ -206,7 +214,9 @@ def deploy_common(project: Project, show: Rehearsal) -> None:
     parent = str(project.config.get("dns", {}).get("parent_zone", "example.com"))
     show.step(f"create the parent zone {parent}", lambda: _parent_zone(project, parent))
     show.step("cdktf synth", lambda: project.run("cdktf", "synth"))
-    show.step("terraform init common (providers from the CLI config the Makefile sets)", lambda: project.init(COMMON_STACK))
+    show.step(
+        "terraform init common (offline: providers from the local mirror when there is one)", lambda: project.init(COMMON_STACK)
+    )
     show.step("cdktf deploy common", lambda: project.run("cdktf", "deploy", COMMON_STACK, "--auto-approve"))
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from cdktf import TerraformOutput, TerraformStack
+from cdktf import TerraformOutput, TerraformResource, TerraformStack
 from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
 
 import policies
 from components.certificate import Certificate
+from components.deletion_guard import DeletionGuard
 from components.egress import Egress
 from components.flow_logs import FlowLogs
 from components.image_build import ImageBuild
@@ -108,6 +109,16 @@ class CommonStack(TerraformStack):
             for role in SHARED_ROLES
         }
 
+        # Last: it depends on everything above, so `cdktf destroy common` meets it first (and stops there while
+        # deletion_protection is on).
+        everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
+        DeletionGuard(
+            self,
+            "deletion-guard",
+            protected=config.deletion_protection,
+            keeps=f"the DynamoDB table {config.table.name} and the image repository {config.image.repository}",
+            after=everything,
+        )
         self._outputs(
             {
                 CommonOutput.REGION: config.region,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from cdktf import Testing
 
 import policies
+from components.deletion_guard import REFUSE_WHILE_PROTECTED
 from model.config import Config, subnet_cidrs
 from model.contract import DESCRIPTIONS, CommonOutput
 from model.loading import config_from_dict
@@ -229,18 +231,47 @@ def test_table(text: str, config: Config) -> None:
     )
 
 
-def test_protected_table_and_repository_cannot_even_be_planned_for_destruction(app: Synthesized) -> None:
-    assert app.resource(COMMON, "aws_dynamodb_table", "table/table")["lifecycle"] == {"prevent_destroy": True}
-    repo = app.resource(COMMON, "aws_ecr_repository", "image/repo")
-    assert (repo["force_delete"], repo["lifecycle"]) == (False, {"prevent_destroy": True})
+def test_a_protected_common_stops_its_destroy_first_and_says_how_to_lift_it(app: Synthesized, config: Config) -> None:
+    """The guard depends on every other resource of common: a destroy takes it first, and its destroy
+    provisioner fails while protected, so nothing else goes; its message names the switch."""
+    guard = app.resource(COMMON, "terraform_data", "deletion-guard/guard")
+    everything = {
+        f"{kind}.{name}" for kind, bodies in app.json(COMMON)["resource"].items() for name in bodies if kind != "terraform_data"
+    }
+    assert set(guard["depends_on"]) == everything
+    assert guard["input"]["protected"] is True
+    assert 'set "deletion_protection": false' in guard["input"]["message"]
+    assert config.table.name in guard["input"]["message"]
+    (provisioner,) = guard["provisioner"]
+    assert provisioner["local-exec"]["when"] == "destroy"
+    assert provisioner["local-exec"]["environment"] == {
+        "PROTECTED": "${self.input.protected}",
+        "MESSAGE": "${self.input.message}",
+    }
+    # AWS keeps the data too: DynamoDB deletion protection, and no force_delete of a repository holding images.
+    assert app.resource(COMMON, "aws_dynamodb_table", "table/table")["deletion_protection_enabled"] is True
+    assert app.resource(COMMON, "aws_ecr_repository", "image/repo")["force_delete"] is False
+
+
+@pytest.mark.parametrize(("protected", "exit_status"), [(True, 1), (False, 0)])
+def test_the_guards_destroy_command_refuses_only_while_protected(protected: bool, exit_status: int) -> None:
+    done = subprocess.run(
+        ["sh", "-c", REFUSE_WHILE_PROTECTED],
+        env={"PROTECTED": json.dumps(protected), "MESSAGE": "deletion_protection is on: ..."},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == exit_status
+    assert done.stderr == ("deletion_protection is on: ...\n" if protected else "")
 
 
 def test_deletion_protection_off_lets_destroy_take_the_table_and_the_images(variant: Synthesized) -> None:
     table = variant.resource(COMMON, "aws_dynamodb_table", "table/table")
-    assert (table["deletion_protection_enabled"], table["lifecycle"]) == (False, {"prevent_destroy": False})
+    assert table["deletion_protection_enabled"] is False
     # Without force_delete, ECR refuses to delete a repository holding images (RepositoryNotEmptyException).
-    repo = variant.resource(COMMON, "aws_ecr_repository", "image/repo")
-    assert (repo["force_delete"], repo["lifecycle"]) == (True, {"prevent_destroy": False})
+    assert variant.resource(COMMON, "aws_ecr_repository", "image/repo")["force_delete"] is True
+    assert variant.resource(COMMON, "terraform_data", "deletion-guard/guard")["input"]["protected"] is False
 
 
 def test_image_repository(app: Synthesized, text: str, config: Config) -> None:

@@ -79,7 +79,7 @@ def project(emulator: str, aws: Callable[[str], Any], tmp_path_factory: pytest.T
     assert [line.split("] ", 1)[1] for line in steps] == [
         f"ok    create the parent zone {PARENT}: the zone you already have in your account",
         "ok    cdktf synth",
-        "ok    terraform init common (providers from the CLI config the Makefile sets)",
+        "ok    terraform init common (offline: providers from the local mirror when there is one)",
         "ok    cdktf deploy common",
     ]
     synth = project.runs[0]
@@ -277,17 +277,18 @@ def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_onl
 # --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------
 
 
-def test_destroy_is_refused_while_protected(project: Project, aws: Callable[[str], Any]) -> None:
+def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(project: Project, aws: Callable[[str], Any]) -> None:
     destroy = project.run("cdktf", "destroy", "common", "--auto-approve")
     assert destroy.returncode != 0
-    # The CLI does not echo Terraform's error; Terraform itself names the reason.
-    why = project.run("terraform", "plan", "-destroy", "-input=false", "-no-color", cwd=project.stack_dir("common"))
-    assert "Instance cannot be destroyed" in why.output, why.output[-3000:]
-    assert "lifecycle.prevent_destroy" in why.output
+    last = "\n".join(destroy.output.splitlines()[-25:])
+    assert "deletion_protection is on: common keeps the DynamoDB table eks-bg-users" in last, last
+    assert 'set "deletion_protection": false in the config' in last, last
+    assert "then `cdktf destroy common` again" in last, last
     assert aws("dynamodb").describe_table(TableName=f"{PROJECT}-users")["Table"]["TableStatus"] == "ACTIVE"
     images = aws("ecr").list_images(repositoryName=f"{PROJECT}/sample-app")["imageIds"]
     assert [i.get("imageTag") for i in images] == [IMAGE_TAG]
     assert tagged(aws("ec2").describe_vpcs()["Vpcs"]), "nothing else may be half-destroyed either"
+    assert aws("route53").list_hosted_zones_by_name(DNSName=SUB_ZONE)["HostedZones"][0]["Name"] == f"{SUB_ZONE}."
 
 
 def test_destroy_removes_everything_once_unprotected(project: Project, aws: Callable[[str], Any]) -> None:
