@@ -87,6 +87,12 @@ def test_no_registry_host_in_any_committed_file(project_dir: Path) -> None:
     assert found == []
 
 
+def test_the_readme_is_read_in_ten_minutes(project_dir: Path) -> None:
+    """At most 300 lines: contributor material, the architecture and the full runbook live in docs/."""
+    lines = (project_dir / "README.md").read_text().splitlines()
+    assert len(lines) <= 300, len(lines)
+
+
 def test_ci_runs_the_readme_test_command(project_dir: Path) -> None:
     run = (project_dir / ".ci" / "run").read_text()
     assert "make test" in run
