@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cdktf import DataResource, ITerraformDependable, LocalExecProvisioner
+from cdktf import ITerraformDependable
 from constructs import Construct
+
+from components.destroy_hook import destroyed_first
 
 # Destroy-time provisioners may only read `self`: the switch and the message travel in the input.
 REFUSE_WHILE_PROTECTED = 'if [ "$PROTECTED" = true ]; then printf "%s\\n" "$MESSAGE" >&2; exit 1; fi'
@@ -29,17 +31,11 @@ class DeletionGuard(Construct):
             'destroyed. To destroy common: set "deletion_protection": false in the config (cdktf.json, '
             "context.config), run `cdktf deploy common`, then `cdktf destroy common` again."
         )
-        self.resource = DataResource(
+        self.resource = destroyed_first(
             self,
             "guard",
             input={"protected": protected, "message": message},
-            depends_on=list(after),
-            provisioners=[
-                LocalExecProvisioner(
-                    type="local-exec",
-                    when="destroy",
-                    command=REFUSE_WHILE_PROTECTED,
-                    environment={"PROTECTED": "${self.input.protected}", "MESSAGE": "${self.input.message}"},
-                )
-            ],
+            after=after,
+            command=REFUSE_WHILE_PROTECTED,
+            environment={"PROTECTED": "${self.input.protected}", "MESSAGE": "${self.input.message}"},
         )

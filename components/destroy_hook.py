@@ -7,7 +7,8 @@ plan (a new weight, say) updates it in place, which runs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from cdktf import DataResource, ITerraformDependable, LocalExecProvisioner
 from constructs import Construct
@@ -28,18 +29,27 @@ class Teardown(Construct):
     def __init__(self, scope: Construct, id: str, *, plan: TeardownPlan, after: Sequence[ITerraformDependable]) -> None:
         """after: every other resource of the stack; all of them are destroyed after the hook has run."""
         super().__init__(scope, id)
-        self.resource = DataResource(
+        # Destroy-time provisioners may only read `self`: the plan travels in the resource's own input.
+        self.resource = destroyed_first(
             self,
             "hook",
             input=plan.to_json(),
-            depends_on=list(after),
-            provisioners=[
-                LocalExecProvisioner(
-                    type="local-exec",
-                    when="destroy",
-                    command=HOOK_COMMAND,
-                    # Destroy-time provisioners may only read `self`: the plan travels in the resource's own input.
-                    environment={PLAN_ENV: "${jsonencode(self.input)}"},
-                )
-            ],
+            after=after,
+            command=HOOK_COMMAND,
+            environment={PLAN_ENV: "${jsonencode(self.input)}"},
         )
+
+
+def destroyed_first(
+    scope: Construct,
+    id_: str,
+    *,
+    input: Mapping[str, Any],  # terraform_data's own name for it
+    after: Sequence[ITerraformDependable],
+    command: str,
+    environment: dict[str, str],
+) -> DataResource:
+    """A `terraform_data` that depends on `after` (every other resource of its stack), so a destroy takes it
+    first, and whose destroy provisioner runs `command`: when that fails, nothing else of the stack goes."""
+    provisioner = LocalExecProvisioner(type="local-exec", when="destroy", command=command, environment=environment)
+    return DataResource(scope, id_, input=input, depends_on=list(after), provisioners=[provisioner])
