@@ -4,7 +4,6 @@ credentials, the AWS settings that aim the SDKs and Terraform at it, and boto3 c
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -41,13 +40,10 @@ class MotoProcess:
     a background check or the rehearsal builds must not vanish mid-run), and which cannot have settings
     of its own (loading AWS's managed policies into every in-process IAM backend costs the suite ~5 s)."""
 
-    def __init__(self, port: int, settings: dict[str, str] | None = None, *, niceness: int = 0) -> None:
-        """settings: MOTO_* variables for the server, e.g. {"MOTO_ACM_VALIDATION_WAIT": "0"}.
-        niceness: run it below other work (`nice`), for a server that serves checks in the background."""
+    def __init__(self, port: int, settings: dict[str, str] | None = None) -> None:
+        """settings: MOTO_* variables for the server, e.g. {"MOTO_ACM_VALIDATION_WAIT": "0"}."""
         self.endpoint = f"http://127.0.0.1:{port}"
         command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
-        if niceness and shutil.which("nice"):
-            command = ["nice", "-n", str(niceness), *command]
         env = {**os.environ, **(settings or {})}
         self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
 

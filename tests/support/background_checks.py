@@ -13,11 +13,8 @@ start-up must be session-scoped and visible to the session, which test modules' 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -45,22 +42,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("background") is not None)
 
 
-# Below the suite in the scheduler's eyes: on a 2-core machine the checks' processes and the suite's
-# would share the cores evenly, and the suite (the critical path) would wait on its share.
-NICENESS = 10
-
-
-def _lower_this_threads_priority() -> None:
-    """Linux schedules threads as tasks: a thread's nice value holds for it and every process it starts."""
-    with contextlib.suppress(AttributeError, OSError):  # not Linux: the checks run at the suite's priority
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
-
-
 @pytest.fixture(scope="session")
 def background_pool() -> Iterator[ThreadPoolExecutor]:
-    with ThreadPoolExecutor(
-        max_workers=2, thread_name_prefix="background-check", initializer=_lower_this_threads_priority
-    ) as pool:
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="background-check") as pool:
         yield pool
 
 
@@ -122,7 +106,7 @@ def checkov_report(
 @pytest.fixture(scope="session")
 def background_moto() -> Iterator[MotoProcess]:
     """The AWS emulator of the background checks, in a process of its own (scripts/emulator.py)."""
-    server = MotoProcess(free_port(), niceness=NICENESS)
+    server = MotoProcess(free_port())
     yield server
     server.stop()
 
