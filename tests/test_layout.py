@@ -23,9 +23,10 @@ def test_constructs_is_the_installed_library_not_a_folder_of_ours(project_dir: P
     location = Path(constructs.__file__).resolve()
     assert "site-packages" in location.parts, location
     assert not (project_dir / "constructs").exists(), "our construct library is components/, see docs/contributing.md"
-    # main.py runs with the project root as sys.path[0]: the library must still win there.
+    # main.py runs with the project root as sys.path[0]: the library must still win there (found, not
+    # imported: importing it would start a jsii runtime just to print a path).
     probe = subprocess.run(
-        [sys.executable, "-c", "import constructs; print(constructs.__file__)"],
+        [sys.executable, "-c", "import importlib.util; print(importlib.util.find_spec('constructs').origin)"],
         cwd=project_dir,
         capture_output=True,
         text=True,

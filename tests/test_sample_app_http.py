@@ -40,7 +40,7 @@ def service(moto_endpoint: str) -> Iterator[str]:
                 if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
                     break
             except httpx.TransportError:
-                time.sleep(0.2)
+                time.sleep(0.05)
         yield url
     finally:
         process.terminate()
