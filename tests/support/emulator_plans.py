@@ -130,8 +130,11 @@ def plan_all(directory: Path, trigger: str, modules: Mapping[str, dict[str, Any]
 
     terraform("init")
     terraform("apply", "-auto-approve", f"-target={BOUND}")
+    # The plans judge changes of configuration against the state just applied: no refresh (it would only
+    # read back from the emulator what the apply wrote, at a provider start's worth of CPU each).
+    fresh = "-refresh=false"
     # The upgrade's plan, saved and shown, also holds the planned subnets of the network modules.
-    terraform("plan", "-lock=false", "-var", "kubernetes_version=1.35", "-out=upgrade.plan")
+    terraform("plan", "-lock=false", fresh, "-var", "kubernetes_version=1.35", "-out=upgrade.plan")
     shown = json.loads(run(directory, "show", "-json", "upgrade.plan", env=env).stdout)
     modules_planned = shown["planned_values"]["root_module"]["child_modules"]
     zones = {
@@ -142,10 +145,10 @@ def plan_all(directory: Path, trigger: str, modules: Mapping[str, dict[str, Any]
     }
     upgrade = {c["address"]: ("-".join(c["change"]["actions"]), c.get("action_reason")) for c in shown["resource_changes"]}
     replaced = [
-        json.loads(line) for line in terraform("plan", "-json", "-lock=false", "-var", "service_cidr=172.21.0.0/16").splitlines()
+        json.loads(line) for line in terraform("plan", "-json", "-lock=false", fresh, "-var", "service_cidr=172.21.0.0/16").splitlines()
     ]
     changes = [m["change"] for m in replaced if m.get("type") == "planned_change"]
-    failing = run(directory, "plan", "-input=false", "-lock=false", "-no-color", "-var", "must_fail=true", env=env)
+    failing = run(directory, "plan", "-input=false", "-lock=false", fresh, "-no-color", "-var", "must_fail=true", env=env)
     # Left in the emulator (a process of its own, gone with the session): destroying an EKS cluster
     # waits ~40 s on the provider's polling.
     return EmulatorPlans(
