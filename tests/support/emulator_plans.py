@@ -144,9 +144,8 @@ def plan_all(directory: Path, trigger: str, modules: Mapping[str, dict[str, Any]
         for module in modules_planned
     }
     upgrade = {c["address"]: ("-".join(c["change"]["actions"]), c.get("action_reason")) for c in shown["resource_changes"]}
-    replaced = [
-        json.loads(line) for line in terraform("plan", "-json", "-lock=false", fresh, "-var", "service_cidr=172.21.0.0/16").splitlines()
-    ]
+    new_cidr = terraform("plan", "-json", "-lock=false", fresh, "-var", "service_cidr=172.21.0.0/16")
+    replaced = [json.loads(line) for line in new_cidr.splitlines()]
     changes = [m["change"] for m in replaced if m.get("type") == "planned_change"]
     failing = run(directory, "plan", "-input=false", "-lock=false", fresh, "-no-color", "-var", "must_fail=true", env=env)
     # Left in the emulator (a process of its own, gone with the session): destroying an EKS cluster
