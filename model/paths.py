@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 # The Helm charts of this repository: Argo CD's values, the App of Apps and the sample app.
 CHARTS_DIR = PROJECT_DIR / "argocd"
+
+
+def tools_first(path: str) -> str:
+    """A PATH with the pinned Node (node_modules/.bin) and the project's virtualenv first, as the Makefile
+    sets it: the cdktf CLI and the jsii runtime never run on the machine's own (possibly end-of-life) Node."""
+    return os.pathsep.join([str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin"), path])

@@ -33,7 +33,7 @@ from typing import Any
 
 from model.config import COMMON_STACK
 from model.loading import ConfigError, load_config
-from model.paths import PROJECT_DIR
+from model.paths import PROJECT_DIR, tools_first
 from scripts.emulator import MotoProcess, client, environment, free_port
 from scripts.scratch_project import link_project
 from scripts.terraformrc import configure_environment
@@ -89,10 +89,7 @@ class Project:
         """The emulator's AWS settings, and the Makefile's: the pinned Node and the virtualenv first on
         PATH, Terraform's providers from the local mirror when there is one."""
         configure_environment()
-        path = os.pathsep.join(
-            [str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin"), os.environ["PATH"]]
-        )
-        return {**environment(self.endpoint, self.region), "CI": "true", "PATH": path}
+        return {**environment(self.endpoint, self.region), "CI": "true", "PATH": tools_first(os.environ["PATH"])}
 
     def run(self, *command: str, cwd: Path | None = None, timeout: int = 900, env: dict[str, str] | None = None) -> Run:
         """env: variables set for this run on top of the project's (other credentials, say)."""

@@ -8,13 +8,12 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from model.paths import PROJECT_DIR
+from model.paths import PROJECT_DIR, tools_first
 
 
 def run_cdktf(arguments: Sequence[str], *, cwd: Path = PROJECT_DIR, env: Mapping[str, str] | None = None) -> int:
     """Exit status of `cdktf <arguments>`, with the pinned Node and the project's virtualenv first on PATH."""
-    # Same order as the Makefile: never the machine's own (possibly end-of-life) Node.
-    path = os.pathsep.join([str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin"), os.environ["PATH"]])
+    path = tools_first(os.environ["PATH"])
     return subprocess.run(["cdktf", *arguments], cwd=cwd, env={**os.environ, **(env or {}), "PATH": path}, check=False).returncode
 
 
