@@ -4,23 +4,17 @@ carries the right plan, and Terraform really runs it (against the moto server) w
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import uuid
-from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
 
-import boto3
 import pytest
 
 from components.destroy_hook import HOOK_COMMAND
 from model.loading import load_config
-from model.teardown_plan import FORCE_ENV, PLAN_ENV, applications_by_wave, teardown_plan
+from model.teardown_plan import PLAN_ENV, applications_by_wave, teardown_plan
 from model.workloads import PARENT_APPLICATION
-from scripts.emulator import aws_settings
+from tests.support.hook_run import HookRun
 from tests.support.synth import Synthesized
-from tests.support.terraform import run
 
 HOOK = "teardown/hook"
 
@@ -79,66 +73,20 @@ def test_with_helm_delivery_the_hook_removes_the_apps_ingresses_itself(everythin
     assert any(a.startswith("helm_release.") and "sample-app" in a for a in hook["depends_on"])
 
 
-# --- Terraform runs the hook -----------------------------------------------------------------
-
-ZONE = "hook-test.example.org"
-
-
-@pytest.fixture
-def hook_dir(default_app: Synthesized, project_dir: Path, moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The synthesized hook alone, in a Terraform directory inside the project (as cdktf.out/stacks/<colour>
-    is), aimed at a zone of its own on the moto server; no cluster exists there."""
-    body = json.loads(json.dumps(default_app.resource("blue", "terraform_data", HOOK)))
-    body.pop("depends_on")
-    body.pop("lifecycle")  # replaced with the cluster, which is not here (tests/test_cluster_replacement.py)
-    # blue as last deployed by the shift: weight 0 in its config.
-    body["input"].update(zone_name=ZONE, hostname=f"app.{ZONE}", cluster="hook-test-blue", timeout_seconds=60, weight=0)
-    directory = project_dir / ".cache" / "tests" / f"hook-{uuid.uuid4().hex[:8]}" / "stacks" / "blue"
-    directory.mkdir(parents=True)
-    (directory / "main.tf.json").write_text(json.dumps({"resource": {"terraform_data": {"hook": body}}}))
-    for name in [name for name in os.environ if name.startswith("AWS_")]:
-        monkeypatch.delenv(name)
-    for name, value in aws_settings(moto_endpoint, "ap-northeast-1").items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv(FORCE_ENV, raising=False)
-    yield directory
-    shutil.rmtree(directory.parent.parent)
+# --- Terraform runs the hook (beside the suite: tests/support/hook_run.py) --------------------------------
 
 
 @pytest.mark.slow
-def test_terraform_runs_the_hook_on_destroy_and_keeps_everything_while_the_colour_has_weight(hook_dir: Path) -> None:
-    route53 = boto3.client("route53", region_name="ap-northeast-1")
-    zone = route53.create_hosted_zone(Name=ZONE, CallerReference=hook_dir.parent.parent.name)["HostedZone"]["Id"]
-    record: dict[str, Any] = {
-        "Name": f"app.{ZONE}",
-        "Type": "A",
-        "SetIdentifier": "blue",
-        "Weight": 10,
-        "TTL": 60,
-        "ResourceRecords": [{"Value": "192.0.2.10"}],
-    }
-    route53.change_resource_record_sets(
-        HostedZoneId=zone, ChangeBatch={"Changes": [{"Action": "CREATE", "ResourceRecordSet": record}]}
-    )
-    try:
-        for step in (("init", "-input=false", "-no-color"), ("apply", "-auto-approve", "-input=false", "-no-color")):
-            done = run(hook_dir, *step)
-            assert done.returncode == 0, done.stdout + done.stderr
-
-        refused = run(hook_dir, "destroy", "-auto-approve", "-input=false", "-no-color")
-        assert refused.returncode != 0
-        assert (
-            "teardown refused: blue still has weight 10 in Route53 for app.hook-test.example.org"
-            in refused.stdout + refused.stderr
-        )
-        assert run(hook_dir, "state", "list").stdout.split() == ["terraform_data.hook"]
-
-        route53.change_resource_record_sets(
-            HostedZoneId=zone, ChangeBatch={"Changes": [{"Action": "DELETE", "ResourceRecordSet": record}]}
-        )
-        destroyed = run(hook_dir, "destroy", "-auto-approve", "-input=false", "-no-color")
-        assert destroyed.returncode == 0, destroyed.stdout + destroyed.stderr
-        assert "teardown: blue: applications, load balancers and records are gone" in destroyed.stdout
-        assert run(hook_dir, "state", "list").stdout.split() == []
-    finally:
-        route53.delete_hosted_zone(Id=zone)
+@pytest.mark.background("hook_run")
+def test_terraform_runs_the_hook_on_destroy_and_keeps_everything_while_the_colour_has_weight(
+    hook_run: Future[HookRun],
+) -> None:
+    done = hook_run.result(timeout=600)
+    status, output = done.refused
+    assert status != 0
+    assert "teardown refused: blue still has weight 10 in Route53 for app.hook-test.example.org" in output
+    assert done.state_after_refusal == ["terraform_data.hook"]
+    status, output = done.destroyed
+    assert status == 0, output
+    assert "teardown: blue: applications, load balancers and records are gone" in output
+    assert done.state_after_destroy == []

@@ -27,6 +27,7 @@ from scripts.emulator import MotoProcess, environment, free_port
 from scripts.rehearse import aws_part
 from tests.support.checkov import checkov
 from tests.support.emulator_plans import REGION, EmulatorPlans, networks, plan_all
+from tests.support.hook_run import HookRun, hook_directory, run_hook
 from tests.support.terraform import init_and_validate
 
 if TYPE_CHECKING:
@@ -125,3 +126,15 @@ def emulator_plans(
     modules = networks()  # synthesized here: jsii stays on the main thread
     directory = tmp_path_factory.mktemp("emulator-plans")
     return background_pool.submit(lambda: plan_all(directory, trigger, modules, environment(background_moto.ready(), REGION)))
+
+
+@pytest.fixture(scope="session")
+def hook_run(
+    default_app: Synthesized, background_moto: MotoProcess, background_pool: ThreadPoolExecutor, inside_project: Path
+) -> Future[HookRun]:
+    """Terraform runs blue's destroy hook for real (tests/support/hook_run.py), in a directory inside the
+    project (as cdktf.out/stacks/<colour> is: the hook finds the project upwards from there)."""
+    directory = hook_directory(
+        default_app.resource("blue", "terraform_data", "teardown/hook"), inside_project / "hook" / "stacks" / "blue"
+    )
+    return background_pool.submit(run_hook, directory, background_moto.ready())
