@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from model.workloads import SHARED_ROLES, SharedRole
+from scripts.docs import between
 
 README = Path(__file__).parent / "README.md"
 BEGIN, END = "<!-- roles:begin (generated: python -m policies.readme) -->", "<!-- roles:end -->"
@@ -78,11 +79,7 @@ def _resource(resource: str) -> str:
 
 def rewritten(text: str) -> str:
     """The README text with the table between the markers replaced by what the documents say now."""
-    before, _, rest = text.partition(BEGIN)
-    _, _, after = rest.partition(END)
-    if not rest or (not after and END not in rest):
-        raise ValueError(f"{README} lacks the markers {BEGIN} ... {END}")
-    return f"{before}{BEGIN}\n{table()}\n{END}{after}"
+    return between(text, BEGIN, END, table(), name="policies/README.md")
 
 
 if __name__ == "__main__":
