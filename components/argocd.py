@@ -9,18 +9,16 @@ from cdktf_cdktf_provider_helm.release import Release
 from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
 from constructs import Construct
 
-from model.paths import CHARTS_DIR
-from model.platform import ARGO_CD
+from model.platform import ARGO_CD, REGISTRY
 
-ARGO_HELM_REPOSITORY = "https://argoproj.github.io/argo-helm"
-VALUES_FILE = CHARTS_DIR / "argo-cd-values.yaml"
+VALUES_FILE = REGISTRY / ARGO_CD.name / "values.yaml"
 
 
 class ArgoCd(Construct):
     def __init__(
         self, scope: Construct, id_: str, *, namespace: str, version: str, depends_on: Sequence[ITerraformDependable]
     ) -> None:
-        """version: the argo-cd chart version of the colour's platform release (model/platform.py).
+        """version: the argo-cd chart version of the colour's platform release (argocd/apps/platform/argo-cd/).
         depends_on: the nodes and add-ons Argo CD's pods need before Helm can wait for them."""
         super().__init__(scope, id_)
         ns = NamespaceV1(self, "namespace", metadata={"name": namespace}, depends_on=list(depends_on))
@@ -28,8 +26,8 @@ class ArgoCd(Construct):
             self,
             "release",
             name="argo-cd",
-            repository=ARGO_HELM_REPOSITORY,
-            chart=ARGO_CD.chart,
+            repository=ARGO_CD.chart.repository if ARGO_CD.chart else None,
+            chart=ARGO_CD.name,
             version=version,
             namespace=ns.metadata.name,
             values=[VALUES_FILE.read_text()],

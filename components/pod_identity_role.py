@@ -8,8 +8,10 @@ account can hand it to another pod.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
+from cdktf import TerraformResource
 from cdktf_cdktf_provider_aws.iam_policy import IamPolicy
 from cdktf_cdktf_provider_aws.iam_role import IamRole
 from cdktf_cdktf_provider_aws.iam_role_policy_attachment import IamRolePolicyAttachment
@@ -30,8 +32,11 @@ class PodIdentityRole(Construct):
         service_account: str,
         policy_json: str = "",
         managed_policy_arns: Sequence[str] = (),
+        moved_from: Mapping[str, str] = MappingProxyType({}),
     ) -> None:
-        """policy_json: default none; a policy of this role's own. managed_policy_arns: default none."""
+        """policy_json: default none; a policy of this role's own. managed_policy_arns: default none.
+        moved_from: the Terraform address each of its resources had before ("role", "policy", "attachment"); default
+        none. Terraform moves that state here instead of replacing the role."""
         super().__init__(scope, id_)
         role = IamRole(
             self,
@@ -40,9 +45,13 @@ class PodIdentityRole(Construct):
             description=description,
             assume_role_policy=policies.render("pod_identity_trust", NAMESPACE=namespace, SERVICE_ACCOUNT=service_account),
         )
+        made: dict[str, TerraformResource] = {"role": role}
         if policy_json:
             policy = IamPolicy(self, "policy", name=role_name, description=description, policy=policy_json)
-            IamRolePolicyAttachment(self, "attachment", role=role.name, policy_arn=policy.arn)
+            attachment = IamRolePolicyAttachment(self, "attachment", role=role.name, policy_arn=policy.arn)
+            made.update(policy=policy, attachment=attachment)
         for i, arn in enumerate(managed_policy_arns):
             IamRolePolicyAttachment(self, f"managed-{i}", role=role.name, policy_arn=arn)
+        for part, address in moved_from.items():
+            made[part].move_from_id(address)
         self.role_arn = role.arn

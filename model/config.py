@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WrapSerializer
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WrapSerializer, create_model
 
 from model.eks_addons import ADDONS
-from model.platform import ARGO_CD, CURRENT, EXTERNAL_DNS, LOAD_BALANCER_CONTROLLER, Component, versions
+from model.platform import VERSIONED, Component
 from model.problems import Allowed, frozen_mapping
 
 # EKS versions this project has been checked against (standard or extended support, late 2026).
@@ -52,10 +52,9 @@ _IMAGE_TAG = r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$"
 _IMAGE_TAG_ALLOWED = "use an image tag (letters, digits, '._-')"
 _REVISION = r"^\s*\S"
 _REVISION_ALLOWED = "name a branch, tag or commit"
-_REGION = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
-_REGION_ALLOWED = "use an AWS region code such as 'ap-northeast-1'"
+REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
+REGION_ALLOWED = "use an AWS region code such as 'ap-northeast-1'"
 _LABEL_ALLOWED = "use one DNS label: lowercase letters, digits, '-'"
-_ADDON_PINS = "pins by add-on name: " + ", ".join(f"`{a}`" for a in ADDONS) + ', e.g. `"v1.20.4-eksbuild.2"`'
 _VERSIONS = ", ".join(f"`{version}`" for version in SUPPORTED_KUBERNETES_VERSIONS)
 _TAG_TEXT = "tag keys are 1-128 characters and may not start with 'aws:'; values at most 256"
 
@@ -117,69 +116,72 @@ class NodeGroupConfig(Section):
 
 
 def _chart_versions(component: Component) -> Any:
-    """The versions of one chart this project supports (model/platform.py), as the type of its setting."""
+    """The versions of one chart this project supports (its component.yaml), as the type of its setting."""
     return Annotated[
-        Literal[versions(component)],
+        Literal[component.versions()],
         Allowed(
-            f"use a version of the {component.chart} chart from the compatibility table (model/platform.py): "
-            + ", ".join(versions(component))
+            f"use a version of the {component.name} chart from the compatibility table "
+            f"(argocd/apps/platform/{component.name}/component.yaml): " + ", ".join(component.versions())
         ),
     ]
 
 
 def _known(component: Component) -> str:
-    return f"one of {', '.join(f'`{v}`' for v in versions(component))} (compatibility table: model/platform.py)"
+    listed = ", ".join(f"`{v}`" for v in component.versions())
+    return f"one of {listed} (compatibility table: argocd/apps/platform/{component.name}/component.yaml)"
 
 
-if TYPE_CHECKING:  # a string to the type checker; to pydantic, one of the versions in the table
-    ArgoCdVersion: TypeAlias = str
-    LoadBalancerControllerVersion: TypeAlias = str
-    ExternalDnsVersion: TypeAlias = str
-else:
-    ArgoCdVersion = _chart_versions(ARGO_CD)
-    LoadBalancerControllerVersion = _chart_versions(LOAD_BALANCER_CONTROLLER)
-    ExternalDnsVersion = _chart_versions(EXTERNAL_DNS)
+def _installer(component: Component) -> str:
+    return "installed by Terraform" if component.wave is None else f"installed by Argo CD (wave {component.wave})"
 
 
-class PlatformConfig(Section):
+class PlatformBase(Section):
     """A platform release: the versions of the charts that run on a colour's cluster."""
-
-    argo_cd: Annotated[
-        ArgoCdVersion,
-        Field(description="the `argo-cd` chart (argo-helm): Argo CD, installed by Terraform; " + _known(ARGO_CD)),
-    ] = CURRENT[ARGO_CD]
-    aws_load_balancer_controller: Annotated[
-        LoadBalancerControllerVersion,
-        Field(
-            description="the `aws-load-balancer-controller` chart (eks-charts), installed by Argo CD; "
-            + _known(LOAD_BALANCER_CONTROLLER)
-        ),
-    ] = CURRENT[LOAD_BALANCER_CONTROLLER]
-    external_dns: Annotated[
-        ExternalDnsVersion,
-        Field(description="the `external-dns` chart (kubernetes-sigs), installed by Argo CD; " + _known(EXTERNAL_DNS)),
-    ] = CURRENT[EXTERNAL_DNS]
 
     def version(self, component: Component) -> str:
         return str(getattr(self, component.key))
 
 
-class ColourPlatformConfig(Section):
+class ColourPlatformBase(Section):
     """Any of `platform`'s keys, for one colour only: the release that colour rehearses or keeps."""
 
-    argo_cd: Annotated[ArgoCdVersion | None, Field(description="this colour's `argo-cd` chart"), Shown("`platform.argo_cd`")] = (
-        None
+
+# One setting per versioned component of the registry (model/platform.py): a new component is a new key.
+if TYPE_CHECKING:
+    PlatformConfig: TypeAlias = PlatformBase
+    ColourPlatformConfig: TypeAlias = ColourPlatformBase
+else:
+    PlatformConfig = create_model(
+        "PlatformConfig",
+        __base__=PlatformBase,
+        __doc__=PlatformBase.__doc__,
+        **{
+            c.key: (
+                Annotated[
+                    _chart_versions(c),
+                    Field(description=f"the `{c.name}` chart: {c.title}, {_installer(c)}; " + _known(c)),
+                ],
+                c.chart.default,
+            )
+            for c in VERSIONED
+        },
     )
-    aws_load_balancer_controller: Annotated[
-        LoadBalancerControllerVersion | None,
-        Field(description="this colour's `aws-load-balancer-controller` chart"),
-        Shown("`platform.aws_load_balancer_controller`"),
-    ] = None
-    external_dns: Annotated[
-        ExternalDnsVersion | None,
-        Field(description="this colour's `external-dns` chart"),
-        Shown("`platform.external_dns`"),
-    ] = None
+    ColourPlatformConfig = create_model(
+        "ColourPlatformConfig",
+        __base__=ColourPlatformBase,
+        __doc__=ColourPlatformBase.__doc__,
+        **{
+            c.key: (
+                Annotated[
+                    _chart_versions(c) | None,
+                    Field(description=f"this colour's `{c.name}` chart"),
+                    Shown(f"`platform.{c.key}`"),
+                ],
+                None,
+            )
+            for c in VERSIONED
+        },
+    )
 
 
 def _version_in_schema(schema: dict[str, Any]) -> None:
@@ -521,7 +523,9 @@ class Config(Section):
         ),
         Allowed("use 3-20 lowercase letters, digits or '-', starting with a letter"),
     ] = "eks-bg"
-    region: Annotated[str, Field(pattern=_REGION, description="an AWS region code"), Allowed(_REGION_ALLOWED)] = "ap-northeast-1"
+    region: Annotated[str, Field(pattern=REGION_PATTERN, description="an AWS region code"), Allowed(REGION_ALLOWED)] = (
+        "ap-northeast-1"
+    )
     deletion_protection: Annotated[
         bool,
         Field(

@@ -1,13 +1,16 @@
 """What `common` publishes and cluster stacks read: the names are defined here, once.
 
 CommonStack must declare exactly these outputs (it fails at synth otherwise) and cluster stacks
-read common's state only through these names, so the two sides cannot drift apart.
+read common's state only through these names, so the two sides cannot drift apart. Each shared
+role's output is named after its workload (model/workloads.py): a new component brings its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
+
+from model.workloads import SHARED_ROLES
 
 
 class CommonOutput(StrEnum):
@@ -21,13 +24,9 @@ class CommonOutput(StrEnum):
     TABLE_NAME = "table_name"
     TABLE_ARN = "table_arn"
     IMAGE_REPOSITORY_URL = "image_repository_url"
-    APP_ROLE_ARN = "app_role_arn"
-    LOAD_BALANCER_CONTROLLER_ROLE_ARN = "load_balancer_controller_role_arn"
-    EXTERNAL_DNS_ROLE_ARN = "external_dns_role_arn"
-    VPC_CNI_ROLE_ARN = "vpc_cni_role_arn"
 
 
-DESCRIPTIONS: Mapping[CommonOutput, str] = {
+_FIXED: Mapping[str, str] = {
     CommonOutput.REGION: "AWS region of the shared resources; every colour's cluster runs here.",
     CommonOutput.VPC_ID: "ID of the shared VPC; the AWS Load Balancer Controller is given it explicitly.",
     CommonOutput.PRIVATE_SUBNET_IDS: "Private subnet IDs (one per AZ) for EKS control-plane ENIs and nodes.",
@@ -38,11 +37,14 @@ DESCRIPTIONS: Mapping[CommonOutput, str] = {
     CommonOutput.TABLE_NAME: "DynamoDB table the sample app reads (TABLE_NAME).",
     CommonOutput.TABLE_ARN: "ARN of the sample app's DynamoDB table.",
     CommonOutput.IMAGE_REPOSITORY_URL: "ECR repository URL of the sample app image.",
-    CommonOutput.APP_ROLE_ARN: "Pod Identity role of the sample app: read-only on the table.",
-    CommonOutput.LOAD_BALANCER_CONTROLLER_ROLE_ARN: "Pod Identity role of the AWS Load Balancer Controller.",
-    CommonOutput.EXTERNAL_DNS_ROLE_ARN: "Pod Identity role of ExternalDNS: record changes in the sub-zone only.",
-    CommonOutput.VPC_CNI_ROLE_ARN: "Pod Identity role of the VPC CNI (kube-system/aws-node), for the vpc-cni add-on.",
+}
+# Every output of common, by name, with its description.
+DESCRIPTIONS: Mapping[str, str] = {
+    **{str(name): text for name, text in _FIXED.items()},
+    **{
+        role.output: f"Pod Identity role of {role.namespace}/{role.service_account}: {role.description}." for role in SHARED_ROLES
+    },
 }
 
 # Outputs that are lists; cluster stacks read them with get_list, the rest with get_string.
-LIST_OUTPUTS = frozenset({CommonOutput.PRIVATE_SUBNET_IDS, CommonOutput.NAT_PUBLIC_IPS})
+LIST_OUTPUTS = frozenset({CommonOutput.PRIVATE_SUBNET_IDS.value, CommonOutput.NAT_PUBLIC_IPS.value})

@@ -42,9 +42,17 @@ def load_config(path: Path = Path("cdktf.json")) -> Config:
     if isinstance(section, str):
         source = section
         section = _read_json(path.parent / section, section)
-    config = config_from_dict(section, source=source)
-    # Local state lives beside cdktf.json, wherever Terraform itself runs.
-    state_dir = path.parent.absolute() / config.state.directory
+    return _state_beside(config_from_dict(section, source=source), path.parent)
+
+
+def config_file(path: Path, *, project_dir: Path) -> Config:
+    """A configuration in a JSON file of its own (an example, say), as a project in project_dir would load it."""
+    return _state_beside(config_from_dict(_read_json(path, path.name), source=path.name), project_dir)
+
+
+def _state_beside(config: Config, project_dir: Path) -> Config:
+    """Local state lives beside cdktf.json, wherever Terraform itself runs."""
+    state_dir = project_dir.absolute() / config.state.directory
     return config.model_copy(update={"state": config.state.model_copy(update={"directory": str(state_dir)})})
 
 

@@ -1,102 +1,147 @@
-"""What runs on top of a colour's cluster: the platform components, the chart versions this project
-supports, and the Kubernetes versions each is known to work with.
+"""What runs on top of a colour's cluster: the platform components, read from their registry.
 
-A colour is a whole platform release: its Kubernetes version, and the versions of the charts below
-(`platform` in the config, overridden per colour by `clusters.<colour>.platform`). Synth refuses a
-colour whose charts are not known to work with its Kubernetes version (model/rules.py), so a
-platform bump is rehearsed on the new colour while the old one keeps what it runs.
+Each component is one folder of argocd/apps/platform/: its `component.yaml` (name, namespace, sync wave,
+the chart it installs with the chart versions this project supports, or its path in this repository, and
+its Pod Identity binding) and its `values.yaml` (its chart's values, a template over the cluster's facts).
+Everything else is derived from that entry: the config keys `platform.<key>` and
+`clusters.<colour>.platform.<key>`, common's shared role and its output, each colour's Pod Identity
+association, the facts handed to the charts, the App of Apps' child Application (argocd/apps renders it
+from the same file, at the colour's Git revision), the teardown order and the docs.
 
-Adding a supported version is adding a row to COMPATIBILITY, with the upstream evidence beside it.
+A colour is a whole platform release: its Kubernetes version and the chart versions of its components.
+Synth refuses a colour whose charts are not known to work with its Kubernetes version (model/rules.py).
+Supporting a chart version is adding a row to its component's `chart.releases`, with the upstream evidence.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from model.paths import CHARTS_DIR
+
+REGISTRY = CHARTS_DIR / "apps" / "platform"
+ENTRY = "component.yaml"
 
 
-@dataclass(frozen=True)
-class Component:
-    key: str  # the config key under `platform`
-    title: str  # how messages and docs name it
-    chart: str  # the Helm chart
-    fact: str  # its key in the facts handed to the charts (model/values.py), where it is not Argo CD itself
+class _Entry(BaseModel):
+    """A part of a component.yaml: frozen, no unknown keys (a misspelt key fails loudly, naming the file)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 
-ARGO_CD = Component(key="argo_cd", title="Argo CD", chart="argo-cd", fact="argoCd")
-LOAD_BALANCER_CONTROLLER = Component(
-    key="aws_load_balancer_controller",
-    title="AWS Load Balancer Controller",
-    chart="aws-load-balancer-controller",
-    fact="awsLoadBalancerController",
-)
-EXTERNAL_DNS = Component(key="external_dns", title="ExternalDNS", chart="external-dns", fact="externalDns")
-COMPONENTS = (ARGO_CD, LOAD_BALANCER_CONTROLLER, EXTERNAL_DNS)
+class ChartRelease(_Entry):
+    """One chart version this project supports."""
 
-
-@dataclass(frozen=True)
-class ChartRelease:
-    component: Component
-    version: str  # the chart version
-    app_version: str  # what the chart installs (its Chart.yaml appVersion)
-    kubernetes: tuple[str, ...]  # Kubernetes minor versions upstream documents it to work with
+    version: str
+    app_version: str = Field(alias="appVersion")  # what the chart installs (its Chart.yaml appVersion)
+    kubernetes: tuple[str, ...]  # the Kubernetes minor versions upstream documents it to work with
     evidence: str  # where upstream says so
 
 
-# Evidence, read in the upstream repositories (snapshots of August 2026):
-# - Argo CD: argoproj/argo-cd docs/operator-manual/tested-kubernetes-versions.md, the "Tested versions"
-#   table of docs/operator-manual/installation.md, at tag v3.4.7: "| 3.4 | v1.35, v1.34, v1.33, v1.32 |",
-#   "| 3.3 | v1.35, v1.34, v1.33, v1.32 |", "| 3.2 | v1.34, v1.33, v1.32, v1.31 |". Chart appVersions from
-#   argoproj/argo-helm charts/argo-cd/Chart.yaml (9.4.18: v3.3.6, 9.3.7: v3.2.6; 10.x ship 3.4); every chart
-#   has kubeVersion ">=1.25.0-0". v3.5.1 adds "| 3.5 | v1.36, v1.35, v1.34, v1.33 |": the first Argo CD
-#   tested on 1.36, not yet in an argo-cd chart when this table was written.
-# - AWS Load Balancer Controller: kubernetes-sigs/aws-load-balancer-controller docs/deploy/installation.md,
-#   "Supported Kubernetes versions", unchanged to tag v3.5.0: "AWS Load Balancer Controller v2.5.0+ requires
-#   Kubernetes 1.22+" (a minimum, no upper bound; its e2e tests default to 1.32). Chart versions and
-#   appVersions from aws/eks-charts stable/aws-load-balancer-controller/Chart.yaml (no kubeVersion).
-# - ExternalDNS: kubernetes-sigs/external-dns README.md, "Kubernetes version compatibility", for
-#   ExternalDNS >= 0.18: "Kubernetes >= 1.22 and <= 1.32" and "Kubernetes >= 1.33" both supported.
-#   appVersions from charts/external-dns/Chart.yaml (1.21.1: 0.21.0, 1.20.0: 0.20.0; no kubeVersion).
-_ARGO_CD_DOCS = "argo-cd docs/operator-manual/tested-kubernetes-versions.md (v3.4.7)"
-_LBC_DOCS = "aws-load-balancer-controller docs/deploy/installation.md: v2.5.0+ requires Kubernetes 1.22+"
-_EXTERNAL_DNS_DOCS = "external-dns README.md: Kubernetes version compatibility (>= 0.18)"
-_K8S = ("1.32", "1.33", "1.34", "1.35")
-
-# fmt: off
-COMPATIBILITY: tuple[ChartRelease, ...] = (
-    ChartRelease(ARGO_CD, "10.1.4", "v3.4", _K8S, _ARGO_CD_DOCS),
-    ChartRelease(ARGO_CD, "9.4.18", "v3.3.6", _K8S, _ARGO_CD_DOCS),
-    ChartRelease(ARGO_CD, "9.3.7", "v3.2.6", ("1.31", "1.32", "1.33", "1.34"), _ARGO_CD_DOCS),
-    ChartRelease(LOAD_BALANCER_CONTROLLER, "3.5.0", "v3.5.0", _K8S, _LBC_DOCS),
-    ChartRelease(LOAD_BALANCER_CONTROLLER, "3.4.3", "v3.4.3", _K8S, _LBC_DOCS),
-    ChartRelease(EXTERNAL_DNS, "1.21.1", "0.21.0", _K8S, _EXTERNAL_DNS_DOCS),
-    ChartRelease(EXTERNAL_DNS, "1.20.0", "0.20.0", _K8S, _EXTERNAL_DNS_DOCS),
-)
-# fmt: on
-
-# The project's current platform release: the defaults of `platform`.
-CURRENT = {ARGO_CD: "10.1.4", LOAD_BALANCER_CONTROLLER: "3.5.0", EXTERNAL_DNS: "1.21.1"}
+class Chart(_Entry):
+    repository: str
+    default: str  # the project's current release: the default of `platform.<key>`
+    releases: tuple[ChartRelease, ...]
 
 
-def versions(component: Component) -> tuple[str, ...]:
-    """The chart versions of a component this project supports, newest first."""
-    found = [release.version for release in COMPATIBILITY if release.component == component]
-    return tuple(sorted(found, key=_numbers, reverse=True))
+class UpstreamPolicy(_Entry):
+    """What upstream's own IAM policy grants for some chart versions: facts read from it, not a copy."""
+
+    releases: tuple[str, ...]  # the chart versions it is the policy of
+    document: str  # where it is, at which ref
+    actions: dict[str, tuple[str, ...]]  # service -> action names
+
+    def action_names(self) -> set[str]:
+        return {f"{service}:{name}" for service, names in self.actions.items() for name in names}
 
 
-def release(component: Component, version: str) -> ChartRelease | None:
-    return next((r for r in COMPATIBILITY if r.component == component and r.version == version), None)
+class Identity(_Entry):
+    """The component's Pod Identity binding: common's role `<project>-<name>` trusts this service account of the
+    component's namespace, and holds policies/<policy>.json."""
+
+    service_account: str = Field(alias="serviceAccount")
+    policy: str
+    description: str
+    upstream: tuple[UpstreamPolicy, ...] = ()  # what upstream's policy grants, for the versions of the table
 
 
-def working_versions(component: Component, kubernetes: str) -> tuple[str, ...]:
-    """The chart versions of a component known to work with one Kubernetes version, newest first."""
-    return tuple(v for v in versions(component) if kubernetes in known_kubernetes(component, v))
+class Component(_Entry):
+    name: str  # the folder, the chart, the child Application, its facts (`platform.<name>`, `identities.<name>`)
+    title: str  # how messages and docs name it
+    namespace: str
+    wave: int | None = None  # its sync wave as a child of the App of Apps; none: not a child (Terraform installs it)
+    chart: Chart | None = None  # a chart from a Helm repository, at this colour's version of it
+    path: str | None = None  # or a chart of this repository, at this colour's Git revision
+    identity: Identity | None = None
+    ignore_differences: tuple[dict[str, Any], ...] = Field(default=(), alias="ignoreDifferences")  # Argo CD's, as is
 
+    @property
+    def key(self) -> str:
+        """Its config key: `platform.<key>`."""
+        return self.name.replace("-", "_")
 
-def known_kubernetes(component: Component, version: str) -> tuple[str, ...]:
-    """The Kubernetes versions one chart version is known to work with (none, when it is not in the table)."""
-    found = release(component, version)
-    return found.kubernetes if found else ()
+    def versions(self) -> tuple[str, ...]:
+        """The chart versions this project supports, newest first."""
+        found = [release.version for release in self.chart.releases] if self.chart else []
+        return tuple(sorted(found, key=_numbers, reverse=True))
+
+    def release(self, version: str) -> ChartRelease | None:
+        return next((r for r in self.chart.releases if r.version == version), None) if self.chart else None
+
+    def known_kubernetes(self, version: str) -> tuple[str, ...]:
+        """The Kubernetes versions one chart version is known to work with (none, when it is not in the table)."""
+        found = self.release(version)
+        return found.kubernetes if found else ()
+
+    def working_versions(self, kubernetes: str) -> tuple[str, ...]:
+        """The chart versions known to work with one Kubernetes version, newest first."""
+        return tuple(v for v in self.versions() if kubernetes in self.known_kubernetes(v))
 
 
 def _numbers(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
+
+
+class RegistryError(Exception):
+    """A component.yaml is not a valid entry; the message names the file."""
+
+
+def load(registry: Path = REGISTRY) -> tuple[Component, ...]:
+    """Every component, in the order of their names."""
+    found = []
+    for entry in sorted(registry.glob(f"*/{ENTRY}")):
+        where = f"argocd/apps/platform/{entry.parent.name}/{ENTRY}"
+        try:
+            component = Component.model_validate(yaml.safe_load(entry.read_text()))
+        except ValidationError as err:
+            raise RegistryError(f"{where}: {err}") from None
+        if component.name != entry.parent.name:
+            raise RegistryError(f"{where}: name {component.name!r} is not its folder's, {entry.parent.name!r}")
+        if (component.chart is None) == (component.path is None):
+            raise RegistryError(f"{where}: name a chart (`chart`) or a path in this repository (`path`), not both or neither")
+        if component.chart and component.chart.default not in component.versions():
+            raise RegistryError(f"{where}: chart.default {component.chart.default} is not one of its releases")
+        found.append(component)
+    return tuple(found)
+
+
+COMPONENTS = load()
+# Those whose chart version a colour's release names (`platform.<key>`).
+VERSIONED = tuple(c for c in COMPONENTS if c.chart)
+# The App of Apps' children, first up first.
+CHILDREN = tuple(sorted((c for c in COMPONENTS if c.wave is not None), key=lambda c: (c.wave, c.name)))
+
+
+@functools.cache
+def component(name: str) -> Component:
+    (found,) = [c for c in COMPONENTS if c.name == name]
+    return found
+
+
+ARGO_CD = component("argo-cd")
+SAMPLE_APP = component("sample-app")

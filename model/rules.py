@@ -16,18 +16,20 @@ from model.config import (
     DEFAULT_IMAGE_TAG,
     MIN_SUBNET_PREFIX,
     PLACEHOLDER_REPO_URL,
+    REGION_ALLOWED,
+    REGION_PATTERN,
     SUPPORTED_KUBERNETES_VERSIONS,
     Config,
     NodeGroupConfig,
     split_bits,
 )
-from model.platform import COMPONENTS, known_kubernetes, working_versions
+from model.platform import VERSIONED
 from model.problems import Problems
 
 _COLOUR = re.compile(COLOUR_PATTERN)
 _VERSION = re.compile(r"^1\.\d{2}$")
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
+_REGION = re.compile(REGION_PATTERN)
 _COLOUR_RULE = (
     f"a colour is a stack name and DNS label: 1-20 lowercase letters, digits or '-', starting with a letter, not '{COMMON_STACK}'"
 )
@@ -115,7 +117,7 @@ def _state_rules(c: Config, p: Problems) -> None:
         _check(p, "state.directory", s.directory, bool(s.directory.strip()), "name a directory for the local state files")
         return
     _check(p, "state.bucket", s.bucket, bool(_BUCKET.match(s.bucket)), "the s3 backend needs an existing S3 bucket name")
-    _check(p, "state.region", s.region, bool(_REGION.match(s.region)), "use an AWS region code such as 'ap-northeast-1'")
+    _check(p, "state.region", s.region, bool(_REGION.match(s.region)), REGION_ALLOWED)
     prefix_ok = not s.key_prefix.startswith("/") and not s.key_prefix.endswith("/")
     _check(p, "state.key_prefix", s.key_prefix, prefix_ok, "use a key prefix without a leading or trailing '/'")
 
@@ -164,28 +166,30 @@ def _version_rules(p: Problems, key: str, version: str, seen: dict[str, str], co
 
 
 def _platform_rules(c: Config, p: Problems, colour: str) -> None:
-    """Each chart a colour runs must be known to work with the colour's Kubernetes version (model/platform.py)."""
+    """Each chart a colour runs must be known to work with the colour's Kubernetes version (the compatibility
+    rows of its component, argocd/apps/platform/<name>/component.yaml)."""
     kubernetes = c.clusters[colour].kubernetes_version
     if p.is_bad(f"clusters.{colour}.kubernetes_version"):
         return  # judged against a version that is itself refused: nothing to say
     release = c.release(colour)
-    for component in COMPONENTS:
+    for component in VERSIONED:
         key, top = f"clusters.{colour}.platform.{component.key}", f"platform.{component.key}"
         version = release.platform.version(component)
-        if p.is_bad(key) or p.is_bad(top) or kubernetes in known_kubernetes(component, version):
+        known = component.known_kubernetes(version)
+        if p.is_bad(key) or p.is_bad(top) or kubernetes in known:
             continue
         inherited = "" if getattr(c.clusters[colour].platform, component.key) is not None else f" (from {top})"
-        working = working_versions(component, kubernetes)
-        fix = f"use {' or '.join(working)}" if working else f"no {component.chart} chart in the table is"
+        working = component.working_versions(kubernetes)
+        fix = f"use {' or '.join(working)}" if working else f"no {component.name} chart in the table is"
         _check(
             p,
             key,
             version,
             False,
-            f"{colour} runs Kubernetes {kubernetes}, and the {component.chart} chart {version}{inherited} is known to work "
-            f"with {', '.join(known_kubernetes(component, version))} only; {fix}"
+            f"{colour} runs Kubernetes {kubernetes}, and the {component.name} chart {version}{inherited} is known to work "
+            f"with {', '.join(known)} only; {fix}"
             + ("" if working else f" known to work with {kubernetes}")
-            + " (compatibility table: model/platform.py)",
+            + f" (compatibility table: argocd/apps/platform/{component.name}/component.yaml)",
         )
 
 

@@ -2,26 +2,22 @@
 
 The plan is data: the colour's stack carries it (components/destroy_hook.py) and hands it to
 `tools.teardown` at destroy time. The order of the Argo CD applications comes from their sync
-waves in argocd/apps/values.yaml, the same entries that install them: last up, first down.
+waves in the component registry (model/platform.py), the same entries that install them: last up,
+first down.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-import yaml
-
 from model.config import ClusterConfig, Config, cluster_name
-from model.paths import CHARTS_DIR
-from model.values import SAMPLE_APP_CHILD
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP
+from model.platform import CHILDREN, SAMPLE_APP
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 
 PLAN_ENV = "TEARDOWN_PLAN"  # the destroy provisioner hands the plan to tools.teardown in this variable
 FORCE_ENV = "BLUEGREEN_FORCE_DESTROY"  # "1": tear down a colour that still has weight
-APPS_VALUES = CHARTS_DIR / "apps" / "values.yaml"
 
 
 @dataclass(frozen=True)
@@ -56,16 +52,9 @@ class TeardownPlan:
         return cls(**values)
 
 
-@functools.cache
-def applications_by_wave() -> tuple[tuple[str, int], ...]:
-    """(name, sync wave) of every child Application of argocd/apps, as the chart installs them."""
-    entries = yaml.safe_load(APPS_VALUES.read_text())["applications"]
-    return tuple((str(entry["name"]), int(entry["wave"])) for entry in entries)
-
-
 def teardown_plan(config: Config, colour: str, cluster: ClusterConfig) -> TeardownPlan:
-    disabled = {SAMPLE_APP_CHILD} if config.app.delivery == "helm" else set()
-    last_up_first = sorted((a for a in applications_by_wave() if a[0] not in disabled), key=lambda a: a[1], reverse=True)
+    helm = config.app.delivery == "helm"  # Terraform installs the app: no child of it, its Ingresses go directly
+    last_up_first = [c for c in reversed(CHILDREN) if not (helm and c == SAMPLE_APP)]
     return TeardownPlan(
         colour=colour,
         cluster=cluster_name(config, colour),
@@ -75,8 +64,8 @@ def teardown_plan(config: Config, colour: str, cluster: ClusterConfig) -> Teardo
         weight=cluster.weight,
         argocd_namespace=ARGOCD_NAMESPACE,
         parent_application=PARENT_APPLICATION,
-        workload_applications=tuple(name for name, wave in last_up_first if wave > 0),
-        controller_applications=tuple(name for name, wave in last_up_first if wave <= 0),
-        ingress_namespaces=(SAMPLE_APP.namespace,) if config.app.delivery == "helm" else (),
+        workload_applications=tuple(c.name for c in last_up_first if c.wave is not None and c.wave > 0),
+        controller_applications=tuple(c.name for c in last_up_first if c.wave is not None and c.wave <= 0),
+        ingress_namespaces=(SAMPLE_APP.namespace,) if helm else (),
         timeout_seconds=config.traffic.teardown_timeout_seconds,
     )

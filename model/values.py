@@ -11,13 +11,10 @@ from typing import Any
 
 from model.config import ClusterConfig, Config
 from model.contract import CommonOutput
-from model.platform import EXTERNAL_DNS, LOAD_BALANCER_CONTROLLER
+from model.platform import CHILDREN, SAMPLE_APP
 from model.workloads import WORKLOADS
 
 APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applications in Git
-# The platform components Argo CD installs as children of the App of Apps (Terraform installs Argo CD itself).
-ARGO_CD_CHILDREN = (LOAD_BALANCER_CONTROLLER, EXTERNAL_DNS)
-SAMPLE_APP_CHILD = "sample-app"  # the sample app's entry in argocd/apps/values.yaml
 DISABLED = "disabledApplications"  # children argocd/apps leaves out
 # syncPolicy.retry of the parent Application and every child: a failed sync is tried again, 10 s doubling
 # to 5 min, ten times (about half an hour), instead of waiting for the next commit.
@@ -25,7 +22,7 @@ SYNC_RETRY = {"limit": 10, "backoff": {"duration": "10s", "factor": 2, "maxDurat
 
 
 def cluster_facts(
-    *, config: Config, colour: str, cluster: ClusterConfig, cluster_name: str, common: Callable[[CommonOutput], str]
+    *, config: Config, colour: str, cluster: ClusterConfig, cluster_name: str, common: Callable[[str], str]
 ) -> dict[str, Any]:
     """common: reads one output of common's state (a Terraform reference)."""
     release = config.release(colour)
@@ -51,17 +48,17 @@ def cluster_facts(
             "setIdentifier": colour,
             "ttl": config.traffic.record_ttl,
         },
-        "identities": {w.key: {"namespace": w.namespace, "serviceAccount": w.service_account} for w in WORKLOADS},
+        "identities": {w.name: {"namespace": w.namespace, "serviceAccount": w.service_account} for w in WORKLOADS},
         "sampleApp": {
             "tableName": common(CommonOutput.TABLE_NAME),
             "image": {"repository": common(CommonOutput.IMAGE_REPOSITORY_URL), "tag": release.image_tag},
         },
-        # The chart versions of the controllers Argo CD installs: this colour's platform release.
-        "platform": {component.fact: release.platform.version(component) for component in ARGO_CD_CHILDREN},
+        # The chart versions of the children Argo CD installs: this colour's platform release.
+        "platform": {c.name: release.platform.version(c) for c in CHILDREN if c.chart},
         "syncRetry": SYNC_RETRY,
     }
     if config.app.delivery == "helm":  # Terraform installs it; Argo CD must not install it too
-        facts[DISABLED] = [SAMPLE_APP_CHILD]
+        facts[DISABLED] = [SAMPLE_APP.name]
     return facts
 
 

@@ -1,5 +1,5 @@
 """The table of policies/README.md: each shared Pod Identity role, who may assume it, what it may do and on
-which resources, generated from the documents in policies/ and the roles of model/workloads.py.
+which resources, generated from the documents in policies/ and the roles of model/workloads.py (the component registry).
 
     python -m policies.readme      # rewrites the table between its markers
 
@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from model.workloads import SHARED_ROLES, SharedRole
+from model.workloads import SHARED_ROLES, Workload
 from scripts.docs import between
 
 README = Path(__file__).parent / "README.md"
@@ -36,18 +36,18 @@ def table() -> str:
     """One row per role and kind of grant: actions of one service on the same resources under the same conditions."""
     rows = ["| Role | Assumed by | May do | On | Conditions on |", "| --- | --- | --- | --- | --- |"]
     for role in SHARED_ROLES:
-        who = f"`pods.eks.amazonaws.com`, for `{role.workload.namespace}/{role.workload.service_account}` only, in any colour"
+        who = f"`pods.eks.amazonaws.com`, for `{role.namespace}/{role.service_account}` only, in any colour"
         for i, (may, on, when) in enumerate(_grants(role)):
             first = i == 0
             rows.append(f"| {f'`<project>-{role.name}`' if first else ''} | {who if first else ''} | {may} | {on} | {when} |")
     return "\n".join(rows)
 
 
-def _grants(role: SharedRole) -> list[tuple[str, str, str]]:
+def _grants(role: Workload) -> list[tuple[str, str, str]]:
     """(actions, resources, condition keys) of a role, grouped by service, resources and conditions, in document order."""
     if role.aws_managed_policy:
         return [(f"AWS-managed `{role.aws_managed_policy}`, kept in step with its add-on by AWS", "what it names", "")]
-    document = json.loads((Path(__file__).parent / f"{role.document}.json").read_text())
+    document = json.loads((Path(__file__).parent / f"{role.policy}.json").read_text())
     groups: dict[tuple[str, str, str], set[str]] = {}
     for statement in document["Statement"]:
         actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]

@@ -30,12 +30,12 @@ from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
-from model.contract import LIST_OUTPUTS, CommonOutput
+from model.contract import DESCRIPTIONS, LIST_OUTPUTS, CommonOutput
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
-from model.platform import ARGO_CD
+from model.platform import ARGO_CD, SAMPLE_APP
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts, sample_app_values
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SAMPLE_APP, VPC_CNI, WORKLOADS
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, VPC_CNI, WORKLOADS
 from stacks.base import configure_stack, read_state
 
 # Resources that exist inside one cluster or name it. The rest of a colour (roles, keys, the log group,
@@ -90,7 +90,7 @@ class ClusterStack(TerraformStack):
             names=BEFORE_NODES,
             versions=cluster.addon_versions,
             # The CNI's permissions on a role of their own, not on every process of the node.
-            pod_identities={"vpc-cni": (VPC_CNI.service_account, self.common(VPC_CNI.role))},
+            pod_identities={"vpc-cni": (VPC_CNI.service_account, self.common(VPC_CNI.output))},
         )
         nodes = NodeGroup(
             self,
@@ -110,7 +110,7 @@ class ClusterStack(TerraformStack):
             depends_on=[nodes.node_group],
         )
         identities = PodIdentityAssociations(
-            self, "pod-identity", cluster_name=eks.cluster_name, role_arns={w: self.common(w.role) for w in WORKLOADS}
+            self, "pod-identity", cluster_name=eks.cluster_name, role_arns={w: self.common(w.output) for w in WORKLOADS}
         )
 
         KubeProviders(
@@ -142,9 +142,9 @@ class ClusterStack(TerraformStack):
             # After the root release, so the load balancer controller and ExternalDNS are up first.
             LocalChart(
                 self,
-                "sample-app",
-                chart="sample-app",
-                release_name="sample-app",
+                SAMPLE_APP.name,
+                chart=SAMPLE_APP.name,
+                release_name=SAMPLE_APP.name,
                 namespace=SAMPLE_APP.namespace,
                 create_namespace=True,
                 values=sample_app_values(facts),
@@ -175,13 +175,15 @@ class ClusterStack(TerraformStack):
         nat = Fn.formatlist("%s/32", [self.common_list(CommonOutput.NAT_PUBLIC_IPS)])
         return Token.as_list(Fn.concat([allowed, nat]))
 
-    def common(self, output: CommonOutput) -> str:
-        """A string output of common's state, by its contract name."""
+    def common(self, output: str) -> str:
+        """A string output of common's state, by its contract name (model/contract.py)."""
+        if output not in DESCRIPTIONS:
+            raise KeyError(f"{output} is not an output of common (model/contract.py)")
         if output in LIST_OUTPUTS:
             raise TypeError(f"{output} is a list; use common_list")
-        return self._common.get_string(output.value)
+        return self._common.get_string(output)
 
-    def common_list(self, output: CommonOutput) -> list[str]:
+    def common_list(self, output: str) -> list[str]:
         if output not in LIST_OUTPUTS:
             raise TypeError(f"{output} is a string; use common")
-        return self._common.get_list(output.value)
+        return self._common.get_list(output)

@@ -24,6 +24,22 @@ from model.contract import DESCRIPTIONS, CommonOutput
 from model.workloads import SHARED_ROLES
 from stacks.base import configure_stack
 
+# Before the component registry named every shared role after its component, two roles had other construct ids.
+# Terraform moves their state to the new addresses (moved blocks) instead of replacing roles that running pods
+# assume. Remove once every deployment has applied common with them.
+FORMER_ADDRESSES = {
+    "sample-app": {
+        "role": "aws_iam_role.app-role_42B844E6",
+        "policy": "aws_iam_policy.app-role_policy_547F7C8A",
+        "attachment": "aws_iam_role_policy_attachment.app-role_attachment_B3DECB32",
+    },
+    "aws-load-balancer-controller": {
+        "role": "aws_iam_role.lbc-role_F0F36708",
+        "policy": "aws_iam_policy.lbc-role_policy_EA9D2542",
+        "attachment": "aws_iam_role_policy_attachment.lbc-role_attachment_39CCB8BD",
+    },
+}
+
 
 class CommonStack(TerraformStack):
     def __init__(self, scope: Construct, *, config: Config) -> None:
@@ -94,17 +110,18 @@ class CommonStack(TerraformStack):
         # Each document takes the values it names from these.
         fills = {"TABLE_ARN": table.table_arn, "ZONE_ARN": zone.zone_arn, "PARTITION": partition}
         role_arns = {
-            role.workload.role: PodIdentityRole(
+            role.output: PodIdentityRole(
                 self,
                 role.construct_id,
                 role_name=f"{name}-{role.name}",
                 description=role.description,
-                namespace=role.workload.namespace,
-                service_account=role.workload.service_account,
-                policy_json=policies.render_from(role.document, fills) if role.document else "",
+                namespace=role.namespace,
+                service_account=role.service_account,
+                policy_json=policies.render_from(role.policy, fills) if role.policy else "",
                 managed_policy_arns=[f"arn:{partition}:iam::aws:policy/{role.aws_managed_policy}"]
                 if role.aws_managed_policy
                 else [],
+                moved_from=FORMER_ADDRESSES.get(role.name, {}),
             ).role_arn
             for role in SHARED_ROLES
         }
@@ -135,9 +152,10 @@ class CommonStack(TerraformStack):
             }
         )
 
-    def _outputs(self, values: dict[CommonOutput, object]) -> None:
-        missing = set(CommonOutput) - set(values)
-        if missing:
-            raise ValueError(f"common must publish every contract output; missing: {sorted(missing)}")
+    def _outputs(self, values: dict[str, object]) -> None:
+        if set(values) != set(DESCRIPTIONS):
+            raise ValueError(
+                f"common must publish exactly the contract's outputs; it differs in {set(values) ^ set(DESCRIPTIONS)}"
+            )
         for output, value in values.items():
-            TerraformOutput(self, output.value, value=value, description=DESCRIPTIONS[output])
+            TerraformOutput(self, output, value=value, description=DESCRIPTIONS[output])

@@ -81,19 +81,19 @@ def inside_project() -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def default_app(inside_project: Path) -> Synthesized:
-    """The project's own cdktf.json configuration, synthesized once for the whole session."""
-    from model.loading import load_config
+def example_app(inside_project: Path) -> Synthesized:
+    """The shipped example (examples/blue-green.json), synthesized once for the whole session."""
+    from tests.support.configs import example
     from tests.support.synth import synthesize
 
-    return synthesize(load_config(PROJECT_DIR / "cdktf.json"), inside_project / "default" / "cdktf.out")
+    return synthesize(example(), inside_project / "example" / "cdktf.out")
 
 
 @pytest.fixture(scope="session")
 def everything_on(inside_project: Path) -> Synthesized:
-    """tests/samples.EVERYTHING_ON synthesized once: the other side of every optional switch."""
+    """tests/support/configs.EVERYTHING_ON synthesized once: the other side of every optional switch."""
     from model.loading import config_from_dict
-    from tests.support.samples import EVERYTHING_ON
+    from tests.support.configs import EVERYTHING_ON
     from tests.support.synth import synthesize
 
     return synthesize(config_from_dict(EVERYTHING_ON), inside_project / "everything-on" / "cdktf.out")
@@ -143,10 +143,12 @@ def emulated(emulated_clients: Emulated) -> Iterator[Emulated]:
 def argocd() -> Iterator[FakeKubernetes]:
     """A colour's Argo CD behind a Kubernetes API (tests/support/fake_kubernetes.py): the App of Apps
     and its children, all Synced and Healthy."""
+    from model.platform import CHILDREN
+    from model.workloads import PARENT_APPLICATION
     from tests.support.fake_kubernetes import FakeKubernetes
 
     fake = FakeKubernetes()
-    for name in ("app-of-apps", "aws-load-balancer-controller", "external-dns", "sample-app"):
+    for name in (PARENT_APPLICATION, *(c.name for c in CHILDREN)):
         fake.add_application(name)
     yield fake
     fake.close()

@@ -13,28 +13,29 @@ import lupa.lua51
 import pytest
 import yaml
 
-from model.paths import PROJECT_DIR
+from model.platform import REGISTRY
 from tests.support.charts import Chain, build_chain, render
+from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized
 
-COLOURS = ("blue", "green")
+COLOURS = EXAMPLE_COLOURS
 HEALTH_KEY = "resource.customizations.health.argoproj.io_Application"
 LBC_CHILD = "aws-load-balancer-controller"
 STAND_IN = Path(__file__).parent / "fixtures" / "lbc-webhook-certs"  # the chart's certificate logic, see its Chart.yaml
 
 
 @pytest.fixture(scope="module")
-def chains(default_app: Synthesized) -> dict[str, Chain]:
-    return {colour: build_chain(default_app, colour) for colour in COLOURS}
+def chains(example_app: Synthesized) -> dict[str, Chain]:
+    return {colour: build_chain(example_app, colour) for colour in COLOURS}
 
 
 # --- the Application health script, run as Argo CD runs it (Lua 5.1) ----------------------------
 
 
 def application_health(obj: dict[str, Any]) -> dict[str, str]:
-    """What Argo CD reports for a child Application: the script from argocd/argo-cd-values.yaml, with the
+    """What Argo CD reports for a child Application: the script from argocd/apps/platform/argo-cd/values.yaml, with the
     child as the global `obj`, in a fresh Lua 5.1 runtime (Argo CD's gopher-lua is Lua 5.1)."""
-    values = yaml.safe_load((PROJECT_DIR / "argocd" / "argo-cd-values.yaml").read_text())
+    values = yaml.safe_load((REGISTRY / "argo-cd" / "values.yaml").read_text())
     lua = lupa.lua51.LuaRuntime(unpack_returned_tuples=True)
     lua.globals().obj = lua.table_from(obj, recursive=True)
     result = lua.execute(values["configs"]["cm"][HEALTH_KEY])
@@ -144,7 +145,7 @@ def _drop(node: Any, expression: str) -> None:
 
 @pytest.fixture(scope="module")
 def lbc_child(chains: dict[str, Chain]) -> dict[str, Any]:
-    return chains["blue"].children[LBC_CHILD]
+    return chains[COLOURS[0]].children[LBC_CHILD]
 
 
 def renders_of_the_controller_chart(application: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

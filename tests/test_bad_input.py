@@ -16,7 +16,7 @@ import pytest
 import main
 from model.paths import PROJECT_DIR
 from scripts.scratch_project import link_project
-from tests.support.samples import write_project
+from tests.support.configs import write_project
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
 GREEN = {"kubernetes_version": "1.35", "weight": 0}

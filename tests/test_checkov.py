@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from tests.support.checkov import CONFIG_FILE, FRAMEWORKS
+from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized
 
 # checkov runs in the background from the session's start (tests/support/background_checks.py).
@@ -60,19 +61,17 @@ def test_terraform_of_both_syntheses_was_scanned(results: dict[str, dict[str, An
     result = results["terraform_json"]
     assert result["summary"]["passed"] >= 200
     files = {c["file_path"].split("/")[1] for c in [*failures(result), *result["results"]["passed_checks"]]}
-    assert files == {"default", "variant"}
+    assert files == {"example", "variant"}
 
 
 def test_every_rendered_manifest_was_scanned(
-    results: dict[str, dict[str, Any]], default_app: Synthesized, everything_on: Synthesized
+    results: dict[str, dict[str, Any]], example_app: Synthesized, everything_on: Synthesized
 ) -> None:
     """Every manifest of both syntheses, every colour (Applications included, which no check looks into;
     checkov also counts a Deployment's pod template as a resource of its own)."""
     from tests.support.charts import rendered_manifests
 
-    docs = [
-        doc for app in (default_app, everything_on) for colour in ("blue", "green") for doc in rendered_manifests(app, colour)
-    ]
+    docs = [doc for app in (example_app, everything_on) for colour in EXAMPLE_COLOURS for doc in rendered_manifests(app, colour)]
     pod_templates = sum(doc["kind"] == "Deployment" for doc in docs)
     assert results["kubernetes"]["summary"]["resource_count"] == len(docs) + pod_templates
     assert sum(doc["kind"] == "Application" for doc in docs) == 14  # 4 + 3 per colour (the variant's app is Terraform's)

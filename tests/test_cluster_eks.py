@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,18 +10,21 @@ import yaml
 from cdktf import Testing
 
 from model.config import Config
-from model.loading import config_from_dict, load_config
+from model.eks_addons import ADDONS
+from model.loading import config_from_dict
+from model.platform import ARGO_CD
 from model.workloads import WORKLOADS
+from tests.support.configs import EXAMPLE_COLOURS, example
 from tests.support.synth import Synthesized, synthesize
 
-COLOURS = ("blue", "green")
+COLOURS = EXAMPLE_COLOURS
 ADMIN = "arn:aws:iam::123456789012:role/platform-admins"
 PINNED = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
 
 
 @pytest.fixture(scope="module")
-def config(project_dir: Path) -> Config:
-    return load_config(project_dir / "cdktf.json")
+def config() -> Config:
+    return example()
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +66,8 @@ def common_output(name: str) -> str:
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_cluster(default_app: Synthesized, config: Config, colour: str) -> None:
-    cluster = default_app.resource(colour, "aws_eks_cluster", "eks/cluster")
+def test_cluster(example_app: Synthesized, config: Config, colour: str) -> None:
+    cluster = example_app.resource(colour, "aws_eks_cluster", "eks/cluster")
     assert cluster["name"] == f"eks-bg-{colour}"
     assert cluster["version"] == config.clusters[colour].kubernetes_version
     # No admin outside Terraform: the creator's bootstrap entry would collide with a Terraform one (409).
@@ -79,35 +81,30 @@ def test_cluster(default_app: Synthesized, config: Config, colour: str) -> None:
         "public_access_cidrs": ["0.0.0.0/0"],
     }
     assert cluster["encryption_config"] == {
-        "provider": {"key_arn": ref(default_app, colour, "aws_kms_key", "eks/key/key", "arn")},
+        "provider": {"key_arn": ref(example_app, colour, "aws_kms_key", "eks/key/key", "arn")},
         "resources": ["secrets"],
     }
-    assert cluster["role_arn"] == ref(default_app, colour, "aws_iam_role", "eks/role", "arn")
-
-
-def test_blue_and_green_run_different_versions(default_app: Synthesized) -> None:
-    versions = {c: default_app.resource(c, "aws_eks_cluster", "eks/cluster")["version"] for c in COLOURS}
-    assert versions == {"blue": "1.34", "green": "1.35"}
+    assert cluster["role_arn"] == ref(example_app, colour, "aws_iam_role", "eks/role", "arn")
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_secrets_key_and_logs(default_app: Synthesized, colour: str) -> None:
-    text = default_app.text(colour)
+def test_secrets_key_and_logs(example_app: Synthesized, colour: str) -> None:
+    text = example_app.text(colour)
     assert Testing.to_have_resource_with_properties(text, "aws_kms_key", {"enable_key_rotation": True})
     assert Testing.to_have_resource_with_properties(
         text, "aws_cloudwatch_log_group", {"name": f"/aws/eks/eks-bg-{colour}/cluster", "retention_in_days": 365}
     )
-    key = ref(default_app, colour, "aws_kms_key", "eks/key/key", "arn")
-    assert default_app.resource(colour, "aws_cloudwatch_log_group", "eks/logs")["kms_key_id"] == key
-    encryption = json.loads(default_app.resource(colour, "aws_iam_role_policy", "eks/encryption")["policy"])
-    assert encryption["Statement"][0]["Resource"] == ref(default_app, colour, "aws_kms_key", "eks/key/key", "arn")
+    key = ref(example_app, colour, "aws_kms_key", "eks/key/key", "arn")
+    assert example_app.resource(colour, "aws_cloudwatch_log_group", "eks/logs")["kms_key_id"] == key
+    encryption = json.loads(example_app.resource(colour, "aws_iam_role_policy", "eks/encryption")["policy"])
+    assert encryption["Statement"][0]["Resource"] == ref(example_app, colour, "aws_kms_key", "eks/key/key", "arn")
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_cluster_role(default_app: Synthesized, colour: str) -> None:
-    role = default_app.resource(colour, "aws_iam_role", "eks/role")
+def test_cluster_role(example_app: Synthesized, colour: str) -> None:
+    role = example_app.resource(colour, "aws_iam_role", "eks/role")
     assert json.loads(role["assume_role_policy"])["Statement"][0]["Principal"] == {"Service": "eks.amazonaws.com"}
-    attachment = default_app.resource(colour, "aws_iam_role_policy_attachment", "eks/policy")
+    attachment = example_app.resource(colour, "aws_iam_role_policy_attachment", "eks/policy")
     assert attachment["policy_arn"] == "arn:${data.aws_partition.partition.partition}:iam::aws:policy/AmazonEKSClusterPolicy"
 
 
@@ -136,7 +133,7 @@ def address_of_data(app: Synthesized, colour: str, kind: str) -> str:
     return f"data.{kind}.{name}"
 
 
-@pytest.mark.parametrize(("fixture", "listed"), [("default_app", "[]"), ("variant", f'["{ADMIN}"]')])
+@pytest.mark.parametrize(("fixture", "listed"), [("example_app", "[]"), ("variant", f'["{ADMIN}"]')])
 def test_the_deploying_identity_and_the_listed_roles_are_admins_once_each(
     fixture: str, listed: str, request: pytest.FixtureRequest
 ) -> None:
@@ -152,12 +149,12 @@ def test_the_deploying_identity_and_the_listed_roles_are_admins_once_each(
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_what_terraform_does_inside_the_cluster_waits_for_its_admin_access(default_app: Synthesized, colour: str) -> None:
+def test_what_terraform_does_inside_the_cluster_waits_for_its_admin_access(example_app: Synthesized, colour: str) -> None:
     """Helm and Kubernetes resources are created after, and destroyed before, the access Terraform uses for them."""
-    admin = address(default_app, colour, "aws_eks_access_policy_association", "admins/admin")
+    admin = address(example_app, colour, "aws_eks_access_policy_association", "admins/admin")
     inside = [
-        *default_app.resources(colour, "helm_release").values(),
-        *default_app.resources(colour, "kubernetes_namespace_v1").values(),
+        *example_app.resources(colour, "helm_release").values(),
+        *example_app.resources(colour, "kubernetes_namespace_v1").values(),
     ]
     assert len(inside) == 3  # the argocd namespace, Argo CD, the App of Apps
     assert all(admin in body["depends_on"] for body in inside)
@@ -167,8 +164,8 @@ def test_what_terraform_does_inside_the_cluster_waits_for_its_admin_access(defau
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_launch_template_blocks_pod_access_to_node_credentials(default_app: Synthesized, colour: str) -> None:
-    template = default_app.resource(colour, "aws_launch_template", "nodes/template")
+def test_launch_template_blocks_pod_access_to_node_credentials(example_app: Synthesized, colour: str) -> None:
+    template = example_app.resource(colour, "aws_launch_template", "nodes/template")
     assert template["metadata_options"] == {
         "http_endpoint": "enabled",
         "http_tokens": "required",
@@ -183,8 +180,8 @@ def test_launch_template_blocks_pod_access_to_node_credentials(default_app: Synt
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_node_group(default_app: Synthesized, colour: str) -> None:
-    group = default_app.resource(colour, "aws_eks_node_group", "nodes/group")
+def test_node_group(example_app: Synthesized, colour: str) -> None:
+    group = example_app.resource(colour, "aws_eks_node_group", "nodes/group")
     assert group["subnet_ids"] == common_output("private_subnet_ids")
     assert group["scaling_config"] == {"min_size": 2, "max_size": 4, "desired_size": 2}
     assert group["update_config"] == {"max_unavailable": 1}
@@ -193,11 +190,11 @@ def test_node_group(default_app: Synthesized, colour: str) -> None:
         ["m7i.large"],
         "AL2023_x86_64_STANDARD",
     )
-    template = address(default_app, colour, "aws_launch_template", "nodes/template")
+    template = address(example_app, colour, "aws_launch_template", "nodes/template")
     assert group["launch_template"] == {"id": f"${{{template}.id}}", "version": f"${{{template}.latest_version}}"}
     policies = {
         body["policy_arn"].rsplit("/", 1)[1]
-        for path, body in default_app.resources(colour, "aws_iam_role_policy_attachment").items()
+        for path, body in example_app.resources(colour, "aws_iam_role_policy_attachment").items()
         if path.startswith("nodes/")
     }
     # No AmazonEKS_CNI_Policy: only aws-node holds the CNI's EC2 permissions (its own role, below).
@@ -217,42 +214,42 @@ def test_node_group_from_config(variant: Synthesized) -> None:
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_addons_without_pinned_versions(default_app: Synthesized, colour: str) -> None:
-    addons = {body["addon_name"]: body for body in default_app.resources(colour, "aws_eks_addon").values()}
-    assert sorted(addons) == ["coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]
+def test_addons_without_pinned_versions(example_app: Synthesized, colour: str) -> None:
+    addons = {body["addon_name"]: body for body in example_app.resources(colour, "aws_eks_addon").values()}
+    assert sorted(addons) == sorted(ADDONS) == ["coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]
     for body in addons.values():
         assert "addon_version" not in body
         assert (body["resolve_conflicts_on_create"], body["resolve_conflicts_on_update"]) == ("OVERWRITE", "OVERWRITE")
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_the_vpc_cni_runs_on_its_own_role_once_the_pod_identity_agent_is_there(default_app: Synthesized, colour: str) -> None:
-    addons = {body["addon_name"]: body for body in default_app.resources(colour, "aws_eks_addon").values()}
+def test_the_vpc_cni_runs_on_its_own_role_once_the_pod_identity_agent_is_there(example_app: Synthesized, colour: str) -> None:
+    addons = {body["addon_name"]: body for body in example_app.resources(colour, "aws_eks_addon").values()}
     assert addons["vpc-cni"]["pod_identity_association"] == [
         {"service_account": "aws-node", "role_arn": common_output("vpc_cni_role_arn")}
     ]
-    assert address(default_app, colour, "aws_eks_addon", "addons/eks-pod-identity-agent") in addons["vpc-cni"]["depends_on"]
+    assert address(example_app, colour, "aws_eks_addon", "addons/eks-pod-identity-agent") in addons["vpc-cni"]["depends_on"]
     others = [name for name, body in addons.items() if "pod_identity_association" in body and name != "vpc-cni"]
     assert others == []
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_the_vpc_cni_enforces_network_policies(default_app: Synthesized, colour: str) -> None:
+def test_the_vpc_cni_enforces_network_policies(example_app: Synthesized, colour: str) -> None:
     """The sample app's NetworkPolicy (argocd/sample-app) is enforced, not merely accepted."""
-    addons = {body["addon_name"]: body for body in default_app.resources(colour, "aws_eks_addon").values()}
+    addons = {body["addon_name"]: body for body in example_app.resources(colour, "aws_eks_addon").values()}
     assert json.loads(addons["vpc-cni"]["configuration_values"]) == {"enableNetworkPolicy": "true"}
     assert [name for name, body in addons.items() if "configuration_values" in body] == ["vpc-cni"]
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_nodes_wait_for_networking_and_coredns_waits_for_nodes(default_app: Synthesized, colour: str) -> None:
-    group = default_app.resource(colour, "aws_eks_node_group", "nodes/group")
+def test_nodes_wait_for_networking_and_coredns_waits_for_nodes(example_app: Synthesized, colour: str) -> None:
+    group = example_app.resource(colour, "aws_eks_node_group", "nodes/group")
     early = {
-        address(default_app, colour, "aws_eks_addon", f"addons/{n}") for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
+        address(example_app, colour, "aws_eks_addon", f"addons/{n}") for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
     }
     assert early <= set(group["depends_on"])
-    coredns = default_app.resource(colour, "aws_eks_addon", "addons-on-nodes/coredns")
-    assert coredns["depends_on"] == [address(default_app, colour, "aws_eks_node_group", "nodes/group")]
+    coredns = example_app.resource(colour, "aws_eks_addon", "addons-on-nodes/coredns")
+    assert coredns["depends_on"] == [address(example_app, colour, "aws_eks_node_group", "nodes/group")]
 
 
 def test_addon_versions_pinned_from_config(variant: Synthesized) -> None:
@@ -269,23 +266,20 @@ def test_addon_versions_pinned_from_config(variant: Synthesized) -> None:
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_pod_identity_associations_bind_commons_roles(default_app: Synthesized, colour: str) -> None:
-    associations = default_app.resources(colour, "aws_eks_pod_identity_association")
+def test_pod_identity_associations_bind_commons_roles(example_app: Synthesized, colour: str) -> None:
+    """One per workload of the registry, bound to the role common publishes for it (tests/test_pod_identity_roles.py
+    follows each to the role's trust)."""
+    associations = example_app.resources(colour, "aws_eks_pod_identity_association")
     found = {(a["namespace"], a["service_account"]): a["role_arn"] for a in associations.values()}
-    assert found == {
-        ("kube-system", "aws-load-balancer-controller"): common_output("load_balancer_controller_role_arn"),
-        ("external-dns", "external-dns"): common_output("external_dns_role_arn"),
-        ("sample-app", "sample-app"): common_output("app_role_arn"),
-    }
+    assert found == {(w.namespace, w.service_account): common_output(f"{w.name.replace('-', '_')}_role_arn") for w in WORKLOADS}
     assert {a["cluster_name"] for a in associations.values()} == {
-        ref(default_app, colour, "aws_eks_cluster", "eks/cluster", "name")
+        ref(example_app, colour, "aws_eks_cluster", "eks/cluster", "name")
     }
-    assert len(WORKLOADS) == len(found)
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_no_oidc_provider_no_irsa(default_app: Synthesized, colour: str) -> None:
-    text = default_app.text(colour)
+def test_no_oidc_provider_no_irsa(example_app: Synthesized, colour: str) -> None:
+    text = example_app.text(colour)
     assert "aws_iam_openid_connect_provider" not in text
     assert "eks.amazonaws.com/role-arn" not in text
     assert "AssumeRoleWithWebIdentity" not in text
@@ -296,9 +290,9 @@ def test_no_oidc_provider_no_irsa(default_app: Synthesized, colour: str) -> None
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_helm_and_kubernetes_providers_use_short_lived_eks_tokens(default_app: Synthesized, colour: str) -> None:
-    providers = default_app.json(colour)["provider"]
-    cluster = address(default_app, colour, "aws_eks_cluster", "eks/cluster")
+def test_helm_and_kubernetes_providers_use_short_lived_eks_tokens(example_app: Synthesized, colour: str) -> None:
+    providers = example_app.json(colour)["provider"]
+    cluster = address(example_app, colour, "aws_eks_cluster", "eks/cluster")
     token = {
         "api_version": "client.authentication.k8s.io/v1beta1",
         "command": "aws",
@@ -312,7 +306,7 @@ def test_helm_and_kubernetes_providers_use_short_lived_eks_tokens(default_app: S
     assert helm == {"kubernetes": {**connection, "exec": token}}  # helm 3.x: objects, not blocks
     (kubernetes,) = providers["kubernetes"]
     assert kubernetes == {**connection, "exec": [token]}
-    assert default_app.json(colour)["terraform"]["required_providers"]["helm"]["version"] == "3.1.1"
+    assert example_app.json(colour)["terraform"]["required_providers"]["helm"]["version"] == "3.1.1"
 
 
 def releases(app: Synthesized, colour: str) -> dict[str, dict[str, Any]]:
@@ -320,46 +314,46 @@ def releases(app: Synthesized, colour: str) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_argocd_release(default_app: Synthesized, colour: str) -> None:
-    argocd = releases(default_app, colour)["argo-cd"]
+def test_argocd_release(example_app: Synthesized, config: Config, colour: str) -> None:
+    argocd = releases(example_app, colour)["argo-cd"]
     assert (argocd["repository"], argocd["chart"], argocd["version"]) == (
         "https://argoproj.github.io/argo-helm",
         "argo-cd",
-        "10.1.4",
+        config.release(colour).platform.version(ARGO_CD),
     )
-    assert argocd["namespace"] == ref(default_app, colour, "kubernetes_namespace_v1", "argocd/namespace", "metadata[0].name")
+    assert argocd["namespace"] == ref(example_app, colour, "kubernetes_namespace_v1", "argocd/namespace", "metadata[0].name")
     (text,) = argocd["values"]
     values = yaml.safe_load(text)
     health = values["configs"]["cm"]["resource.customizations.health.argoproj.io_Application"]
     assert "obj.status.health.status" in health
     assert values["server"]["service"]["type"] == "ClusterIP"
     assert values["server"]["ingress"]["enabled"] is False
-    needs = {address(default_app, colour, "aws_eks_node_group", "nodes/group")}
+    needs = {address(example_app, colour, "aws_eks_node_group", "nodes/group")}
     needs |= {
-        address(default_app, colour, "aws_eks_addon", f"addons/{n}") for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
+        address(example_app, colour, "aws_eks_addon", f"addons/{n}") for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
     }
-    needs.add(address(default_app, colour, "aws_eks_addon", "addons-on-nodes/coredns"))
-    needs.add(address(default_app, colour, "aws_eks_access_policy_association", "admins/admin"))
+    needs.add(address(example_app, colour, "aws_eks_addon", "addons-on-nodes/coredns"))
+    needs.add(address(example_app, colour, "aws_eks_access_policy_association", "admins/admin"))
     assert needs == set(argocd["depends_on"])
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_root_release_goes_in_after_and_out_before_what_the_apps_need(default_app: Synthesized, colour: str) -> None:
-    root = releases(default_app, colour)["app-of-apps"]
+def test_root_release_goes_in_after_and_out_before_what_the_apps_need(example_app: Synthesized, colour: str) -> None:
+    root = releases(example_app, colour)["app-of-apps"]
     assert root["chart"].startswith("assets/"), root["chart"]  # carried inside cdktf.out (tests/test_portable_output.py)
     assert root["namespace"] == "argocd"
     depends = set(root["depends_on"])
-    assert address(default_app, colour, "helm_release", "argocd/release") in depends
-    assert address(default_app, colour, "aws_eks_node_group", "nodes/group") in depends
+    assert address(example_app, colour, "helm_release", "argocd/release") in depends
+    assert address(example_app, colour, "aws_eks_node_group", "nodes/group") in depends
     assert len([d for d in depends if d.startswith("aws_eks_addon.")]) == 4
     associations = {
-        f"aws_eks_pod_identity_association.{n}" for n in default_app.json(colour)["resource"]["aws_eks_pod_identity_association"]
+        f"aws_eks_pod_identity_association.{n}" for n in example_app.json(colour)["resource"]["aws_eks_pod_identity_association"]
     }
-    assert len(associations) == 3
+    assert len(associations) == len(WORKLOADS)
     assert associations <= depends
 
 
-def expected_resources(colour: str, version: str) -> list[tuple[str, dict[str, Any]]]:
+def expected_resources(colour: str, version: str, argo_cd: str) -> list[tuple[str, dict[str, Any]]]:
     """(type, properties) that each colour's stack must hold, checked with cdktf's own matcher."""
     return [
         ("aws_eks_cluster", {"name": f"eks-bg-{colour}", "version": version, "access_config": {"authentication_mode": "API"}}),
@@ -376,17 +370,19 @@ def expected_resources(colour: str, version: str) -> list[tuple[str, dict[str, A
             for w in WORKLOADS
         ],
         ("kubernetes_namespace_v1", {"metadata": {"name": "argocd"}}),
-        ("helm_release", {"name": "argo-cd", "chart": "argo-cd", "version": "10.1.4"}),
+        ("helm_release", {"name": "argo-cd", "chart": "argo-cd", "version": argo_cd}),
         ("helm_release", {"name": "app-of-apps", "namespace": "argocd"}),
     ]
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_every_cluster_resource_is_there(default_app: Synthesized, config: Config, colour: str) -> None:
-    text = default_app.text(colour)
+def test_every_cluster_resource_is_there(example_app: Synthesized, config: Config, colour: str) -> None:
+    text = example_app.text(colour)
     missing = [
         (kind, props)
-        for kind, props in expected_resources(colour, config.clusters[colour].kubernetes_version)
+        for kind, props in expected_resources(
+            colour, config.clusters[colour].kubernetes_version, config.release(colour).platform.version(ARGO_CD)
+        )
         if not Testing.to_have_resource_with_properties(text, kind, props)
     ]
     assert missing == []

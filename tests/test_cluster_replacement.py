@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from stacks.cluster import BOUND_TO_THE_CLUSTER
+from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.emulator_plans import BOUND, CLUSTER, EmulatorPlans
 from tests.support.synth import Synthesized
 
-COLOURS = ("blue", "green")
+COLOURS = EXAMPLE_COLOURS
 # What outlives a cluster replacement: the cluster's own inputs (its role, key, log group) and what it
 # never names (the node role and launch template).
 OUTLIVES_THE_CLUSTER = {
@@ -55,7 +56,7 @@ def resources(app: Synthesized, colour: str) -> Iterator[tuple[str, dict[str, An
             yield kind, body
 
 
-@pytest.mark.parametrize("fixture", ["default_app", "everything_on"])
+@pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
 @pytest.mark.parametrize("colour", COLOURS)
 def test_nothing_in_a_colour_is_created_before_its_predecessor_is_destroyed(
     fixture: str, colour: str, request: pytest.FixtureRequest
@@ -64,7 +65,7 @@ def test_nothing_in_a_colour_is_created_before_its_predecessor_is_destroyed(
     assert [kind for kind, body in resources(app, colour) if "create_before_destroy" in body.get("lifecycle", {})] == []
 
 
-@pytest.mark.parametrize("fixture", ["default_app", "everything_on"])
+@pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
 @pytest.mark.parametrize("colour", COLOURS)
 def test_everything_bound_to_the_cluster_is_replaced_with_it(fixture: str, colour: str, request: pytest.FixtureRequest) -> None:
     app: Synthesized = request.getfixturevalue(fixture)

@@ -11,6 +11,7 @@ import pytest
 from model.contract import CommonOutput
 from model.loading import config_from_dict
 from scripts.docs import diagram
+from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized, references, synthesize
 
 THREE_COLOURS = {
@@ -46,8 +47,8 @@ def remote_state(app: Synthesized, stack: str) -> dict[str, Any]:
     return dict(body)
 
 
-def test_one_stack_per_colour(default_app: Synthesized, three: Synthesized) -> None:
-    assert default_app.stacks() == ["blue", "common", "green"]
+def test_one_stack_per_colour(example_app: Synthesized, three: Synthesized) -> None:
+    assert example_app.stacks() == sorted(["common", *EXAMPLE_COLOURS])
     assert three.stacks() == ["blue", "common", "green", "purple"]
 
 
@@ -55,22 +56,22 @@ def test_a_colour_removed_from_config_disappears(green_on_s3: Synthesized) -> No
     assert green_on_s3.stacks() == ["common", "green"]
 
 
-@pytest.mark.parametrize("colour", ["blue", "green"])
-def test_each_colour_has_its_own_local_state_and_reads_commons(default_app: Synthesized, project_dir: Path, colour: str) -> None:
+@pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
+def test_each_colour_has_its_own_local_state_and_reads_commons(example_app: Synthesized, project_dir: Path, colour: str) -> None:
     """Paths are relative to the directory Terraform runs in, and land in the project's state directory."""
     state_dir = (project_dir / "terraform-state").resolve()
 
     def seen_from(stack: str, path: str) -> Path:
         assert not Path(path).is_absolute(), path
-        return (default_app.stack_dir(stack) / path).resolve()
+        return (example_app.stack_dir(stack) / path).resolve()
 
-    own = default_app.json(colour)["terraform"]["backend"]["local"]["path"]
+    own = example_app.json(colour)["terraform"]["backend"]["local"]["path"]
     assert seen_from(colour, own) == state_dir / f"{colour}.tfstate"
-    remote = remote_state(default_app, colour)
+    remote = remote_state(example_app, colour)
     assert remote["backend"] == "local"
     assert seen_from(colour, remote["config"]["path"]) == state_dir / "common.tfstate"
     assert (
-        seen_from("common", default_app.json("common")["terraform"]["backend"]["local"]["path"]) == state_dir / "common.tfstate"
+        seen_from("common", example_app.json("common")["terraform"]["backend"]["local"]["path"]) == state_dir / "common.tfstate"
     )
 
 
@@ -107,36 +108,40 @@ def test_nodes_may_reach_a_public_only_endpoint_from_the_nat_addresses(green_on_
     assert public_access_cidrs(green_on_s3, "green") == f'${{concat(["{OPERATORS}"], formatlist("%s/32", {nat}))}}'
 
 
-def test_with_the_private_endpoint_only_the_configured_addresses_are_allowed(default_app: Synthesized) -> None:
-    assert public_access_cidrs(default_app, "blue") == ["0.0.0.0/0"]
-    assert "nat_public_ips" not in default_app.text("blue")  # a common deployed before that output still serves
+@pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
+def test_with_the_private_endpoint_only_the_configured_addresses_are_allowed(example_app: Synthesized, colour: str) -> None:
+    assert public_access_cidrs(example_app, colour) == ["0.0.0.0/0"]
+    assert "nat_public_ips" not in example_app.text(colour)  # a common deployed before that output still serves
 
 
-def test_provider_region_and_tags_per_colour(default_app: Synthesized) -> None:
-    (provider,) = default_app.json("green")["provider"]["aws"]
+@pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
+def test_provider_region_and_tags_per_colour(example_app: Synthesized, colour: str) -> None:
+    (provider,) = example_app.json(colour)["provider"]["aws"]
     assert provider["region"] == "ap-northeast-1"
-    assert provider["default_tags"] == [{"tags": {"Project": "eks-bg", "Stack": "green", "ManagedBy": "cdktf"}}]
+    assert provider["default_tags"] == [{"tags": {"Project": "eks-bg", "Stack": colour, "ManagedBy": "cdktf"}}]
 
 
-def test_every_name_a_cluster_reads_is_an_output_of_common(default_app: Synthesized) -> None:
-    published = set(default_app.json("common")["output"])
-    for colour in ("blue", "green"):
-        read = {m for r in references(default_app.json(colour)) for m in COMMON_OUTPUT_READ.findall(r)}
+def test_every_name_a_cluster_reads_is_an_output_of_common(example_app: Synthesized) -> None:
+    published = set(example_app.json("common")["output"])
+    for colour in EXAMPLE_COLOURS:
+        read = {m for r in references(example_app.json(colour)) for m in COMMON_OUTPUT_READ.findall(r)}
         assert read <= published, read - published
         assert len(read) >= 8, f"{colour} reads only {read}"
 
 
-def test_contract_accessors_refuse_the_wrong_kind() -> None:
+def test_contract_accessors_refuse_the_wrong_kind_and_names_outside_the_contract() -> None:
     from cdktf import App
 
     from stacks.cluster import ClusterStack
 
-    config = config_from_dict({})
-    stack = ClusterStack(App(), "blue", config=config, cluster=config.clusters["blue"])
+    config = config_from_dict({"clusters": {"teal": {"kubernetes_version": "1.35", "weight": 1}}})
+    stack = ClusterStack(App(), "teal", config=config, cluster=config.clusters["teal"])
     with pytest.raises(TypeError, match="is a list"):
         stack.common(CommonOutput.PRIVATE_SUBNET_IDS)
     with pytest.raises(TypeError, match="is a string"):
         stack.common_list(CommonOutput.VPC_ID)
+    with pytest.raises(KeyError, match="app_role_arn is not an output of common"):
+        stack.common("app_role_arn")
 
 
 def test_a_colour_added_to_the_config_appears_in_the_readme_diagram(three: Synthesized) -> None:

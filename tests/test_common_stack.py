@@ -1,4 +1,4 @@
-"""The common stack: every shared resource with the properties DESIGN.md asks for."""
+"""The common stack: every shared resource with the properties the architecture asks for (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -10,26 +10,21 @@ from typing import Any
 import pytest
 from cdktf import Testing
 
-import policies
 from components.deletion_guard import REFUSE_WHILE_PROTECTED
 from model.config import Config, subnet_cidrs
-from model.contract import DESCRIPTIONS, CommonOutput
+from model.contract import DESCRIPTIONS
 from model.loading import config_from_dict
-from tests.support.samples import CONNECTION_ARN, REPO_URL
+from model.platform import component
+from model.workloads import SHARED_ROLES, VPC_CNI, Workload
+from tests.support.configs import CONNECTION_ARN, REPO_URL, example
 from tests.support.synth import Synthesized, references, synthesize
 
 COMMON = "common"
-ROLES = {
-    "app-role": "eks-bg-sample-app",
-    "lbc-role": "eks-bg-aws-load-balancer-controller",
-    "external-dns-role": "eks-bg-external-dns",
-    "vpc-cni-role": "eks-bg-vpc-cni",
-}
 
 
 @pytest.fixture(scope="module")
-def app(default_app: Synthesized) -> Synthesized:
-    return default_app
+def app(example_app: Synthesized) -> Synthesized:
+    return example_app
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +33,8 @@ def text(app: Synthesized) -> str:
 
 
 @pytest.fixture(scope="module")
-def config(project_dir: Path) -> Config:
-    from model.loading import load_config
-
-    return load_config(project_dir / "cdktf.json")
+def config() -> Config:
+    return example()
 
 
 @pytest.fixture(scope="module")
@@ -299,10 +292,13 @@ def test_the_lifecycle_policy_never_expires_a_tagged_image(app: Synthesized) -> 
 # --- shared Pod Identity roles -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("path", "name"), ROLES.items())
-def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(app: Synthesized, path: str, name: str) -> None:
+@pytest.mark.parametrize("workload", SHARED_ROLES, ids=lambda w: w.name)
+def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(
+    app: Synthesized, config: Config, workload: Workload
+) -> None:
+    path = workload.construct_id
     role = app.resource(COMMON, "aws_iam_role", f"{path}/role")
-    assert role["name"] == name
+    assert role["name"] == f"{config.project}-{workload.name}"  # README: roles are `<project>-<component>`
     (statement,) = json.loads(role["assume_role_policy"])["Statement"]
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
@@ -312,7 +308,7 @@ def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(a
         "aws:RequestTag/kubernetes-namespace",
         "aws:RequestTag/kubernetes-service-account",
     ]
-    if path == "vpc-cni-role":  # AWS keeps the CNI's policy in step with the plugin
+    if workload == VPC_CNI:  # AWS keeps the CNI's policy in step with the plugin
         attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/managed-0")
         assert attachment["policy_arn"] == "arn:${data.aws_partition.partition.partition}:iam::aws:policy/AmazonEKS_CNI_Policy"
     else:
@@ -322,7 +318,7 @@ def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(a
 
 
 def test_app_policy_reads_this_table_and_nothing_broader(app: Synthesized) -> None:
-    (statement,) = policy_of(app, "app-role")["Statement"]
+    (statement,) = policy_of(app, "sample-app-role")["Statement"]
     assert statement["Resource"] == ref(app, "aws_dynamodb_table", "table/table", "arn")
     assert sorted(statement["Action"]) == [
         "dynamodb:BatchGetItem",
@@ -331,9 +327,9 @@ def test_app_policy_reads_this_table_and_nothing_broader(app: Synthesized) -> No
         "dynamodb:Query",
         "dynamodb:Scan",
     ]
-    assert not app.resources(COMMON, "aws_iam_role_policy_attachment")["app-role/attachment"]["policy_arn"].startswith(
-        "arn:aws:iam::aws:"
-    )
+    # Attached as a policy of its own, not an AWS-managed one that reaches every table.
+    attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", "sample-app-role/attachment")
+    assert attachment["policy_arn"] == ref(app, "aws_iam_policy", "sample-app-role/policy", "arn")
 
 
 def test_external_dns_changes_records_in_the_sub_zone_only(app: Synthesized) -> None:
@@ -345,13 +341,43 @@ def test_external_dns_changes_records_in_the_sub_zone_only(app: Synthesized) -> 
     assert sorted(a for s in wildcard for a in s["Action"]) == ["route53:ListHostedZones", "route53:ListTagsForResources"]
 
 
-def test_load_balancer_controller_gets_the_upstream_policy(app: Synthesized, project_dir: Path) -> None:
-    partition = "${data.aws_partition.partition.partition}"
-    upstream = json.loads(policies.render("aws_load_balancer_controller", PARTITION=partition))
-    assert policy_of(app, "lbc-role") == upstream
-    assert "arn:aws:" not in json.dumps(policy_of(app, "lbc-role"))  # the stack's partition, whichever it is
-    actions = {a for s in upstream["Statement"] for a in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]])}
-    assert {"elasticloadbalancing:CreateLoadBalancer", "ec2:CreateSecurityGroup", "iam:CreateServiceLinkedRole"} <= actions
+def test_load_balancer_controller_grants_what_upstreams_policy_grants(app: Synthesized) -> None:
+    """Upstream's action list (argocd/apps/platform/aws-load-balancer-controller/component.yaml, read from its
+    iam_policy.json) is granted, and its tag conditions with it; tests/test_pod_identity_roles.py holds the rest."""
+    document = policy_of(app, "aws-load-balancer-controller-role")
+    granted = {a for s in document["Statement"] for a in _actions(s)}
+    (upstream,) = component("aws-load-balancer-controller").identity.upstream  # type: ignore[union-attr]
+    assert granted == upstream.action_names()
+    assert "arn:aws:" not in json.dumps(document)  # the stack's partition, whichever it is
+    creates = [s for s in document["Statement"] if "elasticloadbalancing:CreateLoadBalancer" in _actions(s)]
+    assert [s["Condition"] for s in creates] == [{"Null": {"aws:RequestTag/elbv2.k8s.aws/cluster": "false"}}]
+
+
+def test_roles_the_registry_renamed_move_their_state_instead_of_being_replaced(app: Synthesized) -> None:
+    """The addresses a role built under its former construct id gets (built here, the way common built them
+    before) are moved to its resources now: Terraform keeps the roles running pods assume."""
+    from cdktf import TerraformResource, TerraformStack, Testing
+
+    from components.pod_identity_role import PodIdentityRole
+
+    former = TerraformStack(Testing.app(), COMMON)
+    for old_id in ("app-role", "lbc-role"):
+        PodIdentityRole(former, old_id, role_name="r", description="d", namespace="n", service_account="s", policy_json="{}")
+    old = {
+        node.node.path.split("/", 1)[1]: f"{node.terraform_resource_type}.{node.friendly_unique_id}"
+        for node in former.node.find_all()
+        if isinstance(node, TerraformResource)
+    }
+    expected = {
+        (old[f"{old_id}/{part}"], address(app, kind, f"{new_id}/{part}"))
+        for old_id, new_id in (("app-role", "sample-app-role"), ("lbc-role", "aws-load-balancer-controller-role"))
+        for kind, part in (
+            ("aws_iam_role", "role"),
+            ("aws_iam_policy", "policy"),
+            ("aws_iam_role_policy_attachment", "attachment"),
+        )
+    }
+    assert {(m["from"], m["to"]) for m in app.json(COMMON)["moved"]} == expected
 
 
 def test_no_oidc_provider_and_no_irsa(app: Synthesized) -> None:
@@ -364,10 +390,11 @@ def test_no_oidc_provider_and_no_irsa(app: Synthesized) -> None:
 
 def test_outputs_are_exactly_the_contract_each_described(app: Synthesized) -> None:
     outputs = app.json(COMMON)["output"]
-    assert set(outputs) == {o.value for o in CommonOutput}
+    assert set(outputs) == set(DESCRIPTIONS)
     for name, body in outputs.items():
-        assert body["description"] == DESCRIPTIONS[CommonOutput(name)]
+        assert body["description"] == DESCRIPTIONS[name]
         assert len(body["description"]) > 20
+    assert {f"{role.name.replace('-', '_')}_role_arn" for role in SHARED_ROLES} <= set(outputs)
 
 
 def test_outputs_point_at_the_right_resources(app: Synthesized) -> None:
@@ -376,8 +403,8 @@ def test_outputs_point_at_the_right_resources(app: Synthesized) -> None:
         app, "aws_acm_certificate_validation", "certificate/validation-wait", "certificate_arn"
     )
     assert outputs["table_arn"]["value"] == ref(app, "aws_dynamodb_table", "table/table", "arn")
-    assert outputs["external_dns_role_arn"]["value"] == ref(app, "aws_iam_role", "external-dns-role/role", "arn")
-    assert outputs["vpc_cni_role_arn"]["value"] == ref(app, "aws_iam_role", "vpc-cni-role/role", "arn")
+    for role in SHARED_ROLES:
+        assert outputs[role.output]["value"] == ref(app, "aws_iam_role", f"{role.construct_id}/role", "arn")
     assert outputs["region"]["value"] == "ap-northeast-1"
     assert len(references(outputs["private_subnet_ids"]["value"])) == 3
 

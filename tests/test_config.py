@@ -12,8 +12,8 @@ from pydantic import ValidationError
 
 from model.config import SUPPORTED_KUBERNETES_VERSIONS, subnet_cidrs
 from model.loading import ConfigError, config_from_dict, load_config
-from model.platform import ARGO_CD, COMPATIBILITY, CURRENT, known_kubernetes, working_versions
-from tests.support.samples import CONNECTION_ARN
+from model.platform import ARGO_CD, VERSIONED, component
+from tests.support.configs import CONNECTION_ARN, EXAMPLE_FILE, example, example_raw
 
 
 def fails(raw: Any) -> tuple[str, ...]:
@@ -108,9 +108,10 @@ def test_loads_a_config_file_that_cdktf_json_names(tmp_path: Path) -> None:
     assert load_config(tmp_path / "cdktf.json").project == "prod-bg"
 
 
-def test_the_projects_own_cdktf_json_is_valid(project_dir: Path) -> None:
-    config = load_config(project_dir / "cdktf.json")
-    assert set(config.clusters) == {"blue", "green"}
+def test_the_shipped_example_is_valid_and_names_its_schema() -> None:
+    """What a new project starts from (README: 'First deploy'); the schema line is for editors, not a setting."""
+    assert set(example().clusters) == {"blue", "green"}
+    assert example_raw() != json.loads(EXAMPLE_FILE.read_text())  # the file itself carries `$schema`
 
 
 # --- one test per rule ------------------------------------------------------------------------
@@ -481,7 +482,7 @@ def test_problems_are_listed_in_the_order_of_the_settings_colours_as_written() -
     assert [p.split(":")[0] for p in problems] == ["clusters.green.kubernetes_version", "clusters.blue.weight"]
 
 
-# --- a colour's platform release (model/platform.py) --------------------------------------------
+# --- a colour's platform release (the component registry, model/platform.py) -----------------------
 
 
 def test_a_colour_overrides_any_part_of_the_platform_release_and_inherits_the_rest() -> None:
@@ -493,14 +494,15 @@ def test_a_colour_overrides_any_part_of_the_platform_release_and_inherits_the_re
         | {"platform": {"external_dns": "1.20.0"}, "app": {"image_tag": "1a2b3c4"}}
     )
     blue, green = config.release("blue"), config.release("green")
-    assert (blue.platform.argo_cd, blue.platform.external_dns, blue.gitops_revision, blue.image_tag) == (
+    dns = component("external-dns")
+    assert (blue.platform.version(ARGO_CD), blue.platform.version(dns), blue.gitops_revision, blue.image_tag) == (
         "9.3.7",
         "1.20.0",
         "main",
         "1a2b3c4",
     )
-    assert (green.platform.argo_cd, green.platform.external_dns, green.gitops_revision, green.image_tag) == (
-        CURRENT[ARGO_CD],
+    assert (green.platform.version(ARGO_CD), green.platform.version(dns), green.gitops_revision, green.image_tag) == (
+        ARGO_CD.chart.default,  # type: ignore[union-attr]
         "1.20.0",
         "platform-b",
         "4f9c2e1",
@@ -511,7 +513,7 @@ def test_fails_on_a_chart_version_the_table_does_not_know() -> None:
     problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "platform": {"external_dns": "1.22.0"}}))
     assert problem == (
         'clusters.blue.platform.external_dns: "1.22.0" is not allowed; use a version of the external-dns chart from the '
-        "compatibility table (model/platform.py): 1.21.1, 1.20.0"
+        "compatibility table (argocd/apps/platform/external-dns/component.yaml): 1.21.1, 1.20.0"
     )
 
 
@@ -519,7 +521,8 @@ def test_fails_on_a_colour_whose_own_chart_is_not_known_to_work_with_its_kuberne
     problem = one_problem(clusters(green={"kubernetes_version": "1.35", "weight": 1, "platform": {"argo_cd": "9.3.7"}}))
     assert problem == (
         'clusters.green.platform.argo_cd: "9.3.7" is not allowed; green runs Kubernetes 1.35, and the argo-cd chart 9.3.7 '
-        "is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.1.4 or 9.4.18 (compatibility table: model/platform.py)"
+        "is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.1.4 or 9.4.18 (compatibility table: "
+        "argocd/apps/platform/argo-cd/component.yaml)"
     )
 
 
@@ -531,7 +534,7 @@ def test_fails_on_a_project_release_one_colour_cannot_run_naming_that_colour() -
     assert problems == (
         'clusters.green.platform.argo_cd: "9.3.7" is not allowed; green runs Kubernetes 1.35, and the argo-cd chart 9.3.7 '
         "(from platform.argo_cd) is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.1.4 or 9.4.18 (compatibility "
-        "table: model/platform.py)",
+        "table: argocd/apps/platform/argo-cd/component.yaml)",
     )
 
 
@@ -545,14 +548,19 @@ def test_fails_on_a_colour_revision_or_image_tag_that_is_malformed() -> None:
 
 def test_the_current_release_runs_on_every_supported_kubernetes_version() -> None:
     """The defaults must synthesize for any colour: each current chart is known to work with every supported version."""
-    assert {c.key: [k for k in SUPPORTED_KUBERNETES_VERSIONS if k not in known_kubernetes(c, CURRENT[c])] for c in CURRENT} == {
-        c.key: [] for c in CURRENT
+    missing = {
+        c.key: [k for k in SUPPORTED_KUBERNETES_VERSIONS if k not in c.known_kubernetes(c.chart.default)]
+        for c in VERSIONED
+        if c.chart
     }
+    assert missing == {c.key: [] for c in VERSIONED}
 
 
 def test_the_table_names_each_chart_version_once_and_only_known_kubernetes_versions() -> None:
-    rows = [(r.component.key, r.version) for r in COMPATIBILITY]
-    assert len(rows) == len(set(rows))
-    assert all(re.fullmatch(r"1\.\d{2}", k) for r in COMPATIBILITY for k in r.kubernetes)
-    assert working_versions(ARGO_CD, "1.36") == ()  # no argo-cd chart here is known to work with 1.36 (yet)
-    assert working_versions(ARGO_CD, "1.35") == ("10.1.4", "9.4.18")
+    for versioned in VERSIONED:
+        assert versioned.chart
+        rows = [r.version for r in versioned.chart.releases]
+        assert len(rows) == len(set(rows)), versioned.name
+        assert all(re.fullmatch(r"1\.\d{2}", k) for r in versioned.chart.releases for k in r.kubernetes)
+    assert ARGO_CD.working_versions("1.36") == ()  # no argo-cd chart here is known to work with 1.36 (yet)
+    assert ARGO_CD.working_versions("1.35") == ("10.1.4", "9.4.18")

@@ -13,7 +13,7 @@ import pytest
 
 from model.loading import SCHEMA_KEY, ConfigError, config_from_dict, load_config
 from scripts import docs as config_docs
-from tests.support.samples import EVERYTHING_ON
+from tests.support.configs import EVERYTHING_ON
 from tests.support.synth import Synthesized
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
@@ -99,9 +99,9 @@ def test_the_runbooks_compatibility_table_is_what_model_platform_says() -> None:
     assert "| Argo CD | `argo-cd` 9.3.7 | v3.2.6 | 1.31, 1.32, 1.33, 1.34 |" in runbook
 
 
-def test_the_readme_diagram_is_what_the_synthesized_stacks_show(default_app: Synthesized) -> None:
+def test_the_readme_diagram_is_what_the_synthesized_stacks_show(example_app: Synthesized) -> None:
     readme = config_docs.README.read_text()
-    assert config_docs.readme_with_diagram(readme, default_app.outdir) == readme, "stale: run `make docs`"
+    assert config_docs.readme_with_diagram(readme, example_app.outdir) == readme, "stale: run `make docs`"
     assert 'blue["blue: Kubernetes 1.34, weight 100"]' in readme
     assert "common -- remote state --> green" in readme
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import main
-from tests.support.samples import write_project
+from tests.support.configs import write_project
 
 
 def test_bad_config_exits_non_zero_naming_the_key_and_writes_nothing(

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import policies
-from tests.support.samples import CONNECTION_ARN
+from tests.support.configs import CONNECTION_ARN
 
 with warnings.catch_warnings():  # parliament imports the deprecated pkg_resources
     warnings.simplefilter("ignore")

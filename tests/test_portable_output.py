@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from model.paths import PROJECT_DIR
+from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized
 
 
-@pytest.mark.parametrize("fixture", ["default_app", "everything_on"])
+@pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
 def test_no_synthesized_file_holds_a_path_of_the_checkout(fixture: str, request: pytest.FixtureRequest) -> None:
     app: Synthesized = request.getfixturevalue(fixture)
     checkout = str(PROJECT_DIR)
@@ -30,15 +31,16 @@ def releases_of_local_charts(app: Synthesized, stack: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     ("fixture", "charts"),
-    [("default_app", {"app-of-apps": "root"}), ("everything_on", {"app-of-apps": "root", "sample-app": "sample-app"})],
+    [("example_app", {"app-of-apps": "root"}), ("everything_on", {"app-of-apps": "root", "sample-app": "sample-app"})],
 )
 def test_local_charts_travel_inside_the_output(fixture: str, charts: dict[str, str], request: pytest.FixtureRequest) -> None:
     app: Synthesized = request.getfixturevalue(fixture)
-    found = releases_of_local_charts(app, "blue")
+    colour = EXAMPLE_COLOURS[0]  # every colour's stack is built alike
+    found = releases_of_local_charts(app, colour)
     assert set(found) == set(charts)
     for release, chart in charts.items():
         path = Path(found[release])
         assert path.parts[0] == "assets", path
-        copy = app.stack_dir("blue") / path
+        copy = app.stack_dir(colour) / path
         comparison = filecmp.dircmp(copy, PROJECT_DIR / "argocd" / chart)
         assert (comparison.left_only, comparison.right_only, comparison.diff_files) == ([], [], []), release

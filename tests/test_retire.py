@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from model.teardown_plan import FORCE_ENV
+from tests.support.configs import write_project
 from tests.support.emulated_aws import Emulated, base_config
-from tests.support.samples import write_project
 from tools import retire
 
 

@@ -15,9 +15,9 @@ import pytest
 import tools.shift
 from model.config import ShiftConfig
 from model.loading import ConfigError, load_config, write_weights
+from tests.support.configs import write_project
 from tests.support.emulated_aws import Emulated, FakeClock, WithInsights, base_config, insight, minutes
 from tests.support.fake_kubernetes import FakeKubernetes
-from tests.support.samples import write_project
 from tools.shift import (
     METRICS_DELAY_SECONDS,
     Aws,

@@ -3,16 +3,12 @@ carries the right plan, and Terraform really runs it (against the moto server) w
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import Future
-from pathlib import Path
 
 import pytest
 
-from components.destroy_hook import HOOK_COMMAND
-from model.loading import load_config
-from model.teardown_plan import PLAN_ENV, applications_by_wave, teardown_plan
-from model.workloads import PARENT_APPLICATION
+from model.teardown_plan import PLAN_ENV
+from tests.support.configs import EXAMPLE_COLOURS, example
 from tests.support.hook_run import HookRun
 from tests.support.synth import Synthesized
 
@@ -28,13 +24,13 @@ def hook_address(app: Synthesized, stack: str) -> str:
     return f"terraform_data.{name}"
 
 
-@pytest.mark.parametrize("colour", ["blue", "green"])
-def test_the_hook_depends_on_every_other_resource_so_destroy_runs_it_first(default_app: Synthesized, colour: str) -> None:
-    hook = default_app.resource(colour, "terraform_data", HOOK)
-    assert set(hook["depends_on"]) == addresses(default_app, colour) - {hook_address(default_app, colour)}
+@pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
+def test_the_hook_depends_on_every_other_resource_so_destroy_runs_it_first(example_app: Synthesized, colour: str) -> None:
+    hook = example_app.resource(colour, "terraform_data", HOOK)
+    assert set(hook["depends_on"]) == addresses(example_app, colour) - {hook_address(example_app, colour)}
     # Among them the root release, whose own dependencies keep Argo CD, nodes and credentials up.
     root = next(a for a in hook["depends_on"] if a.startswith("helm_release.") and "app-of-apps" in a)
-    root_body = default_app.json(colour)["resource"]["helm_release"][root.split(".", 1)[1]]
+    root_body = example_app.json(colour)["resource"]["helm_release"][root.split(".", 1)[1]]
     assert {d.split(".")[0] for d in root_body["depends_on"]} >= {
         "helm_release",
         "aws_eks_node_group",
@@ -43,27 +39,32 @@ def test_the_hook_depends_on_every_other_resource_so_destroy_runs_it_first(defau
     }
 
 
-def test_the_hook_runs_only_on_destroy_with_the_plan_from_its_own_state(default_app: Synthesized) -> None:
-    (provisioner,) = default_app.resource("blue", "terraform_data", HOOK)["provisioner"]
+def test_the_hook_runs_only_on_destroy_with_the_plan_from_its_own_state(example_app: Synthesized) -> None:
+    (provisioner,) = example_app.resource("blue", "terraform_data", HOOK)["provisioner"]
     local_exec = provisioner["local-exec"]
-    assert local_exec["when"] == "destroy"
-    assert local_exec["command"] == HOOK_COMMAND
+    assert local_exec["when"] == "destroy"  # what the command does, Terraform runs below (test_terraform_runs_the_hook...)
     assert local_exec["environment"] == {PLAN_ENV: "${jsonencode(self.input)}"}
-    assert "triggers_replace" not in default_app.resource("blue", "terraform_data", HOOK)  # a new weight must not run it
+    assert "triggers_replace" not in example_app.resource("blue", "terraform_data", HOOK)  # a new weight must not run it
 
 
-@pytest.mark.parametrize("colour", ["blue", "green"])
-def test_the_plan_takes_apps_down_last_up_first(default_app: Synthesized, project_dir: Path, colour: str) -> None:
-    config = load_config(project_dir / "cdktf.json")
-    carried = default_app.resource(colour, "terraform_data", HOOK)["input"]
-    assert carried == json.loads(json.dumps(teardown_plan(config, colour, config.clusters[colour]).to_json()))
-    assert carried["workload_applications"] == ["sample-app"]
-    assert carried["controller_applications"] == ["external-dns", "aws-load-balancer-controller"]
-    assert carried["parent_application"] == PARENT_APPLICATION
-    assert carried["weight"] == config.clusters[colour].weight
-    waves = dict(applications_by_wave())
-    order = carried["workload_applications"] + carried["controller_applications"]
-    assert [waves[a] for a in order] == sorted(waves.values(), reverse=True)
+@pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
+def test_the_plan_takes_the_apps_down_last_up_first(example_app: Synthesized, colour: str) -> None:
+    """Workloads (wave above 0) first, then ExternalDNS (wave 0), then the load balancer controller (wave -1)."""
+    config = example()
+    assert example_app.resource(colour, "terraform_data", HOOK)["input"] == {
+        "colour": colour,
+        "cluster": f"eks-bg-{colour}",
+        "region": "ap-northeast-1",
+        "zone_name": "eks.example.com",
+        "hostname": "app.eks.example.com",
+        "weight": config.clusters[colour].weight,
+        "argocd_namespace": "argocd",
+        "parent_application": "app-of-apps",
+        "workload_applications": ["sample-app"],
+        "controller_applications": ["external-dns", "aws-load-balancer-controller"],
+        "ingress_namespaces": [],
+        "timeout_seconds": 1200,
+    }
 
 
 def test_with_helm_delivery_the_hook_removes_the_apps_ingresses_itself(everything_on: Synthesized) -> None:
@@ -84,9 +85,9 @@ def test_terraform_runs_the_hook_on_destroy_and_keeps_everything_while_the_colou
     done = hook_run.result(timeout=600)
     status, output = done.refused
     assert status != 0
-    assert "teardown refused: blue still has weight 10 in Route53 for app.hook-test.example.org" in output
+    assert f"teardown refused: {done.colour} still has weight 10 in Route53 for app.hook-test.example.org" in output
     assert done.state_after_refusal == ["terraform_data.hook"]
     status, output = done.destroyed
     assert status == 0, output
-    assert "teardown: blue: applications, load balancers and records are gone" in output
+    assert f"teardown: {done.colour}: applications, load balancers and records are gone" in output
     assert done.state_after_destroy == []

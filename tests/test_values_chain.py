@@ -8,36 +8,29 @@ fails here.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from model.config import Config
-from model.loading import load_config
-from model.platform import CURRENT, EXTERNAL_DNS, LOAD_BALANCER_CONTROLLER
+from model.platform import CHILDREN
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
+from tests.support.configs import EXAMPLE_COLOURS, example
 from tests.support.synth import Synthesized
 
-COLOURS = ("blue", "green")
+COLOURS = EXAMPLE_COLOURS
 FINALIZER = "resources-finalizer.argocd.argoproj.io"
-# The project's current release (model/platform.py), reached through the facts: argocd/apps names no version.
-PINNED_CHARTS = {
-    "aws-load-balancer-controller": ("https://aws.github.io/eks-charts", CURRENT[LOAD_BALANCER_CONTROLLER]),
-    "external-dns": ("https://kubernetes-sigs.github.io/external-dns", CURRENT[EXTERNAL_DNS]),
-}
-WAVES = {"aws-load-balancer-controller": "-1", "external-dns": "0", "sample-app": "1"}
 
 
 @pytest.fixture(scope="module")
-def chains(default_app: Synthesized) -> dict[str, Chain]:
-    return {colour: build_chain(default_app, colour) for colour in COLOURS}
+def chains(example_app: Synthesized) -> dict[str, Chain]:
+    return {colour: build_chain(example_app, colour) for colour in COLOURS}
 
 
 @pytest.fixture(scope="module")
-def config(project_dir: Path) -> Config:
-    return load_config(project_dir / "cdktf.json")
+def config() -> Config:
+    return example()
 
 
 def child_values(chain: Chain, name: str) -> dict[str, Any]:
@@ -87,9 +80,13 @@ def test_parent_carries_the_clusters_facts(chains: dict[str, Chain], config: Con
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_three_children_in_waves_with_finalizers_and_automated_sync(chains: dict[str, Chain], colour: str) -> None:
+def test_every_child_of_the_registry_in_its_wave_with_finalizers_and_automated_sync(
+    chains: dict[str, Chain], colour: str
+) -> None:
     children = chains[colour].children
-    assert {name: app["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] for name, app in children.items()} == WAVES
+    waves = {name: app["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] for name, app in children.items()}
+    assert waves == {c.name: str(c.wave) for c in CHILDREN}
+    assert waves["aws-load-balancer-controller"] < waves["external-dns"] < waves["sample-app"]  # as strings: "-1" "0" "1"
     for app in children.values():
         assert app["metadata"]["finalizers"] == [FINALIZER]
         assert app["metadata"]["namespace"] == "argocd"
@@ -98,10 +95,15 @@ def test_three_children_in_waves_with_finalizers_and_automated_sync(chains: dict
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_controller_charts_are_pinned(chains: dict[str, Chain], colour: str) -> None:
-    for name, (repo, version) in PINNED_CHARTS.items():
-        source = chains[colour].children[name]["spec"]["source"]
-        assert (source["repoURL"], source["chart"], source["targetRevision"]) == (repo, name, version)
+def test_controller_charts_are_pinned_to_the_colours_release(chains: dict[str, Chain], config: Config, colour: str) -> None:
+    pinned = {
+        name: (source["repoURL"], source["chart"], source["targetRevision"])
+        for name, source in ((n, child["spec"]["source"]) for n, child in chains[colour].children.items())
+        if "chart" in source
+    }
+    release = config.release(colour).platform
+    assert pinned == {c.name: (c.chart.repository, c.name, release.version(c)) for c in CHILDREN if c.chart}
+    assert pinned["external-dns"][0] == "https://kubernetes-sigs.github.io/external-dns"
 
 
 @pytest.mark.parametrize("colour", COLOURS)
@@ -126,11 +128,6 @@ def test_external_dns_values(chains: dict[str, Chain], colour: str) -> None:
     assert values["txtOwnerId"] == f"eks-bg-{colour}"  # distinct per cluster
     assert (values["policy"], values["registry"], values["interval"]) == ("sync", "txt", "60s")
     assert {"name": "AWS_DEFAULT_REGION", "value": "ap-northeast-1"} in values["env"]
-
-
-def test_each_colour_owns_its_records(chains: dict[str, Chain]) -> None:
-    owners = {child_values(chains[c], "external-dns")["txtOwnerId"] for c in COLOURS}
-    assert len(owners) == len(COLOURS)
 
 
 # --- names agree with the Pod Identity associations ----------------------------------------------
@@ -168,16 +165,6 @@ def test_weight_and_set_identifier_reach_the_ingress(chains: dict[str, Chain], c
     assert annotations["external-dns.alpha.kubernetes.io/hostname"] == "app.eks.example.com"
     assert annotations["external-dns.alpha.kubernetes.io/ttl"] == "60"
     assert annotations["alb.ingress.kubernetes.io/certificate-arn"] == sample_for("certificate_arn")
-
-
-def test_blue_and_green_weights_differ_as_configured(chains: dict[str, Chain]) -> None:
-    weights = {
-        c: by_kind(chains[c].sample_app, "Ingress")["sample-app"]["metadata"]["annotations"][
-            "external-dns.alpha.kubernetes.io/aws-weight"
-        ]
-        for c in COLOURS
-    }
-    assert weights == {"blue": "100", "green": "0"}
 
 
 # --- the charts themselves -----------------------------------------------------------------------

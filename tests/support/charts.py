@@ -12,7 +12,7 @@ import helm_python
 import yaml
 
 from model.paths import PROJECT_DIR
-from model.values import SAMPLE_APP_CHILD
+from model.platform import SAMPLE_APP
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.synth import Synthesized
 
@@ -70,7 +70,7 @@ def build_chain(app: Synthesized, colour: str) -> Chain:
         render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace=ARGOCD_NAMESPACE),
         "Application",
     )
-    child = children.get(SAMPLE_APP_CHILD)  # absent when Terraform installs the app itself
+    child = children.get(SAMPLE_APP.name)  # absent when Terraform installs the app itself
     sample = (
         render(
             Path(child["spec"]["source"]["path"]).name,
@@ -93,7 +93,7 @@ def rendered_manifests(app: Synthesized, colour: str) -> list[dict[str, Any]]:
     chain = build_chain(app, colour)
     docs = [chain.parent, *chain.children.values(), *chain.sample_app]
     for release in app.resources(colour, "helm_release").values():
-        if release["name"] == SAMPLE_APP_CHILD:
+        if release["name"] == SAMPLE_APP.name:
             docs += render("sample-app", values_of_release(release), release=release["name"], namespace=release["namespace"])
     return docs
 

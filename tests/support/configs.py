@@ -1,11 +1,37 @@
-"""Sample configuration shared by several test modules, and the project file around a config
-(no jsii import here: config tests stay fast)."""
+"""The configurations the suite synthesizes and loads, all committed and owned by the project: the shipped
+example (examples/blue-green.json, what README documents and a new project starts from) and the variants
+below. Never the operator's cdktf.json: a team edits that and runs `make test` in CI.
+
+No jsii import here: config tests stay fast.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+from model.config import Config
+from model.loading import SCHEMA_KEY, config_file
+from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
+
+EXAMPLE_FILE = EXAMPLE_CONFIG  # the configuration the project ships: README's diagram and references come from it
+
+
+def example_raw() -> dict[str, Any]:
+    """The shipped example as data, without its `$schema` (a variant is this with keys replaced)."""
+    raw: dict[str, Any] = json.loads(EXAMPLE_FILE.read_text())
+    raw.pop(SCHEMA_KEY, None)
+    return raw
+
+
+def example() -> Config:
+    """The shipped example, validated as `cdktf synth` in the project would (state beside the project)."""
+    return config_file(EXAMPLE_FILE, project_dir=PROJECT_DIR)
+
+
+# The example's colours, for tests that run once per colour.
+EXAMPLE_COLOURS = tuple(example().clusters)
 
 # A configuration with the image build switched on (a made-up connection and repository).
 CONNECTION_ARN = "arn:aws:codeconnections:ap-northeast-1:123456789012:connection/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
