@@ -31,7 +31,7 @@ class DeletionGuard(Construct):
             'destroyed. To destroy common: set "deletion_protection": false in the config (cdktf.json, '
             "context.config), run `cdktf deploy common`, then `cdktf destroy common` again."
         )
-        self.resource = destroyed_first(
+        destroyed_first(
             self,
             "guard",
             input={"protected": protected, "message": message},

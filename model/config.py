@@ -2,8 +2,8 @@
 
 Blue and green differ only in the data below. Every setting has a default that synthesizes
 without an AWS account. Types, ranges, choices, patterns and unknown keys are the models' (the
-JSON Schema in config.schema.json and the reference in docs/configuration.md are generated from
-them); rules that relate settings to each other are in model/rules.py. Each setting's
+JSON Schema in config.schema.json and README's configuration reference are generated from them,
+`make docs`); rules that relate settings to each other are in model/rules.py. Each setting's
 `description` is its documentation.
 """
 

@@ -1,11 +1,31 @@
-"""Scratch copies of the project: its files linked, with files of their own where they differ."""
+"""Scratch copies of the project: its files linked, with files of their own where they differ (its cdktf.json,
+output and state), pointed at an AWS emulator; and a colour's stack without the part no emulator can plan.
+
+Used by `make rehearse` (scripts/rehearse.py), `make bench` and the tests that run the CLI.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import time
 from collections.abc import Collection
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from model.paths import PROJECT_DIR
+from model.config import Config
+from model.loading import config_from_dict
+from model.paths import PROJECT_DIR, tools_first
+from scripts.emulator import client, environment
+from scripts.terraformrc import configure_environment
+
+# What a user's checkout holds that the copy must not share: its config, output and state.
+OWN = {"cdktf.json", "cdktf.out", "terraform-state", ".git"}
+# Providers that cannot be installed here or planned without a cluster: a colour is planned without them.
+UNAVAILABLE = ("helm", "kubernetes")
 
 
 def link_project(directory: Path, *, own: Collection[str]) -> None:
@@ -15,3 +35,124 @@ def link_project(directory: Path, *, own: Collection[str]) -> None:
     for entry in PROJECT_DIR.iterdir():
         if entry.name not in own:
             (directory / entry.name).symlink_to(entry)
+
+
+@dataclass
+class Run:
+    command: str
+    returncode: int
+    output: str
+    seconds: float
+
+
+@dataclass
+class Project:
+    """The project's files (linked), its own cdktf.json, state and output, pointed at an emulator."""
+
+    root: Path
+    endpoint: str
+    config: dict[str, Any]
+    region: str
+    runs: list[Run] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, root: Path, endpoint: str, config: dict[str, Any]) -> Project:
+        link_project(root, own=OWN)
+        project = cls(root, endpoint, config, config_from_dict(config).region)
+        project.write_config(config)
+        return project
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        """Its cdktf.json: the project's CLI settings (app command, language) with this config as `context.config`."""
+        self.config = config
+        cdktf = {k: v for k, v in json.loads((PROJECT_DIR / "cdktf.json").read_text()).items() if k != "context"}
+        cdktf["context"] = {"config": {**config, "state": {"directory": str(self.state_dir)}}}
+        (self.root / "cdktf.json").write_text(json.dumps(cdktf, indent=2))
+
+    @property
+    def settings(self) -> Config:
+        """Its configuration, validated."""
+        return config_from_dict(self.config)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / "terraform-state"
+
+    def stack_dir(self, stack: str) -> Path:
+        return self.root / "cdktf.out" / "stacks" / stack
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The emulator's AWS settings, and the Makefile's: the pinned Node and the virtualenv first on
+        PATH, Terraform's providers from the local mirror when there is one."""
+        configure_environment()
+        return {**environment(self.endpoint, self.region), "CI": "true", "PATH": tools_first(os.environ["PATH"])}
+
+    def run(self, *command: str, cwd: Path | None = None, timeout: int = 900, env: dict[str, str] | None = None) -> Run:
+        """env: variables set for this run on top of the project's (other credentials, say)."""
+        start = time.monotonic()
+        done = subprocess.run(
+            command,
+            cwd=cwd or self.root,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        run = Run(" ".join(command), done.returncode, done.stdout + done.stderr, time.monotonic() - start)
+        self.runs.append(run)
+        return run
+
+    def init(self, stack: str) -> Run:
+        """`terraform init` before the CLI's first deploy: offline, the CLI would otherwise run
+        `terraform providers lock` against the registry."""
+        return self.run("terraform", "init", "-input=false", "-no-color", cwd=self.stack_dir(stack))
+
+    def plan_aws_part(self, colour: str, *, stack_dir: Path | None = None, env: dict[str, str] | None = None) -> Run:
+        """Plan a synthesized colour without its helm/kubernetes part against common's real state, into
+        `<stack>-aws-part/plan` (beside the colour's directory: the path to common's state is relative)."""
+        stack_dir = stack_dir or self.stack_dir(colour)
+        aws_only, _ = aws_part(json.loads((stack_dir / "cdk.tf.json").read_text()))
+        where = _aws_part_dir(stack_dir)
+        where.mkdir(exist_ok=True)
+        aws_only["terraform"]["backend"] = {"local": {"path": "aws-part.tfstate"}}
+        (where / "cdk.tf.json").write_text(json.dumps(aws_only))
+        init = self.run("terraform", "init", "-input=false", "-no-color", cwd=where)
+        if init.returncode != 0:
+            return init
+        return self.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=where, env=env)
+
+    def planned(self, colour: str, *, stack_dir: Path | None = None, env: dict[str, str] | None = None) -> dict[str, Any]:
+        """The planned values of plan_aws_part's plan, by resource address."""
+        where = _aws_part_dir(stack_dir or self.stack_dir(colour))
+        shown = json.loads(self.run("terraform", "show", "-json", "plan", cwd=where, env=env).output)
+        return {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
+
+    def aws(self, service: str) -> Any:
+        return client(service, self.endpoint, self.region)
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _aws_part_dir(stack_dir: Path) -> Path:
+    return stack_dir.with_name(f"{stack_dir.name}-aws-part")
+
+
+def aws_part(document: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A copy of a stack without the helm/kubernetes providers and their resources, and the
+    addresses removed; references to them from what remains (depends_on) are dropped too."""
+    doc = json.loads(json.dumps(document))
+    removed = [
+        f"{kind}.{name}" for kind, items in doc.get("resource", {}).items() if kind.startswith(UNAVAILABLE) for name in items
+    ]
+    doc["resource"] = {k: v for k, v in doc["resource"].items() if not k.startswith(UNAVAILABLE)}
+    for name in UNAVAILABLE:
+        doc.get("provider", {}).pop(name, None)
+        doc["terraform"]["required_providers"].pop(name, None)
+    for items in doc["resource"].values():
+        for body in items.values():
+            if "depends_on" in body:
+                body["depends_on"] = [d for d in body["depends_on"] if d not in removed]
+    return doc, removed

@@ -18,9 +18,12 @@ import pytest
 
 from model.loading import config_from_dict, load_config
 from model.paths import PROJECT_DIR
+from model.workloads import SHARED_ROLES
 from scripts import rehearse
 from scripts.emulator import MotoProcess, client, free_port
-from scripts.rehearse import Project, Rehearsal, Run, StepFailedError, deploy_common
+from scripts.rehearse import Rehearsal, StepFailedError, deploy_common
+from scripts.scratch_project import Project, Run
+from tests.support.configs import EXAMPLE_FILE, write_project
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.rehearsal
@@ -29,16 +32,9 @@ REGION = "ap-northeast-1"
 PARENT = "example.com"
 SUB_ZONE = "eks.example.com"
 PROJECT = "eks-bg"
-# role -> (namespace, service account) it trusts, and the policy attached to it
+# role -> (namespace, service account) it trusts, and the policy attached to it (README: roles are `<project>-<name>`)
 ROLES = {
-    f"{PROJECT}-sample-app": ("sample-app", "sample-app", f"{PROJECT}-sample-app"),
-    f"{PROJECT}-aws-load-balancer-controller": (
-        "kube-system",
-        "aws-load-balancer-controller",
-        f"{PROJECT}-aws-load-balancer-controller",
-    ),
-    f"{PROJECT}-external-dns": ("external-dns", "external-dns", f"{PROJECT}-external-dns"),
-    f"{PROJECT}-vpc-cni": ("kube-system", "aws-node", "AmazonEKS_CNI_Policy"),
+    f"{PROJECT}-{w.name}": (w.namespace, w.service_account, w.aws_managed_policy or f"{PROJECT}-{w.name}") for w in SHARED_ROLES
 }
 CONFIG: dict[str, Any] = {
     "project": PROJECT,
@@ -233,14 +229,14 @@ def of_type(planned: dict[str, dict[str, Any]], kind: str) -> list[dict[str, Any
     return [values for address, values in planned.items() if address.startswith(f"{kind}.")]
 
 
-@pytest.mark.parametrize("colour", ["blue", "green"])
+@pytest.mark.parametrize("colour", ["blue", "green"])  # the colours of CONFIG (the defaults)
 def test_cluster_stack_reads_every_output_from_commons_real_state(project: Project, colour: str) -> None:
     planned = plan_aws_part(project, project.stack_dir(colour))
     outputs = common_outputs(project)
     (cluster,) = of_type(planned, "aws_eks_cluster")
     assert cluster["vpc_config"][0]["subnet_ids"] == sorted(outputs["private_subnet_ids"])
     role_arns = sorted(v["role_arn"] for v in of_type(planned, "aws_eks_pod_identity_association"))
-    assert role_arns == sorted(outputs[o] for o in ("app_role_arn", "load_balancer_controller_role_arn", "external_dns_role_arn"))
+    assert role_arns == sorted(outputs[w.output] for w in SHARED_ROLES if not w.aws_managed_policy)
     (cni,) = [v for v in of_type(planned, "aws_eks_addon") if v["addon_name"] == "vpc-cni"]
     assert cni["pod_identity_association"] == [{"role_arn": outputs["vpc_cni_role_arn"], "service_account": "aws-node"}]
 
@@ -323,7 +319,7 @@ def test_destroy_removes_everything_once_unprotected(project: Project, aws: Call
 
 
 def test_a_failing_step_ends_the_rehearsal_with_the_end_of_its_output(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     lines: list[str] = []
     show = Rehearsal(lines.append)
@@ -337,7 +333,8 @@ def test_a_failing_step_ends_the_rehearsal_with_the_end_of_its_output(
         raise failed.value
 
     monkeypatch.setattr(rehearse, "rehearse", fails)
-    assert rehearse.main([]) == 1
+    project_file = write_project(tmp_path, json.loads(EXAMPLE_FILE.read_text()))
+    assert rehearse.main(["--config", str(project_file)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("rehearsal FAILED at: cdktf deploy common; the end of its output:\nError: creating VPC: boom")
     assert "the scratch copy stays for a look: " in err

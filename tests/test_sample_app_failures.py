@@ -4,9 +4,12 @@ traceback to the client."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
+from typing import ClassVar
 
 import pytest
 from fastapi.testclient import TestClient
@@ -61,3 +64,39 @@ def test_refuses_to_start_without_its_configuration(sample: ModuleType, monkeypa
     monkeypatch.delenv("TABLE_NAME")
     with pytest.raises(RuntimeError, match=r"missing environment variable.*TABLE_NAME"), TestClient(sample.app):
         pass
+
+
+class _FailingDynamoDb(BaseHTTPRequestHandler):
+    """Answers every request with DynamoDB's 500 InternalServerError, counting them."""
+
+    attempts: ClassVar[list[str]] = []
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).attempts.append(self.headers["X-Amz-Target"])
+        body = b'{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"try again"}'
+        self.send_response(500)
+        self.send_header("Content-Type", "application/x-amz-json-1.0")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def test_a_failing_dynamodb_is_tried_three_times_then_answers_503(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retries absorb a passing fault, within the probe's timeouts: three attempts in all, then a clean 503."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FailingDynamoDb)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _FailingDynamoDb.attempts = []
+    for name, value in APP_ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{server.server_port}")
+    try:
+        with TestClient(load_app().app, raise_server_exceptions=False) as client:
+            response = client.get("/")
+    finally:
+        server.shutdown()
+    assert (response.status_code, response.json()) == (503, {"error": "DynamoDB scan failed: InternalServerError"})
+    assert _FailingDynamoDb.attempts == ["DynamoDB_20120810.Scan"] * 3

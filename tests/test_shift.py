@@ -1,5 +1,5 @@
-"""The traffic shift: its plan of weights, its gate, and whole shifts against moto (Route53,
-ELBv2, CloudWatch, EKS) with the deploy step replaced by what ExternalDNS would then do."""
+"""The traffic shift: its deploys, the weights it writes, and whole shifts against moto (Route53, ELBv2,
+CloudWatch, EKS) with the deploy step replaced by what ExternalDNS would then do; its command line."""
 
 from __future__ import annotations
 
@@ -12,120 +12,17 @@ from typing import Any
 
 import pytest
 
-import tools.shift
-from model.config import ShiftConfig
+import tools.shift.deploy
 from model.loading import ConfigError, load_config, write_weights
 from tests.support.configs import write_project
-from tests.support.emulated_aws import Emulated, FakeClock, WithInsights, base_config, insight, minutes
+from tests.support.emulated_aws import REGION, Emulated, FakeClock, WithInsights, base_config, insight, minutes
 from tests.support.fake_kubernetes import FakeKubernetes
-from tools.shift import (
-    METRICS_DELAY_SECONDS,
-    Aws,
-    Shift,
-    ShiftError,
-    UnsafeShiftError,
-    WindowMetrics,
-    cdktf_deploy,
-    judge,
-    main,
-    plan_weights,
-)
-
-# --- the plan of weights -------------------------------------------------------------------
-
-
-def test_two_colours_move_by_the_step_until_the_target_has_everything() -> None:
-    plan = plan_weights({"blue": 100, "green": 0}, "green", 20)
-    assert plan == [{"blue": 100 - g, "green": g} for g in (20, 40, 60, 80, 100)]
-
-
-def test_the_last_step_is_shorter_when_the_step_does_not_divide_the_total() -> None:
-    assert [p["green"] for p in plan_weights({"blue": 100, "green": 0}, "green", 30)] == [30, 60, 90, 100]
-    assert plan_weights({"blue": 100, "green": 0}, "green", 255) == [{"blue": 0, "green": 100}]
-
-
-def test_other_colours_give_up_weight_in_proportion_and_the_total_is_kept() -> None:
-    plan = plan_weights({"blue": 60, "green": 0, "red": 30}, "green", 30)
-    assert plan == [
-        {"blue": 40, "green": 30, "red": 20},
-        {"blue": 20, "green": 60, "red": 10},
-        {"blue": 0, "green": 90, "red": 0},
-    ]
-
-
-def test_a_total_above_255_is_brought_within_route53s_range() -> None:
-    plan = plan_weights({"blue": 200, "green": 100}, "green", 100)
-    assert plan[-1] == {"blue": 0, "green": 255}
-    assert all(0 <= w <= 255 for state in plan for w in state.values())
-
-
-@pytest.mark.parametrize("weights", [{"blue": 100, "green": 0}, {"blue": 7, "green": 3, "red": 1}, {"blue": 255, "green": 255}])
-@pytest.mark.parametrize("step", [1, 13, 255])
-def test_every_step_keeps_traffic_somewhere_and_gives_the_target_a_larger_share(weights: dict[str, int], step: int) -> None:
-    plan = plan_weights(weights, "green", step)
-    before = weights
-    for state in plan:
-        assert sum(state.values()) > 0
-        assert state["green"] / sum(state.values()) > before["green"] / sum(before.values())
-        assert all(state[c] <= before[c] for c in state if c != "green")
-        before = state
-    assert plan[-1]["green"] > 0
-    assert sum(w for c, w in plan[-1].items() if c != "green") == 0
-
-
-def test_nothing_to_do_when_the_target_already_has_all_traffic() -> None:
-    assert plan_weights({"blue": 0, "green": 100}, "green", 20) == []
-
-
-@pytest.mark.parametrize(
-    ("weights", "target", "step", "message"),
-    [
-        ({"blue": 100, "green": 0}, "green", 0, "--step: 0 is not allowed; use 1-255"),
-        ({"blue": 100, "green": 0}, "green", 256, "--step: 256 is not allowed; use 1-255"),
-        ({"blue": 100, "green": 0}, "purple", 20, "--to: 'purple' is not a configured colour; use one of blue, green"),
-        ({"blue": 0, "green": 0}, "green", 20, "every weight is 0"),
-    ],
-)
-def test_unsafe_plans_are_refused(weights: dict[str, int], target: str, step: int, message: str) -> None:
-    with pytest.raises(UnsafeShiftError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        plan_weights(weights, target, step)
-
-
-# --- the gate ------------------------------------------------------------------------------
-
-GATE = ShiftConfig(max_5xx_ratio=0.01, max_p99_seconds=1.0, min_requests=10)
-
-
-@pytest.mark.parametrize(
-    ("metrics", "reason"),
-    [
-        (WindowMetrics(requests=1000, errors=10, p99=0.9), None),
-        (
-            WindowMetrics(requests=1000, errors=11, p99=0.2),
-            "5xx ratio 1.10% (11 of 1000 requests) above traffic.shift.max_5xx_ratio",
-        ),
-        (
-            WindowMetrics(requests=1000, errors=0, p99=1.5),
-            "p99 response time 1.500 s above traffic.shift.max_p99_seconds 1.000 s",
-        ),
-        (WindowMetrics(requests=9, errors=0, p99=0.1), "9 requests in the window, fewer than traffic.shift.min_requests 10"),
-    ],
-)
-def test_the_gate_names_the_threshold_a_window_breaks(metrics: WindowMetrics, reason: str | None) -> None:
-    verdict = judge(metrics, GATE)
-    assert verdict == reason if reason is None else verdict is not None and verdict.startswith(reason)
-
-
-def test_a_quiet_window_fails_unless_idle_windows_are_allowed() -> None:
-    quiet = WindowMetrics(requests=0, errors=0, p99=None)
-    assert judge(quiet, ShiftConfig()) == (
-        "0 requests in the window, fewer than traffic.shift.min_requests 1: too little traffic to judge (send traffic "
-        "to the target, or let quiet windows pass with --allow-idle or traffic.shift.allow_idle)"
-    )
-    assert judge(quiet, ShiftConfig(allow_idle=True)) is None
-    # Allowed idle still judges what traffic there is.
-    assert judge(WindowMetrics(requests=5, errors=5, p99=0.1), ShiftConfig(min_requests=10, allow_idle=True)) is not None
-
+from tools.aws import Aws, load_balancer_name
+from tools.shift import ShiftError, UnsafeShiftError
+from tools.shift.command import main
+from tools.shift.deploy import cdktf_deploy
+from tools.shift.metrics import METRICS_DELAY_SECONDS
+from tools.shift.run import Shift
 
 # --- deploying -----------------------------------------------------------------------------
 
@@ -139,7 +36,7 @@ def test_each_colour_is_deployed_on_its_own_in_the_order_given(monkeypatch: pyte
         runs.append(arguments)
         return 0
 
-    monkeypatch.setattr(tools.shift, "run_cdktf", cdktf)
+    monkeypatch.setattr(tools.shift.deploy, "run_cdktf", cdktf)
     cdktf_deploy(["green", "blue"], cwd=tmp_path)
     assert runs == [["deploy", "green", "--auto-approve"], ["deploy", "blue", "--auto-approve"]]
 
@@ -151,7 +48,7 @@ def test_a_failed_stack_stops_the_deploy_and_says_what_was_deployed(monkeypatch:
         runs.append(arguments[1])
         return 1 if arguments[1] == "blue" else 0
 
-    monkeypatch.setattr(tools.shift, "run_cdktf", cdktf)
+    monkeypatch.setattr(tools.shift.deploy, "run_cdktf", cdktf)
     with pytest.raises(ShiftError, match=r"^`cdktf deploy blue --auto-approve` exited 1; green deployed before it$"):
         cdktf_deploy(["green", "blue", "red"], cwd=tmp_path)
     assert runs == ["green", "blue"]
@@ -252,7 +149,14 @@ def shift_in(tmp_path: Path, argocd: FakeKubernetes) -> ShiftIn:
         loaded = load_config(path)
         clock, out = FakeClock(), io.StringIO()
         world = World(aws, clock, path)
-        clients = Aws(aws.route53, aws.elbv2, aws.cloudwatch, world.insights, lambda cluster: argocd.api())
+        clients = Aws(
+            REGION,
+            route53=aws.route53,
+            elbv2=aws.elbv2,
+            cloudwatch=aws.cloudwatch,
+            eks=world.insights,
+            kube=lambda _: argocd.api(),
+        )
         shift = Shift(path, loaded, loaded.traffic.shift, clients, world.deploy, clock, out, skip_readiness)
         return shift, world, out
 
@@ -353,15 +257,29 @@ def test_the_command_exits_1_with_the_reason_when_a_step_fails(
     config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
     path = write_project(tmp_path, config)
 
+    deploys: list[list[str]] = []
+
     def broken(colours: Sequence[str]) -> None:
-        raise ShiftError("`cdktf deploy blue green --auto-approve` exited 1")
+        deploys.append(list(colours))
+        raise ShiftError("no")
 
     eks = WithInsights(deployed.eks)
-    clients = Aws(deployed.route53, deployed.elbv2, deployed.cloudwatch, eks, lambda cluster: argocd.api())
-    assert main(["--to", "green", "--config", str(path)], aws=clients, deploy=broken) == 1
-    assert capsys.readouterr().err.startswith(
-        "failed: step 1/5  blue 80  green 20: `cdktf deploy blue green --auto-approve` exited 1"
+    clients = Aws(
+        REGION,
+        route53=deployed.route53,
+        elbv2=deployed.elbv2,
+        cloudwatch=deployed.cloudwatch,
+        eks=eks,
+        kube=lambda _: argocd.api(),
     )
+    assert main(["--to", "green", "--config", str(path)], aws=clients, deploy=broken) == 1
+    # The shift names the step, what failed, that it tried to restore the weights and what to run now.
+    assert capsys.readouterr().err == (
+        "failed: step 1/5  blue 80  green 20: no; the roll-back to blue 100  green 0 failed too: no. The config holds "
+        "blue 100  green 0: run `cdktf deploy blue green` and check the records\n"
+    )
+    assert deploys == [["green", "blue"], ["blue", "green"]]  # the colour gaining weight first, each way
+    assert load_config(path).weights == {"blue": 100, "green": 0}
 
 
 def test_route53_that_never_changes_times_out_and_rolls_back(shift_in: ShiftIn, deployed: Emulated) -> None:
@@ -407,7 +325,7 @@ def test_weights_that_differ_from_what_route53_serves_are_refused(shift_in: Shif
 def test_the_command_refuses_bad_requests_before_touching_aws(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
     path = write_project(tmp_path, config)
-    unreachable = Aws(None, None, None, None)  # any AWS call would fail loudly
+    unreachable = Aws(REGION, route53=None, elbv2=None, ec2=None, eks=None, cloudwatch=None)  # any AWS call fails loudly
     assert main(["--to", "green", "--step", "0", "--config", str(path)], aws=unreachable) == 2
     assert "refused: --step: 0 is not allowed; use 1-255" in capsys.readouterr().err
     assert main(["--to", "green", "--interval", "30", "--config", str(path)], aws=unreachable) == 2
@@ -448,7 +366,7 @@ def test_a_ready_target_is_reported_check_by_check_before_the_first_step(shift_i
         "  ok       no EKS insight in ERROR for eks-bg-green",
         "  ok       Argo CD applications Synced/Healthy: all 4 (app-of-apps, aws-load-balancer-controller, external-dns, "
         "sample-app)",
-        f"  ok       load balancer {deployed.footprints['green'].alb_arn.split(':loadbalancer/')[1]}: every target group (1) "
+        f"  ok       load balancer {load_balancer_name(deployed.footprints['green'].alb_arn)}: every target group (1) "
         "has healthy targets",
     ]
     assert deployed.weights() == {"blue": 0, "green": 100}
@@ -470,7 +388,7 @@ def test_a_target_that_has_not_proven_itself_gets_no_weight_and_every_gap_is_nam
         "  MISSING  Argo CD applications not Synced/Healthy: external-dns (OutOfSync/Healthy), sample-app (Synced/Degraded) "
         "(4 in all)",
         "  MISSING  load balancer "
-        + footprint.alb_arn.split(":loadbalancer/")[1]
+        + load_balancer_name(footprint.alb_arn)
         + ": target groups without a healthy target: k8s-sampleapp-green (no targets)",
     ]
     assert deployed.weights() == {"blue": 100, "green": 0}

@@ -14,9 +14,9 @@ import pytest
 from model.teardown_plan import TeardownPlan
 from tests.support.emulated_aws import HOSTNAME, REGION, ZONE_NAME, Emulated, FakeClock, cluster
 from tests.support.fake_kubernetes import FakeKubernetes
-from tools.aws import colour_leftovers
+from tools.aws import Aws, colour_leftovers
 from tools.kube import APPLICATIONS, KubeApi
-from tools.teardown import Teardown, TeardownAws, TeardownError, UnsafeTeardownError
+from tools.teardown import Teardown, TeardownError, UnsafeTeardownError
 
 PLAN = TeardownPlan(
     colour="blue",
@@ -53,12 +53,13 @@ def leftovers(aws: Emulated) -> list[str]:
 def teardown_of(
     aws: Emulated, argocd: FakeKubernetes | None, clock: FakeClock, plan: TeardownPlan = PLAN, **options: Any
 ) -> Teardown:
-    def api() -> KubeApi:
+    def api(cluster_name: str) -> KubeApi:
         assert argocd is not None, "the hook must not call the Kubernetes API of a cluster that does not exist"
+        assert cluster_name == plan.cluster
         return argocd.api()
 
-    clients = TeardownAws(aws.route53, aws.elbv2, aws.ec2, aws.eks)
-    return Teardown(plan=plan, aws=clients, kube=api, clock=clock, out=io.StringIO(), **options)
+    clients = Aws(REGION, route53=aws.route53, elbv2=aws.elbv2, ec2=aws.ec2, eks=aws.eks, kube=api)
+    return Teardown(plan=plan, aws=clients, clock=clock, out=io.StringIO(), **options)
 
 
 def external_dns_removes_records_after(aws: Emulated, clock: FakeClock, seconds: float, ingress_gone: threading.Event) -> None:
@@ -173,9 +174,15 @@ def test_an_unreachable_kubernetes_api_stops_the_destroy_unless_forced(blue: Emu
     with pytest.raises(TeardownError, match="cannot reach eks-bg-blue's Kubernetes API"):
         teardown_of(blue, closed, FakeClock()).run()
     assert len(leftovers(blue)) == 5
-    blue.remove_load_balancer("blue")
+    blue.remove_load_balancer("blue")  # what is left to do once the controllers have done their part
     blue.remove_records("blue")
-    teardown_of(blue, closed, FakeClock(), force=True).run()
+    forced = teardown_of(blue, closed, FakeClock(), force=True)
+    forced.run()  # goes on without the Kubernetes API: says so, and still waits until AWS holds nothing of blue
+    printed = forced.out.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert printed[0] == "teardown: --force: not checking blue's weight"
+    assert printed[1].startswith("teardown: --force: skipping the applications, the Kubernetes API is unreachable (")
+    assert printed[-1] == "teardown: blue: applications, load balancers and records are gone; Terraform removes the rest"
+    assert leftovers(blue) == []
 
 
 def test_helm_delivered_ingresses_are_deleted_before_the_controllers(blue: Emulated, argocd: FakeKubernetes) -> None:

@@ -1,5 +1,6 @@
-"""What AWS really holds for a colour, read with boto3: the weighted records, the load balancer,
-and what the colour's controllers made and must remove before its cluster goes.
+"""The operator commands' access to AWS: their clients, made from one session, and what AWS really holds for a
+colour, read with boto3: the weighted records, the load balancer, and what the colour's controllers made and
+must remove before its cluster goes.
 
 The shift and the teardown decide from these readings, not from config or Terraform state:
 config says what was asked for, Route53 says what clients are being told.
@@ -7,9 +8,11 @@ config says what was asked for, Route53 says what clients are being told.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from tools.kube import KubeApi
 
 # Tag the AWS Load Balancer Controller puts on every load balancer, target group and security
 # group it creates, valued with the cluster name given to it (our cluster name).
@@ -18,6 +21,60 @@ LBC_CLUSTER_TAG = "elbv2.k8s.aws/cluster"
 ALIAS_TTL = 60
 _ADDRESS_TYPES = ("A", "AAAA", "CNAME")  # kinds of record a weighted host name may be
 _TAG_BATCH = 20  # ELBv2 DescribeTags takes at most 20 ARNs
+
+
+class Aws:
+    """The AWS clients of the operator commands, made on first use from one session in the project's region, and
+    a cluster's Kubernetes API. Tests hand in clients on an emulator, and a fake Kubernetes API."""
+
+    def __init__(self, region: str, *, kube: Callable[[str], KubeApi] | None = None, **clients: Any) -> None:
+        """kube: a cluster's Kubernetes API by cluster name; default: the EKS endpoint, with a token of this session."""
+        self.region = region
+        self._clients = clients
+        self._session: Any = None
+        self._kube = kube
+
+    def session(self) -> Any:
+        if self._session is None:
+            import boto3  # only once AWS is really called: the commands' --help and refusals stay fast
+
+            self._session = boto3.Session(region_name=self.region)
+        return self._session
+
+    def client(self, service: str) -> Any:
+        if service not in self._clients:
+            self._clients[service] = self.session().client(service)
+        return self._clients[service]
+
+    @property
+    def route53(self) -> Any:
+        return self.client("route53")
+
+    @property
+    def elbv2(self) -> Any:
+        return self.client("elbv2")
+
+    @property
+    def ec2(self) -> Any:
+        return self.client("ec2")
+
+    @property
+    def eks(self) -> Any:
+        return self.client("eks")
+
+    @property
+    def cloudwatch(self) -> Any:
+        return self.client("cloudwatch")
+
+    @property
+    def s3(self) -> Any:
+        return self.client("s3")
+
+    def kube(self, cluster: str) -> KubeApi:
+        """The cluster's Kubernetes API (the caller's identity must be one of its admins)."""
+        if self._kube is not None:
+            return self._kube(cluster)
+        return KubeApi.for_eks(self.session(), self.eks, cluster, self.region)
 
 
 @dataclass(frozen=True)
@@ -81,16 +138,20 @@ def colour_weight(route53: Any, zone: str | None, hostname: str, colour: str) ->
     return record.weight if record else None
 
 
-def load_balancer_for(elbv2: Any, record: WeightedRecord) -> tuple[str, str]:
-    """(ARN, CloudWatch `LoadBalancer` dimension) of the load balancer a weighted record points at."""
+def load_balancer_for(elbv2: Any, record: WeightedRecord) -> str:
+    """The ARN of the load balancer a weighted record points at."""
     for page in elbv2.get_paginator("describe_load_balancers").paginate():
         for lb in page["LoadBalancers"]:
             if _host(lb["DNSName"]) == record.target:
-                arn = str(lb["LoadBalancerArn"])
-                return arn, arn.split(":loadbalancer/", 1)[1]
+                return str(lb["LoadBalancerArn"])
     raise LookupError(
         f"the {record.colour} record points at {record.target}, which is no load balancer in this account and region"
     )
+
+
+def load_balancer_name(arn: str) -> str:
+    """`app/<name>/<id>` of a load balancer's ARN: how people name it, and CloudWatch's `LoadBalancer` dimension."""
+    return arn.split(":loadbalancer/", 1)[1]
 
 
 def colour_leftovers(*, route53: Any, elbv2: Any, ec2: Any, zone: str, colour: str, cluster: str) -> list[str]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tools.aws import load_balancer_name
 from tools.kube import APPLICATIONS, KubeApi, KubeError
 
 
@@ -96,7 +97,7 @@ _PROVEN = ("Synced", "Healthy")
 
 
 def healthy_targets(elbv2: Any, load_balancer_arn: str) -> Finding:
-    name = load_balancer_arn.split(":loadbalancer/", 1)[-1]
+    name = load_balancer_name(load_balancer_arn)
     groups = elbv2.describe_target_groups(LoadBalancerArn=load_balancer_arn)["TargetGroups"]
     if not groups:
         return Finding(False, f"load balancer {name} has no target group")

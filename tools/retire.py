@@ -18,7 +18,7 @@ from pathlib import Path
 from model.config import Config
 from model.loading import ConfigError, load_config
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
-from tools.aws import colour_weight, find_zone
+from tools.aws import Aws, colour_weight, find_zone
 from tools.cli import exit_status, run_cdktf
 from tools.teardown import UnsafeTeardownError, check_weight
 
@@ -37,13 +37,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args.config)
         if args.colour not in config.clusters:
             raise UnsafeTeardownError(f"{args.colour!r} is not a configured colour; use one of {', '.join(config.clusters)}")
-        state = deployed_state(config, args.colour)
+        aws = Aws(config.region)
+        state = deployed_state(config, args.colour, aws)
         if state is not None:
             never.append(state)
             return
         plan = teardown_plan(config, args.colour, config.clusters[args.colour])
         if not args.force:
-            check_weight(plan, _live_weight(plan), config=str(args.config))
+            check_weight(plan, _live_weight(plan, aws), config=str(args.config))
 
     refusal = exit_status(check, refused=(ConfigError, UnsafeTeardownError), failed=())
     if refusal:
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-def deployed_state(config: Config, colour: str) -> str | None:
+def deployed_state(config: Config, colour: str, aws: Aws) -> str | None:
     """None when the colour's Terraform state holds resources; else why it does not (for the message)."""
     state = config.state
     if state.backend == "local":
@@ -67,10 +68,8 @@ def deployed_state(config: Config, colour: str) -> str | None:
             return f"no state file {path}"
         text = path.read_text()
     else:
-        import boto3
-
         key = state.key(colour)
-        s3 = boto3.client("s3", region_name=state.region)
+        s3 = aws.client("s3") if state.region == config.region else Aws(state.region).s3
         try:
             text = s3.get_object(Bucket=state.bucket, Key=key)["Body"].read().decode()
         except s3.exceptions.NoSuchKey:
@@ -80,10 +79,8 @@ def deployed_state(config: Config, colour: str) -> str | None:
     return None
 
 
-def _live_weight(plan: TeardownPlan) -> int | None:
-    import boto3
-
-    route53 = boto3.client("route53", region_name=plan.region)
+def _live_weight(plan: TeardownPlan, aws: Aws) -> int | None:
+    route53 = aws.route53
     try:
         zone = find_zone(route53, plan.zone_name)
     except LookupError as err:

@@ -25,10 +25,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TextIO
+from typing import TextIO
 
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, TeardownPlan
-from tools.aws import colour_leftovers, colour_weight, find_zone
+from tools.aws import Aws, colour_leftovers, colour_weight, find_zone
 from tools.cli import exit_status
 from tools.clock import POLL_SECONDS, Clock, SystemClock
 from tools.kube import APPLICATIONS, INGRESSES, KubeApi, KubeError
@@ -40,14 +40,6 @@ class UnsafeTeardownError(Exception):
 
 class TeardownError(Exception):
     """Something could not be removed in time; the message names it."""
-
-
-@dataclass(frozen=True)
-class TeardownAws:
-    route53: Any
-    elbv2: Any
-    ec2: Any
-    eks: Any
 
 
 # The hook also runs when a `cdktf deploy` replaces the colour's cluster (stacks/cluster.py).
@@ -77,8 +69,7 @@ def check_weight(plan: TeardownPlan, live_weight: int | None, *, config: str = "
 @dataclass
 class Teardown:
     plan: TeardownPlan
-    aws: TeardownAws
-    kube: Callable[[], KubeApi]  # called only when the cluster exists
+    aws: Aws  # its Kubernetes API is asked for only when the cluster exists
     clock: Clock
     out: TextIO
     force: bool = False
@@ -90,7 +81,7 @@ class Teardown:
             self._say(f"--force: not checking {self.plan.colour}'s weight")
         else:
             check_weight(self.plan, colour_weight(self.aws.route53, zone, self.plan.hostname, self.plan.colour))
-        api = self.kube() if self._cluster_exists() else None
+        api = self.aws.kube(self.plan.cluster) if self._cluster_exists() else None
         if api:
             self._through_kubernetes(functools.partial(self._remove_workloads, api))
         if zone:
@@ -192,19 +183,14 @@ class Teardown:
 
 
 def main() -> int:
-    import boto3
-
     try:
         plan = TeardownPlan.from_json(os.environ[PLAN_ENV])
     except (KeyError, ValueError) as err:
         print(f"teardown: no usable plan in {PLAN_ENV}: {err}", file=sys.stderr)
         return 2
-    session = boto3.Session(region_name=plan.region)
-    clients = TeardownAws(*(session.client(name) for name in ("route53", "elbv2", "ec2", "eks")))
     teardown = Teardown(
         plan=plan,
-        aws=clients,
-        kube=lambda: KubeApi.for_eks(session, clients.eks, plan.cluster, plan.region),
+        aws=Aws(plan.region),
         clock=SystemClock(),
         out=sys.stdout,
         force=os.environ.get(FORCE_ENV) == "1",

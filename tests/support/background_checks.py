@@ -24,7 +24,7 @@ import pytest
 
 from model.paths import PROJECT_DIR
 from scripts.emulator import MotoProcess, environment, free_port
-from scripts.rehearse import aws_part
+from scripts.scratch_project import aws_part
 from tests.support.checkov import checkov
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.emulator_plans import REGION, EmulatorPlans, networks, plan_all

@@ -19,7 +19,7 @@ from typing import Any
 import boto3
 import pytest
 
-from tools.aws import LBC_CLUSTER_TAG, record_sets
+from tools.aws import LBC_CLUSTER_TAG, load_balancer_name, record_sets
 
 REGION = "ap-northeast-1"
 ZONE_NAME = "eks.example.com"
@@ -181,7 +181,7 @@ class Emulated:
 
     def put_traffic(self, colour: str, at: datetime, requests: int, errors: int, p99: float) -> None:
         """One minute of the colour's ALB metrics, as the ALB would publish them."""
-        dimension = [{"Name": "LoadBalancer", "Value": self.footprints[colour].alb_arn.split(":loadbalancer/", 1)[1]}]
+        dimension = [{"Name": "LoadBalancer", "Value": load_balancer_name(self.footprints[colour].alb_arn)}]
         fast = requests - math.ceil(requests / 50)
         data: list[dict[str, Any]] = [
             {"MetricName": "RequestCount", "Value": requests},

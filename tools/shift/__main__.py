@@ -1,0 +1,5 @@
+import sys
+
+from tools.shift.command import main
+
+sys.exit(main())

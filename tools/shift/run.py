@@ -1,0 +1,191 @@
+"""The shift itself: preflight, the target's readiness, then step by step: write the weights, deploy, wait for
+Route53 and the TTL, watch the window, judge it; on any failure, the previous step's weights back the same way."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from model.config import Config, ShiftConfig, cluster_name
+from model.loading import load_config, write_weights
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
+from tools import readiness
+from tools.aws import Aws, load_balancer_for, load_balancer_name, weighted_records, zone_id
+from tools.clock import POLL_SECONDS, Clock
+from tools.shift import ShiftError, UnsafeShiftError
+from tools.shift.deploy import Deploy
+from tools.shift.gate import describe_gate, is_idle, judge
+from tools.shift.metrics import METRICS_DELAY_SECONDS, describe_metrics, read_metrics
+from tools.shift.plan import Weights, describe, plan_weights
+
+
+@dataclass
+class Shift:
+    config_path: Path  # the cdktf.json the weights are written to
+    config: Config
+    settings: ShiftConfig
+    aws: Aws
+    deploy: Deploy
+    clock: Clock
+    out: TextIO
+    skip_readiness: bool = False  # --skip-readiness: move weight without the target's proof (said loudly)
+
+    def run(self, target: str) -> None:
+        weights = self.config.weights
+        plan = plan_weights(weights, target, self.settings.step)
+        if not plan:
+            self._say(f"{target} already has all the traffic ({describe(weights)}): nothing to do")
+            return
+        affected = [colour for colour in weights if any(state[colour] != weights[colour] for state in plan)]
+        zone, load_balancer = self._preflight(target, affected, weights)
+        self._readiness(target, load_balancer)
+        unproven = " | READINESS NOT CHECKED (--skip-readiness)" if self.skip_readiness else ""
+        self._say(
+            f"shifting to {target}: {describe(weights)} -> {describe(plan[-1])} in {len(plan)} step(s); each step is "
+            f"watched for {self.settings.interval_seconds} s ({describe_gate(self.settings)}){unproven}"
+        )
+        dimension = load_balancer_name(load_balancer)
+        previous = weights
+        try:
+            self._steps(plan, affected, zone, dimension, previous)
+        except KeyboardInterrupt:
+            raise ShiftError(
+                f"interrupted; the config may hold the next step's weights: check `{self.config_path}`, then "
+                f"`cdktf deploy {' '.join(affected)}` to settle on them or run the shift again"
+            ) from None
+
+    def _steps(self, plan: list[Weights], affected: list[str], zone: str, dimension: str, previous: Weights) -> None:
+        s = self.settings
+        window = 60 * math.ceil(s.interval_seconds / 60)  # whole minutes
+        for number, state in enumerate(plan, 1):
+            started = self.clock.now()
+            label = f"step {number}/{len(plan)}  {describe(state)}"
+            try:
+                self._apply(state, affected, zone)
+            except ShiftError as err:
+                self._roll_back(previous, affected, zone, f"{label}: {err}")
+            # The window is whole minutes, as CloudWatch keeps ALB metrics: no datapoint half in it.
+            now = self.clock.now()
+            self.clock.sleep((60 - now.second - now.microsecond / 1e6) % 60)
+            window_start = self.clock.now()
+            self.clock.sleep(window)
+            self.clock.sleep(METRICS_DELAY_SECONDS)
+            metrics = read_metrics(self.aws.cloudwatch, dimension, window_start, window)
+            breach = judge(metrics, s)
+            left = (self.clock.now() - started) * (len(plan) - number)
+            verdict = "GATE TRIPPED" if breach else "ok, IDLE (allowed)" if is_idle(metrics, s) else "ok"
+            self._say(f"{label}  | {describe_metrics(metrics)} | {verdict} | ~{_minutes(left)} left")
+            if breach:
+                self._roll_back(previous, affected, zone, f"{label}: {breach}")
+            previous = state
+        self._say(f"done: {describe(previous)}")
+
+    @property
+    def _hostname(self) -> str:
+        return self.config.dns.app_hostname
+
+    def _preflight(self, target: str, affected: list[str], weights: Weights) -> tuple[str, str]:
+        """The sub-zone's id and the target's load balancer (ARN), once all is safe."""
+        for colour in affected:
+            name = cluster_name(self.config, colour)
+            try:
+                status = self.aws.eks.describe_cluster(name=name)["cluster"]["status"]
+            except self.aws.eks.exceptions.ResourceNotFoundException:
+                raise UnsafeShiftError(
+                    f"{colour} is not deployed: no EKS cluster {name} (run `cdktf deploy {colour}` first)"
+                ) from None
+            if status != "ACTIVE":
+                raise UnsafeShiftError(f"{colour} is not ready: EKS cluster {name} is {status}, not ACTIVE")
+        try:
+            zone = zone_id(self.aws.route53, self.config.dns.zone_name)
+        except LookupError as err:
+            raise UnsafeShiftError(str(err)) from None
+        live = weighted_records(self.aws.route53, zone, self._hostname)
+        for colour in affected:
+            if colour not in live:
+                raise UnsafeShiftError(
+                    f"Route53 has no weighted record for {self._hostname} with set identifier {colour}: "
+                    f"{colour}'s ExternalDNS has not written it (is its sample app synced and its Ingress up?)"
+                )
+        drift = {colour: live[colour].weight for colour in affected if live[colour].weight != weights[colour]}
+        if drift:
+            raise UnsafeShiftError(
+                f"Route53 serves {describe(drift)} but the config says {describe({c: weights[c] for c in drift})}: "
+                f"deploy the config first (cdktf deploy {' '.join(affected)}) or correct it"
+            )
+        try:
+            return zone, load_balancer_for(self.aws.elbv2, live[target])
+        except LookupError as err:
+            raise UnsafeShiftError(str(err)) from None
+
+    def _readiness(self, target: str, load_balancer: str) -> None:
+        """Refuse to move weight to a colour that has not proven itself (tools/readiness.py), naming what is missing."""
+        if self.skip_readiness:
+            self._say(
+                f"WARNING: --skip-readiness: {target} has NOT been checked (EKS status and insights, Argo CD sync and "
+                "health, healthy targets); weight may move to a colour that cannot serve it"
+            )
+            return
+        name = cluster_name(self.config, target)
+        findings = readiness.check(
+            eks=self.aws.eks,
+            elbv2=self.aws.elbv2,
+            kube=lambda: self.aws.kube(name),
+            cluster=name,
+            load_balancer_arn=load_balancer,
+            argocd_namespace=ARGOCD_NAMESPACE,
+            parent_application=PARENT_APPLICATION,
+        )
+        self._say(f"readiness of {target}:")
+        for finding in findings:
+            self._say(finding.line())
+        missing = [f.detail for f in findings if not f.ready]
+        if missing:
+            raise UnsafeShiftError(
+                f"{target} has not proven itself ready for traffic: {'; '.join(missing)}. Nothing was changed; fix what "
+                "is missing or wait, then run the shift again (--skip-readiness moves weight without this proof)"
+            )
+
+    def _apply(self, state: Weights, affected: list[str], zone: str) -> None:
+        """Write the weights, deploy, and return once clients can be getting them."""
+        before = load_config(self.config_path).weights
+        write_weights(self.config_path, state)
+        # Colours that gain weight first: between two deploys the total only grows, never reaching all 0.
+        self.deploy(sorted(affected, key=lambda colour: before[colour] - state[colour]))
+        ttl = self._wait_for_weights(zone, {colour: state[colour] for colour in affected})
+        self.clock.sleep(ttl)  # resolvers may keep the previous answer this long
+
+    def _wait_for_weights(self, zone: str, expected: Weights) -> int:
+        deadline = self.clock.now() + timedelta(seconds=self.settings.dns_timeout_seconds)
+        while True:
+            live = weighted_records(self.aws.route53, zone, self._hostname)
+            wrong = {
+                c: live[c].weight if c in live else None for c, w in expected.items() if c not in live or live[c].weight != w
+            }
+            if not wrong:
+                return max(live[colour].ttl for colour in expected)
+            if self.clock.now() >= deadline:
+                serving = ", ".join(f"{c} {'no record' if got is None else got} (want {expected[c]})" for c, got in wrong.items())
+                raise ShiftError(f"after {self.settings.dns_timeout_seconds} s Route53 still serves {serving}")
+            self.clock.sleep(POLL_SECONDS)
+
+    def _roll_back(self, previous: Weights, affected: list[str], zone: str, reason: str) -> NoReturn:
+        self._say(f"rolling back to {describe(previous)}: {reason}")
+        try:
+            self._apply(previous, affected, zone)
+        except ShiftError as err:
+            raise ShiftError(
+                f"{reason}; the roll-back to {describe(previous)} failed too: {err}. The config holds "
+                f"{describe(previous)}: run `cdktf deploy {' '.join(affected)}` and check the records"
+            ) from None
+        raise ShiftError(f"{reason}; rolled back to {describe(previous)}")
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+
+def _minutes(left: timedelta) -> str:
+    return f"{math.ceil(left.total_seconds() / 60)}m"
