@@ -50,6 +50,14 @@ def config_file(path: Path, *, project_dir: Path) -> Config:
     return _state_beside(config_from_dict(_read_json(path, path.name), source=path.name), project_dir)
 
 
+def raw_config_file(path: Path) -> dict[str, Any]:
+    """A configuration file's settings as data, without the `$schema` line editors use."""
+    raw = _read_json(path, path.name)
+    if not isinstance(raw, dict):
+        raise ConfigError(path.name, [f"(top level): {json.dumps(raw)} is not allowed; use a JSON object"])
+    return {key: value for key, value in raw.items() if key != SCHEMA_KEY}
+
+
 def _state_beside(config: Config, project_dir: Path) -> Config:
     """Local state lives beside cdktf.json, wherever Terraform itself runs."""
     state_dir = project_dir.absolute() / config.state.directory

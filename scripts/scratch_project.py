@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,15 @@ def link_project(directory: Path, *, own: Collection[str]) -> None:
     for entry in PROJECT_DIR.iterdir():
         if entry.name not in own:
             (directory / entry.name).symlink_to(entry)
+
+
+def write_project_file(directory: Path, config: Mapping[str, Any]) -> Path:
+    """directory/cdktf.json: the project's CLI settings (app command, language), with config as `context.config`."""
+    cdktf = {k: v for k, v in json.loads((PROJECT_DIR / "cdktf.json").read_text()).items() if k != "context"}
+    cdktf["context"] = {"config": dict(config)}
+    path = directory / "cdktf.json"
+    path.write_text(json.dumps(cdktf, indent=2))
+    return path
 
 
 @dataclass
@@ -63,11 +72,8 @@ class Project:
         return project
 
     def write_config(self, config: dict[str, Any]) -> None:
-        """Its cdktf.json: the project's CLI settings (app command, language) with this config as `context.config`."""
         self.config = config
-        cdktf = {k: v for k, v in json.loads((PROJECT_DIR / "cdktf.json").read_text()).items() if k != "context"}
-        cdktf["context"] = {"config": {**config, "state": {"directory": str(self.state_dir)}}}
-        (self.root / "cdktf.json").write_text(json.dumps(cdktf, indent=2))
+        write_project_file(self.root, {**config, "state": {"directory": str(self.state_dir)}})
 
     @property
     def settings(self) -> Config:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from model.config import Config
-from model.loading import SCHEMA_KEY, config_file
+from model.loading import config_file, raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 
 EXAMPLE_FILE = EXAMPLE_CONFIG  # the configuration the project ships: README's diagram and references come from it
@@ -20,9 +20,7 @@ EXAMPLE_FILE = EXAMPLE_CONFIG  # the configuration the project ships: README's d
 
 def example_raw() -> dict[str, Any]:
     """The shipped example as data, without its `$schema` (a variant is this with keys replaced)."""
-    raw: dict[str, Any] = json.loads(EXAMPLE_FILE.read_text())
-    raw.pop(SCHEMA_KEY, None)
-    return raw
+    return raw_config_file(EXAMPLE_FILE)
 
 
 def example() -> Config:
@@ -54,3 +52,27 @@ def write_project(directory: Path, config: Any, *, in_file: bool = False) -> Pat
     path = directory / "cdktf.json"
     path.write_text(json.dumps(cdktf, indent=2) + "\n")
     return path
+
+
+def suite_inputs() -> dict[str, Any]:
+    """What the suite synthesizes and loads, and what the generated docs say, as data: the same in every copy of
+    the project whatever its cdktf.json says (tests/test_operator_edits.py). Paths relative to the project."""
+    from model.loading import config_from_dict
+    from policies.readme import table
+    from scripts import docs
+
+    def as_data(config: Config) -> dict[str, Any]:
+        data = config.model_dump(mode="json")
+        data["state"]["directory"] = str(Path(data["state"]["directory"]).relative_to(PROJECT_DIR))
+        return data
+
+    return {
+        "example": as_data(example()),
+        "example_colours": list(EXAMPLE_COLOURS),
+        "everything_on": config_from_dict(EVERYTHING_ON).model_dump(mode="json"),
+        "docs_from": str(docs.EXAMPLE_CONFIG.relative_to(PROJECT_DIR)),
+        "schema": docs.schema_text(),
+        "reference": docs.reference_table(),
+        "compatibility": docs.compatibility_table(),
+        "roles": table(),
+    }
