@@ -70,7 +70,7 @@ def suite_inputs() -> dict[str, Any]:
         "example": as_data(example()),
         "example_colours": list(EXAMPLE_COLOURS),
         "everything_on": config_from_dict(EVERYTHING_ON).model_dump(mode="json"),
-        "docs_from": str(docs.EXAMPLE_CONFIG.relative_to(PROJECT_DIR)),
+        "docs_from": str(docs.DOCUMENTED.relative_to(PROJECT_DIR)),
         "schema": docs.schema_text(),
         "reference": docs.reference_table(),
         "compatibility": docs.compatibility_table(),
