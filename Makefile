@@ -4,10 +4,15 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
+# The Python and Node installs of a fresh clone run side by side (each mostly waits on disk and network).
+MAKEFLAGS += --jobs=2 --output-sync=line
 
 PYTHON ?= python3
+# Pipfile.lock is pipenv's (`make lock`); installing from it goes through uv: parallel, from its cache.
+UV_VERSION := 0.13.9
 PIPENV_VERSION := 2026.10.3
 TOOLS := .cache/tools
+UV := $(TOOLS)/bin/uv
 VENV_STAMP := .venv/.synced
 NODE_STAMP := node_modules/.synced
 # checkov pins its dependencies exactly (boto3 among them): it gets a virtualenv of its own.
@@ -15,6 +20,7 @@ CHECKOV_STAMP := scripts/checkov/.venv/.synced
 # Everything the tests (and the benchmark, which runs them) need installed.
 TEST_STAMPS := $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 INDEX_URL := PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) -m scripts.pip_index_url)}"
+UV_INDEX := UV_DEFAULT_INDEX="$${PIP_INDEX_URL:-$$($(PYTHON) -m scripts.pip_index_url)}"
 
 # The pinned Node 22 (npm package `node`) and the project's virtualenv come first, so the cdktf
 # CLI and the jsii runtime never run on the machine's end-of-life Node.
@@ -35,24 +41,27 @@ ifneq ($(TF_MIRROR_CONFIG),)
 export TF_CLI_CONFIG_FILE := $(TF_MIRROR_CONFIG)
 endif
 
-PIPENV := $(shell command -v pipenv 2>/dev/null || echo $(TOOLS)/bin/pipenv)
+PIPENV := $(TOOLS)/pipenv/bin/pipenv
 
 .PHONY: help synth test check pytest test-unit bench rehearse docs lint typecheck format lock clean
 
 help:
-	@echo "make synth   install the locked toolchain and write cdktf.out/stacks/*"
-	@echo "make test    lint, type-check and run every test"
-	@echo "make bench   synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
+	@echo "make synth     install the locked toolchain and write cdktf.out/stacks/*"
+	@echo "make test      lint, type-check and run every test (the emulator rehearsal beside the rest)"
+	@echo "make test-unit every test but the emulator rehearsal (what make bench times)"
+	@echo "make bench     synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
 	@echo "make rehearse  deploy common to an AWS emulator in a scratch copy, check it, plan the colours, destroy"
-	@echo "make docs    regenerate what is generated: config.schema.json, README's configuration reference, policies/README.md's roles table"
-	@echo "make format  apply ruff formatting"
-	@echo "make lock    re-lock Pipfile.lock after editing Pipfile"
+	@echo "make docs      regenerate config.schema.json, README's reference and diagram, the runbook's"
+	@echo "               compatibility table and policies/README.md's roles table"
+	@echo "make format    apply ruff formatting"
+	@echo "make lock      re-lock Pipfile.lock (and checkov's) after editing a Pipfile"
 
 synth: $(VENV_STAMP) $(NODE_STAMP)
 	$(PYTHON) -m scripts.cdktf_json
 	cdktf synth
 
-test: check pytest
+test: $(TEST_STAMPS)
+	python -m scripts.make_test
 
 check: lint typecheck
 
@@ -85,20 +94,31 @@ format: $(VENV_STAMP)
 	ruff format .
 	ruff check --fix .
 
-$(TOOLS)/bin/pipenv:
+$(UV):
 	$(PYTHON) -m venv $(TOOLS)
-	$(TOOLS)/bin/pip install --quiet pipenv==$(PIPENV_VERSION)
+	$(TOOLS)/bin/pip install --quiet uv==$(UV_VERSION)
 
-$(VENV_STAMP): Pipfile.lock | $(PIPENV)
-	$(INDEX_URL) $(PIPENV) sync --dev
+$(PIPENV):
+	$(PYTHON) -m venv $(TOOLS)/pipenv
+	$(TOOLS)/pipenv/bin/pip install --quiet pipenv==$(PIPENV_VERSION)
+
+# A virtualenv with the lock's pins, each checked against its hashes (and pip, which tests/test_layout.py reads).
+define SYNC
+	$(UV) venv --quiet --seed --allow-existing --python $(PYTHON) $(1)
+	$(PYTHON) -m scripts.lock_requirements $(2) $(3) > $(1)/requirements.txt
+	$(UV_INDEX) $(UV) pip install --quiet --require-hashes --python $(1)/bin/python -r $(1)/requirements.txt
+endef
+
+$(VENV_STAMP): Pipfile.lock | $(UV)
+	$(call SYNC,.venv,Pipfile.lock,--dev)
 	touch $@
 
-$(CHECKOV_STAMP): scripts/checkov/Pipfile.lock | $(PIPENV)
-	$(INDEX_URL) PIPENV_PIPFILE=scripts/checkov/Pipfile $(PIPENV) sync
+$(CHECKOV_STAMP): scripts/checkov/Pipfile.lock | $(UV)
+	$(call SYNC,scripts/checkov/.venv,scripts/checkov/Pipfile.lock,)
 	touch $@
 
 $(NODE_STAMP): package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --prefer-offline
 	touch $@
 
 lock: | $(PIPENV)

@@ -18,7 +18,6 @@ cluster to talk to).
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import shutil
 import sys
@@ -74,9 +73,15 @@ def rehearse(config: dict[str, Any], scratch: Path, out: Callable[[str], None] =
         deploy_common(project, show)
         show.step("read back what common made", lambda: _read_back(project))
         show.step("terraform plan common: no drift", lambda: _no_drift(project))
-        for colour in load_config(project.root / "cdktf.json").clusters:
-            show.step(f"plan {colour}'s AWS part against common's state", functools.partial(_colour_plan, project, colour))
-        show.step("cdktf destroy common", lambda: project.run("cdktf", "destroy", COMMON_STACK, "--auto-approve"))
+        colours = list(project.settings.clusters)
+        show.step(
+            f"plan each colour's AWS part against common's state ({', '.join(colours)}, side by side)",
+            lambda: _colour_plans(project, colours),
+        )
+        show.step(
+            "cdktf destroy common (of that synth: --skip-synth)",
+            lambda: project.run("cdktf", "destroy", COMMON_STACK, "--skip-synth", "--auto-approve"),
+        )
     finally:
         server.stop()
     seconds = time.monotonic() - show.started
@@ -91,7 +96,11 @@ def deploy_common(project: Project, show: Rehearsal) -> None:
     show.step(
         "terraform init common (offline: providers from the local mirror when there is one)", lambda: project.init(COMMON_STACK)
     )
-    show.step("cdktf deploy common", lambda: project.run("cdktf", "deploy", COMMON_STACK, "--auto-approve"))
+    # The CLI's own flag: deploy what that synth wrote (a plain `cdktf deploy common` would synthesize it again).
+    show.step(
+        "cdktf deploy common (of that synth: --skip-synth)",
+        lambda: project.run("cdktf", "deploy", COMMON_STACK, "--skip-synth", "--auto-approve"),
+    )
 
 
 def _parent_zone(project: Project, name: str) -> str:
@@ -118,13 +127,16 @@ def _no_drift(project: Project) -> Run:
     )
 
 
-def _colour_plan(project: Project, colour: str) -> str | Run:
-    plan = project.plan_aws_part(colour)
-    if plan.returncode != 0:
-        return plan
-    planned = project.planned(colour)
-    kinds = sorted({address.split(".")[0].removeprefix("aws_") for address in planned})
-    return f"{len(planned)} resources ({', '.join(kinds)})"
+def _colour_plans(project: Project, colours: list[str]) -> str | Run:
+    stack_dirs = [project.stack_dir(colour) for colour in colours]
+    plans = project.plan_aws_parts({stack_dir: {} for stack_dir in stack_dirs})
+    failed = next((plan for plan in plans if plan.returncode != 0), None)
+    if failed:
+        return failed
+    found = {colour: project.planned(stack_dir) for colour, stack_dir in zip(colours, stack_dirs, strict=True)}
+    kinds = sorted({address.split(".")[0].removeprefix("aws_") for planned in found.values() for address in planned})
+    counts = ", ".join(f"{colour} {len(planned)}" for colour, planned in found.items())
+    return f"resources: {counts} ({', '.join(kinds)})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Collection, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,24 +116,32 @@ class Project:
         `terraform providers lock` against the registry."""
         return self.run("terraform", "init", "-input=false", "-no-color", cwd=self.stack_dir(stack))
 
-    def plan_aws_part(self, colour: str, *, stack_dir: Path | None = None, env: dict[str, str] | None = None) -> Run:
-        """Plan a synthesized colour without its helm/kubernetes part against common's real state, into
-        `<stack>-aws-part/plan` (beside the colour's directory: the path to common's state is relative)."""
-        stack_dir = stack_dir or self.stack_dir(colour)
+    def plan_aws_parts(self, stacks: Mapping[Path, dict[str, str]]) -> list[Run]:
+        """Plan synthesized colours without their helm/kubernetes part against common's real state, each into
+        `<stack>-aws-part/plan` (beside the colour's directory: the path to common's state is relative). The inits
+        go one after another (Terraform's plugin cache is not safe under concurrent `terraform init`:
+        hashicorp/terraform issue 31964), the plans side by side (each mostly waits on its provider and the emulator).
+        stacks: a stack's directory -> variables for its plan on top of the project's (other credentials, say)."""
+        inits = [self._aws_part_init(stack_dir) for stack_dir in stacks]
+        failed = [init for init in inits if init.returncode != 0]
+        if failed:
+            return failed
+        plan = ("terraform", "plan", "-input=false", "-no-color", "-out=plan")
+        with ThreadPoolExecutor(max_workers=len(stacks)) as pool:
+            return list(pool.map(lambda item: self.run(*plan, cwd=_aws_part_dir(item[0]), env=item[1]), stacks.items()))
+
+    def _aws_part_init(self, stack_dir: Path) -> Run:
         aws_only, _ = aws_part(json.loads((stack_dir / "cdk.tf.json").read_text()))
         where = _aws_part_dir(stack_dir)
         where.mkdir(exist_ok=True)
         aws_only["terraform"]["backend"] = {"local": {"path": "aws-part.tfstate"}}
         (where / "cdk.tf.json").write_text(json.dumps(aws_only))
-        init = self.run("terraform", "init", "-input=false", "-no-color", cwd=where)
-        if init.returncode != 0:
-            return init
-        return self.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=where, env=env)
+        return self.run("terraform", "init", "-input=false", "-no-color", cwd=where)
 
-    def planned(self, colour: str, *, stack_dir: Path | None = None, env: dict[str, str] | None = None) -> dict[str, Any]:
-        """The planned values of plan_aws_part's plan, by resource address."""
-        where = _aws_part_dir(stack_dir or self.stack_dir(colour))
-        shown = json.loads(self.run("terraform", "show", "-json", "plan", cwd=where, env=env).output)
+    def planned(self, stack_dir: Path) -> dict[str, Any]:
+        """The planned values of plan_aws_parts' plan of one stack, by resource address."""
+        where = _aws_part_dir(stack_dir)
+        shown = json.loads(self.run("terraform", "show", "-json", "plan", cwd=where).output)
         return {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
 
     def aws(self, service: str) -> Any:

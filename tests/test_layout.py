@@ -178,7 +178,7 @@ def test_operator_commands_load_no_cdk_and_the_destroy_hook_starts(project_dir: 
 
 def test_build_scripts_run_on_the_machines_python(project_dir: Path) -> None:
     """The Makefile runs these with the system's python3 before any virtualenv exists."""
-    for script in ("terraformrc", "pip_index_url", "cdktf_json"):
+    for script in ("terraformrc", "pip_index_url", "cdktf_json", "lock_requirements"):
         extra = imported_packages(project_dir / "scripts" / f"{script}.py") - set(sys.stdlib_module_names)
         assert extra <= {"model", "pip"}, (script, extra)
     # ... and `model` is only its paths there: the package itself imports nothing.

@@ -43,6 +43,7 @@ CONFIG: dict[str, Any] = {
     "deletion_protection": True,
 }
 IMAGE_TAG = "0123abc"  # what a build pushes, tagged with its commit
+OTHER = "arn:aws:iam::123456789012:role/platform-admins"  # an admin role listed beside the CI role
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,7 @@ def project(emulator: str, aws: Callable[[str], Any], tmp_path_factory: pytest.T
         f"ok    create the parent zone {PARENT}: the zone you already have in your account",
         "ok    cdktf synth",
         "ok    terraform init common (offline: providers from the local mirror when there is one)",
-        "ok    cdktf deploy common",
+        "ok    cdktf deploy common (of that synth: --skip-synth)",
     ]
     synth = project.runs[0]
     assert "Generated Terraform code for the stacks: blue, common, green" in synth.output
@@ -212,14 +213,6 @@ def test_no_drift_after_deploy(project: Project) -> None:
     assert plan.returncode == 0, plan.output[-6000:]
 
 
-def plan_aws_part(project: Project, stack_dir: Path, env: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
-    """Plan a synthesized colour without its helm/kubernetes part against common's real state:
-    planned values by resource address. env: variables on top of the project's."""
-    plan = project.plan_aws_part(stack_dir.name, stack_dir=stack_dir, env=env)
-    assert plan.returncode == 0, plan.output[-6000:]
-    return project.planned(stack_dir.name, stack_dir=stack_dir, env=env)
-
-
 def common_outputs(project: Project) -> dict[str, Any]:
     outputs = json.loads(project.run("terraform", "output", "-json", cwd=project.stack_dir("common")).output)
     return {name: output["value"] for name, output in outputs.items()}
@@ -229,9 +222,46 @@ def of_type(planned: dict[str, dict[str, Any]], kind: str) -> list[dict[str, Any
     return [values for address, values in planned.items() if address.startswith(f"{kind}.")]
 
 
+@pytest.fixture(scope="module")
+def ci_role(project: Project, aws: Callable[[str], Any]) -> dict[str, Any]:
+    """A CI job's role, with a path (which the ARN of a session of it leaves out)."""
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
+    role: dict[str, Any] = aws("iam").create_role(RoleName="deployer", Path="/ci/", AssumeRolePolicyDocument=json.dumps(trust))[
+        "Role"
+    ]
+    return role
+
+
+@pytest.fixture(scope="module")
+def plans(project: Project, aws: Callable[[str], Any], ci_role: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each colour's AWS part planned against common's real state, side by side: blue and green as configured, and
+    `ci`: blue as a CI job would plan it, in a session of its role, the role listed in eks.admin_role_arns too, the
+    API endpoint public only and narrowed to the operators."""
+    role = ci_role
+    session = aws("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="ci-job")["Credentials"]
+    eks = {"endpoint_private_access": False, "public_access_cidrs": ["203.0.113.0/24"], "admin_role_arns": [role["Arn"], OTHER]}
+    config = config_from_dict({**CONFIG, "eks": eks, "state": {"directory": str(project.state_dir)}})
+    public_only = synthesize(config, project.root / "public-only")  # beside cdktf.out: the same relative paths
+    as_the_job = {
+        "AWS_ACCESS_KEY_ID": session["AccessKeyId"],
+        "AWS_SECRET_ACCESS_KEY": session["SecretAccessKey"],
+        "AWS_SESSION_TOKEN": session["SessionToken"],
+    }
+    stacks: dict[str, tuple[Path, dict[str, str]]] = {
+        "blue": (project.stack_dir("blue"), {}),
+        "green": (project.stack_dir("green"), {}),
+    }
+    stacks["ci"] = (public_only.stack_dir("blue"), as_the_job)
+    runs = project.plan_aws_parts(dict(stacks.values()))
+    assert [run.returncode for run in runs] == [0, 0, 0], "\n".join(run.output[-3000:] for run in runs if run.returncode)
+    return {name: project.planned(stack_dir) for name, (stack_dir, _) in stacks.items()}
+
+
 @pytest.mark.parametrize("colour", ["blue", "green"])  # the colours of CONFIG (the defaults)
-def test_cluster_stack_reads_every_output_from_commons_real_state(project: Project, colour: str) -> None:
-    planned = plan_aws_part(project, project.stack_dir(colour))
+def test_cluster_stack_reads_every_output_from_commons_real_state(
+    project: Project, plans: dict[str, dict[str, dict[str, Any]]], colour: str
+) -> None:
+    planned = plans[colour]
     outputs = common_outputs(project)
     (cluster,) = of_type(planned, "aws_eks_cluster")
     assert cluster["vpc_config"][0]["subnet_ids"] == sorted(outputs["private_subnet_ids"])
@@ -242,28 +272,15 @@ def test_cluster_stack_reads_every_output_from_commons_real_state(project: Proje
 
 
 def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_only_endpoint(
-    project: Project, aws: Callable[[str], Any]
+    project: Project, plans: dict[str, dict[str, dict[str, Any]]], ci_role: dict[str, Any]
 ) -> None:
-    """Planned as a CI job would run it, in a session of an assumed role with a path: the role is listed in
-    eks.admin_role_arns too, and still gets one access entry. The API endpoint is public only and
-    narrowed to the operators, so the nodes' NAT address is allowed as well."""
-    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
-    role = aws("iam").create_role(RoleName="deployer", Path="/ci/", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
-    session = aws("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="ci-job")["Credentials"]
-    other = "arn:aws:iam::123456789012:role/platform-admins"
-    eks = {"endpoint_private_access": False, "public_access_cidrs": ["203.0.113.0/24"], "admin_role_arns": [role["Arn"], other]}
-    config = config_from_dict({**CONFIG, "eks": eks, "state": {"directory": str(project.state_dir)}})
-    synthesized = synthesize(config, project.root / "public-only")  # beside cdktf.out: the same relative paths
-    as_the_job = {
-        "AWS_ACCESS_KEY_ID": session["AccessKeyId"],
-        "AWS_SECRET_ACCESS_KEY": session["SecretAccessKey"],
-        "AWS_SESSION_TOKEN": session["SessionToken"],
-    }
-    planned = plan_aws_part(project, synthesized.stack_dir("blue"), env=as_the_job)
+    """Planned by the CI job of the `plans` fixture: the role it assumed, listed as an admin too, gets one access
+    entry; with the endpoint public only, the nodes' NAT address is allowed beside the operators'."""
+    planned, role = plans["ci"], ci_role
     assert role["Arn"] == "arn:aws:iam::123456789012:role/ci/deployer"  # the path the session's ARN leaves out
-    assert sorted(v["principal_arn"] for v in of_type(planned, "aws_eks_access_entry")) == sorted([role["Arn"], other])
+    assert sorted(v["principal_arn"] for v in of_type(planned, "aws_eks_access_entry")) == sorted([role["Arn"], OTHER])
     assert sorted(v["principal_arn"] for v in of_type(planned, "aws_eks_access_policy_association")) == sorted(
-        [role["Arn"], other]
+        [role["Arn"], OTHER]
     )
     (cluster,) = of_type(planned, "aws_eks_cluster")
     (nat,) = common_outputs(project)["nat_public_ips"]
@@ -274,7 +291,7 @@ def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_onl
 
 
 def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(project: Project, aws: Callable[[str], Any]) -> None:
-    destroy = project.run("cdktf", "destroy", "common", "--auto-approve")
+    destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")  # of the deploy's synth
     assert destroy.returncode != 0
     last = "\n".join(destroy.output.splitlines()[-25:])
     assert "deletion_protection is on: common keeps the DynamoDB table eks-bg-users" in last, last
@@ -290,9 +307,12 @@ def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(project: 
 def test_destroy_removes_everything_once_unprotected(project: Project, aws: Callable[[str], Any]) -> None:
     """The repository still holds the image: unprotected, it goes with it (ECR's force delete)."""
     project.write_config({**CONFIG, "deletion_protection": False})
-    unprotect = project.run("cdktf", "deploy", "common", "--auto-approve")
+    # The new config synthesized in-process where `cdktf synth` writes (the same output: test_cli_synth_equals_...),
+    # then deployed and destroyed by the CLI.
+    synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
+    unprotect = project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve")
     assert unprotect.returncode == 0, unprotect.output[-6000:]
-    destroy = project.run("cdktf", "destroy", "common", "--auto-approve")
+    destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")
     assert destroy.returncode == 0, destroy.output[-6000:]
 
     ec2 = aws("ec2")

@@ -13,6 +13,7 @@ from model.teardown_plan import FORCE_ENV
 from tests.support.configs import write_project
 from tests.support.emulated_aws import Emulated, base_config
 from tools import retire
+from tools.aws import Aws
 
 
 def deployed_state(project: Path, colour: str) -> None:
@@ -38,6 +39,8 @@ def retire_project(tmp_path: Path, emulated: Emulated, monkeypatch: pytest.Monke
         return 0
 
     monkeypatch.setattr(retire, "run_cdktf", run_cdktf)
+    # The emulator's clients, made once per module (a new boto3 session per command re-reads botocore's models).
+    monkeypatch.setattr(retire, "Aws", lambda region: Aws(region, route53=emulated.route53, eks=emulated.eks))
     return path, runs
 
 
