@@ -4,8 +4,9 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
-# The Python and Node installs of a fresh clone run side by side (each mostly waits on disk and network).
-MAKEFLAGS += --jobs=2 --output-sync=line
+# The Python and Node installs of a fresh clone run side by side (each mostly waits on disk and network);
+# their lines may interleave (an output sync would hold back make test's output until it ends).
+MAKEFLAGS += --jobs=2
 
 PYTHON ?= python3
 # Pipfile.lock is pipenv's (`make lock`); installing from it goes through uv: parallel, from its cache.
