@@ -8,6 +8,7 @@ of them alike), it measures wall time and peak RSS (the whole process tree, samp
   any CDKTF app pays);
 - `python main.py` with the project's config, and with 2, 4 and 8 colours;
 - the unit tier of `make test` (every test but the emulator rehearsal);
+- the operator commands (shift, retire, the destroy hook) loading: they run where synth does not, no CDK;
 - `python main.py` with jsii's package cache disabled, to show what the cache saves.
 
 It prints medians, min/max, peak RSS, the ratios and every budget as PASS or FAIL, and exits
@@ -37,6 +38,8 @@ from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 from scripts.scratch_project import link_project, write_project_file
 
 PYTHON = sys.executable
+# What `python -m tools.shift`, `python -m tools.retire` and the destroy hook import before they do anything.
+OPERATOR_COMMANDS = "import tools.shift.command, tools.retire, tools.teardown"
 
 
 @dataclass
@@ -147,6 +150,7 @@ def main() -> int:
             project_copy(root, "nocache", None),
             {"JSII_RUNTIME_PACKAGE_CACHE": "disabled"},
         ),
+        Subject("operator commands load (shift, retire, hook)", [PYTHON, "-c", OPERATOR_COMMANDS], PROJECT_DIR),
     ]
     unit = Subject(
         "unit tier (pytest -m 'not rehearsal')",
@@ -170,7 +174,7 @@ def main() -> int:
         low, high, rss = min(subject.seconds), max(subject.seconds), subject.peak_rss / 2**20
         print(f"{subject.name:45} {subject.median:9.2f} {low:7.2f} {high:7.2f} {rss:13.0f}")
 
-    floor, lazy_floor, project, two, four, eight, no_cache = synth
+    floor, lazy_floor, project, two, four, eight, no_cache, commands = synth
     print("\nratios:")
     print(f"  project / floor          {project.median / floor.median:.2f}")
     print(f"  project / lazy floor     {project.median / lazy_floor.median:.2f}   (what our own code costs)")
@@ -184,6 +188,8 @@ def main() -> int:
         lambda: budget("8 colours / 2 colours", eight.median / two.median, 1.3),
         lambda: budget("unit tier / floor", unit.median / floor.median, 2.0),
         lambda: budget("peak RSS main.py / floor", project.peak_rss / floor.peak_rss, 1.2),
+        # Absolute, not against the floor: an operator waits this long before the command says anything.
+        lambda: budget("operator commands load, seconds", commands.median, 1.0),
     ]
     results = [check() for check in checks]
     shutil.rmtree(root, ignore_errors=True)

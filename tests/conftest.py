@@ -100,6 +100,16 @@ def everything_on(inside_project: Path) -> Synthesized:
 
 
 @pytest.fixture(scope="session")
+def variant_app(inside_project: Path) -> Synthesized:
+    """tests/support/configs.VARIANT synthesized once: the other side of the example's switches, three colours."""
+    from model.loading import config_from_dict
+    from tests.support.configs import VARIANT
+    from tests.support.synth import synthesize
+
+    return synthesize(config_from_dict(VARIANT), inside_project / "variant" / "cdktf.out")
+
+
+@pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
     """One moto server (AWS API emulator) on a free loopback port for the whole session (scripts/emulator.py
     has its credentials, the environment aimed at it, and clients on it)."""

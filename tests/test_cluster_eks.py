@@ -11,15 +11,14 @@ from cdktf import Testing
 
 from model.config import Config
 from model.eks_addons import ADDONS
-from model.loading import config_from_dict
 from model.platform import ARGO_CD
 from model.workloads import WORKLOADS
-from tests.support.configs import EXAMPLE_COLOURS, example
-from tests.support.synth import Synthesized, synthesize
+from tests.support.configs import ADMIN_ROLE, EXAMPLE_COLOURS, PINNED_ADDONS, example
+from tests.support.synth import Synthesized
 
 COLOURS = EXAMPLE_COLOURS
-ADMIN = "arn:aws:iam::123456789012:role/platform-admins"
-PINNED = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
+ADMIN = ADMIN_ROLE
+PINNED = PINNED_ADDONS
 
 
 @pytest.fixture(scope="module")
@@ -28,24 +27,9 @@ def config() -> Config:
 
 
 @pytest.fixture(scope="module")
-def variant(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """Admins, pinned add-on versions, private-only endpoint, spot nodes: the other side of each switch."""
-    raw = {
-        "eks": {"admin_role_arns": [ADMIN], "endpoint_public_access": False, "public_access_cidrs": []},
-        "clusters": {
-            "blue": {
-                "kubernetes_version": "1.34",
-                "weight": 1,
-                "addon_versions": PINNED,
-                "nodes": {
-                    "capacity_type": "SPOT",
-                    "instance_types": ["m7g.large", "m6g.large"],
-                    "ami_type": "AL2023_ARM_64_STANDARD",
-                },
-            }
-        },
-    }
-    return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("eks-variant"))
+def variant(variant_app: Synthesized) -> Synthesized:
+    """Admins, a private-only endpoint, and blue with pinned add-ons and spot ARM nodes (tests/support/configs.VARIANT)."""
+    return variant_app
 
 
 def address(app: Synthesized, stack: str, resource_type: str, path: str) -> str:

@@ -14,13 +14,6 @@ from scripts.docs import diagram
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized, references, synthesize
 
-THREE_COLOURS = {
-    "clusters": {
-        "blue": {"kubernetes_version": "1.33", "weight": 10},
-        "green": {"kubernetes_version": "1.34", "weight": 200},
-        "purple": {"kubernetes_version": "1.35", "weight": 0},
-    }
-}
 # green alone, its state in S3, its API endpoint public only: independent checks on one synthesis (each costs ~1 s).
 OPERATORS = "203.0.113.0/24"
 GREEN_ON_S3 = {
@@ -32,8 +25,9 @@ COMMON_OUTPUT_READ = re.compile(r"data\.terraform_remote_state\.common\.outputs\
 
 
 @pytest.fixture(scope="module")
-def three(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(config_from_dict(THREE_COLOURS), tmp_path_factory.mktemp("three"))
+def three(variant_app: Synthesized) -> Synthesized:
+    """Three colours: blue 1.33 weight 10, green 1.34 weight 200, purple 1.35 weight 0 (tests/support/configs.VARIANT)."""
+    return variant_app
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,10 @@ from cdktf import Testing
 from components.deletion_guard import REFUSE_WHILE_PROTECTED
 from model.config import Config, subnet_cidrs
 from model.contract import DESCRIPTIONS
-from model.loading import config_from_dict
 from model.platform import component
 from model.workloads import SHARED_ROLES, VPC_CNI, Workload
 from tests.support.configs import CONNECTION_ARN, REPO_URL, example
-from tests.support.synth import Synthesized, references, synthesize
+from tests.support.synth import Synthesized, references
 
 COMMON = "common"
 
@@ -38,10 +37,9 @@ def config() -> Config:
 
 
 @pytest.fixture(scope="module")
-def variant(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """Per-AZ NAT, two AZs, deletion protection off: the other side of every config switch."""
-    raw = {"network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"}, "deletion_protection": False}
-    return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("variant"))
+def variant(variant_app: Synthesized) -> Synthesized:
+    """Per-AZ NAT, two AZs, deletion protection off (tests/support/configs.VARIANT)."""
+    return variant_app
 
 
 def address(app: Synthesized, resource_type: str, path: str) -> str:

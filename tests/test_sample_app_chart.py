@@ -13,21 +13,22 @@ from model.loading import config_from_dict
 from model.paths import CHARTS_DIR
 from model.platform import CHILDREN, SAMPLE_APP
 from tests.support.charts import build_chain, render, sample_for, values_of_release
+from tests.support.configs import VARIANT
 from tests.support.synth import Synthesized, synthesize
 
-CLUSTERS = {"blue": {"kubernetes_version": "1.34", "weight": 30}, "green": {"kubernetes_version": "1.35", "weight": 225}}
-APP = {"image_tag": "4d5e6f7a"}
+CLUSTERS: dict[str, dict[str, Any]] = VARIANT["clusters"]  # three colours, three Kubernetes versions
 CHART = CHARTS_DIR / "sample-app"
 
 
 @pytest.fixture(scope="module")
-def via_argocd(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(config_from_dict({"clusters": CLUSTERS, "app": APP}), tmp_path_factory.mktemp("argocd-mode"))
+def via_argocd(variant_app: Synthesized) -> Synthesized:
+    return variant_app
 
 
 @pytest.fixture(scope="module")
 def via_helm(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    raw = {"clusters": CLUSTERS, "app": {**APP, "delivery": "helm"}}
+    """The same configuration, but the app delivered by Terraform."""
+    raw = {**VARIANT, "app": {**VARIANT["app"], "delivery": "helm"}}
     return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("helm-mode"))
 
 
@@ -98,7 +99,8 @@ def test_the_app_gets_no_kubernetes_api_token_and_only_the_traffic_it_needs(via_
     assert policy["podSelector"]["matchLabels"] == docs["Deployment"]["spec"]["selector"]["matchLabels"]
     assert policy["policyTypes"] == ["Ingress", "Egress"]
     (ingress,) = policy["ingress"]
-    assert (ingress["from"], ingress["ports"]) == ([{"ipBlock": {"cidr": "10.0.0.0/16"}}], [{"port": "http", "protocol": "TCP"}])
+    vpc = {"ipBlock": {"cidr": VARIANT["network"]["cidr"]}}
+    assert (ingress["from"], ingress["ports"]) == ([vpc], [{"port": "http", "protocol": "TCP"}])
     allowed = [(rule["to"], [(p["port"], p["protocol"]) for p in rule["ports"]]) for rule in policy["egress"]]
     assert [ports for _, ports in allowed] == [[(53, "UDP"), (53, "TCP")], [(80, "TCP")], [(443, "TCP")]]
     assert allowed[1][0] == [{"ipBlock": {"cidr": "169.254.170.23/32"}}]  # the Pod Identity agent
@@ -134,7 +136,7 @@ def test_deployment(via_argocd: Synthesized, colour: str) -> None:
     assert rendered["ServiceAccount"]["metadata"]["name"] == spec["serviceAccountName"]
     assert deployment["spec"]["replicas"] == 2
     (container,) = spec["containers"]
-    assert container["image"] == f"{sample_for('image_repository_url')}:4d5e6f7a"
+    assert container["image"] == f"{sample_for('image_repository_url')}:{VARIANT['app']['image_tag']}"
     assert {e["name"]: e["value"] for e in container["env"]} == {
         "TABLE_NAME": sample_for("table_name"),
         "AWS_REGION": "ap-northeast-1",

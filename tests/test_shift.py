@@ -99,6 +99,7 @@ class World:
         self.p99_at: dict[int, float] = {}
         self.requests_per_weight = 10  # per minute, on the target's ALB
         self.insights = WithInsights(aws.eks)  # EKS insights, which moto does not serve
+        self.serving: dict[str, int] | None = None
         clock.on_sleep.append(self.tick)
 
     def deploy(self, colours: Sequence[str]) -> None:
@@ -111,11 +112,14 @@ class World:
 
     def tick(self, before: datetime, after: datetime) -> None:
         self.since_deploy += (after - before).total_seconds()
+        if self.serving is None:  # what Route53 serves, read once: from then on only this world writes it
+            self.serving = self.aws.weights()
         if self.pending and self.since_deploy >= self.dns_delay:
             for colour, weight in self.pending.items():
                 self.aws.write_records(colour, weight)
+            self.serving.update(self.pending)
             self.pending = {}
-        weight = self.aws.weights()[self.target]
+        weight = self.serving[self.target]
         for minute in minutes(before, after):
             requests = self.requests_per_weight * weight
             errors = round(requests * self.error_ratio_at.get(weight, 0.0))

@@ -43,6 +43,33 @@ EVERYTHING_ON = {
 }
 
 
+# The other side of the example's switches, in one synthesis (each costs a second or two): per-AZ NAT in two AZs,
+# deletion protection off, a private-only API endpoint with an extra admin, a third colour, one colour with
+# pinned add-ons and spot ARM nodes, and an image of its own.
+ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admins"
+PINNED_ADDONS = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
+VARIANT: dict[str, Any] = {
+    "app": {"image_tag": "4d5e6f7a"},
+    "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"},
+    "deletion_protection": False,
+    "eks": {"admin_role_arns": [ADMIN_ROLE], "endpoint_public_access": False, "public_access_cidrs": []},
+    "clusters": {
+        "blue": {
+            "kubernetes_version": "1.33",
+            "weight": 10,
+            "addon_versions": PINNED_ADDONS,
+            "nodes": {
+                "capacity_type": "SPOT",
+                "instance_types": ["m7g.large", "m6g.large"],
+                "ami_type": "AL2023_ARM_64_STANDARD",
+            },
+        },
+        "green": {"kubernetes_version": "1.34", "weight": 200},
+        "purple": {"kubernetes_version": "1.35", "weight": 0},
+    },
+}
+
+
 def write_project(directory: Path, config: Any, *, in_file: bool = False) -> Path:
     """directory/cdktf.json holding config as `context.config`, or, with in_file, naming
     directory/config.json that holds it. Returns the cdktf.json path."""
