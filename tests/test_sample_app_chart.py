@@ -9,12 +9,11 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from model.loading import config_from_dict
 from model.paths import CHARTS_DIR
 from model.platform import CHILDREN, SAMPLE_APP
 from tests.support.charts import build_chain, render, sample_for, values_of_release
 from tests.support.configs import VARIANT
-from tests.support.synth import Synthesized, synthesize
+from tests.support.synth import Synthesized
 
 CLUSTERS: dict[str, dict[str, Any]] = VARIANT["clusters"]  # three colours, three Kubernetes versions
 CHART = CHARTS_DIR / "sample-app"
@@ -26,10 +25,9 @@ def via_argocd(variant_app: Synthesized) -> Synthesized:
 
 
 @pytest.fixture(scope="module")
-def via_helm(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """The same configuration, but the app delivered by Terraform."""
-    raw = {**VARIANT, "app": {**VARIANT["app"], "delivery": "helm"}}
-    return synthesize(config_from_dict(raw), tmp_path_factory.mktemp("helm-mode"))
+def via_helm(everything_on: Synthesized) -> Synthesized:
+    """The same configuration, but the app delivered by Terraform (and the image build on, in common only)."""
+    return everything_on
 
 
 def releases(app: Synthesized, colour: str) -> dict[str, dict[str, Any]]:

@@ -31,25 +31,15 @@ def example() -> Config:
 # The example's colours, for tests that run once per colour.
 EXAMPLE_COLOURS = tuple(example().clusters)
 
-# A configuration with the image build switched on (a made-up connection and repository).
-CONNECTION_ARN = "arn:aws:codeconnections:ap-northeast-1:123456789012:connection/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
-REPO_URL = "https://github.com/acme/eks-blue-green.git"
-WITH_IMAGE_BUILD = {"image": {"build_connection_arn": CONNECTION_ARN}, "gitops": {"repo_url": REPO_URL}}
-# Every optional part switched on: image build, the app delivered by Terraform, extra cluster admins.
-EVERYTHING_ON = {
-    **WITH_IMAGE_BUILD,
-    "app": {"delivery": "helm"},
-    "eks": {"admin_role_arns": ["arn:aws:iam::123456789012:role/admins"]},
-}
-
-
 # The other side of the example's switches, in one synthesis (each costs a second or two): per-AZ NAT in two AZs,
 # deletion protection off, a private-only API endpoint with an extra admin, a third colour, one colour with
-# pinned add-ons and spot ARM nodes, and an image of its own.
+# pinned add-ons and spot ARM nodes, an image and a Git URL of its own.
 ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admins"
 PINNED_ADDONS = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
+REPO_URL = "https://github.com/acme/eks-blue-green.git"
 VARIANT: dict[str, Any] = {
     "app": {"image_tag": "4d5e6f7a"},
+    "gitops": {"repo_url": REPO_URL},
     "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"},
     "deletion_protection": False,
     "eks": {"admin_role_arns": [ADMIN_ROLE], "endpoint_public_access": False, "public_access_cidrs": []},
@@ -67,6 +57,14 @@ VARIANT: dict[str, Any] = {
         "green": {"kubernetes_version": "1.34", "weight": 200},
         "purple": {"kubernetes_version": "1.35", "weight": 0},
     },
+}
+# The variant with every optional part on as well: the image build (a made-up connection) and the app delivered by
+# Terraform. All else is the variant's, so the two delivery modes compare value for value.
+CONNECTION_ARN = "arn:aws:codeconnections:ap-northeast-1:123456789012:connection/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
+EVERYTHING_ON: dict[str, Any] = {
+    **VARIANT,
+    "image": {"build_connection_arn": CONNECTION_ARN},
+    "app": {**VARIANT["app"], "delivery": "helm"},
 }
 
 
