@@ -49,7 +49,7 @@ PIPENV := $(TOOLS)/pipenv/bin/pipenv
 help:
 	@echo "make synth     install the locked toolchain and write cdktf.out/stacks/*"
 	@echo "make test      lint, type-check and run every test (the emulator rehearsal beside the rest)"
-	@echo "make test-unit every test but the emulator rehearsal (what make bench times)"
+	@echo "make test-unit the unit tier: every in-process test (what make bench times)"
 	@echo "make bench     synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
 	@echo "make rehearse  deploy common to an AWS emulator in a scratch copy, check it, plan the colours, destroy"
 	@echo "make docs      regenerate config.schema.json, README's reference and diagram, the runbook's"
@@ -77,9 +77,10 @@ typecheck: $(VENV_STAMP)
 pytest: $(TEST_STAMPS)
 	pytest
 
-# Every test but the emulator rehearsal (the tier `make bench` times).
+# The unit tier: every test that runs in-process (what `make bench` times); make test runs the out-of-process
+# tier (the emulator rehearsal, Terraform, checkov) beside it.
 test-unit: $(TEST_STAMPS)
-	pytest -m "not rehearsal"
+	pytest -m "not rehearsal and not background"
 
 bench: $(TEST_STAMPS)
 	python -m bench.run

@@ -7,7 +7,8 @@ of them alike), it measures wall time and peak RSS (the whole process tree, samp
   floor with the project's lazy provider loading (for information: the budgets use the floor
   any CDKTF app pays);
 - `python main.py` with the project's config, and with 2, 4 and 8 colours;
-- the unit tier of `make test` (every test but the emulator rehearsal);
+- the unit tier of `make test` (every test that runs in-process) and, once, the out-of-process checks (Terraform,
+  checkov, the emulator plans: `make test` runs them beside the unit tier, with the rehearsal);
 - the operator commands (shift, retire, the destroy hook) loading: they run where synth does not, no CDK;
 - `python main.py` with jsii's package cache disabled, to show what the cache saves.
 
@@ -153,8 +154,13 @@ def main() -> int:
         Subject("operator commands load (shift, retire, hook)", [PYTHON, "-c", OPERATOR_COMMANDS], PROJECT_DIR),
     ]
     unit = Subject(
-        "unit tier (pytest -m 'not rehearsal')",
-        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not rehearsal"],
+        "unit tier (in-process tests)",
+        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not rehearsal and not background"],
+        PROJECT_DIR,
+    )
+    beside = Subject(
+        "out-of-process checks (-m background)",
+        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "background"],
         PROJECT_DIR,
     )
 
@@ -168,9 +174,10 @@ def main() -> int:
         print(f"  round {round_ + 1}/{args.rounds} done", file=sys.stderr)
     for _ in range(args.rounds, args.unit_rounds):
         unit.run()
+    beside.run()  # once: for information, no budget (it runs beside the unit tier in make test)
 
     print(f"{'subject':45} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MiB':>13}")
-    for subject in [*synth, unit]:
+    for subject in [*synth, unit, beside]:
         low, high, rss = min(subject.seconds), max(subject.seconds), subject.peak_rss / 2**20
         print(f"{subject.name:45} {subject.median:9.2f} {low:7.2f} {high:7.2f} {rss:13.0f}")
 

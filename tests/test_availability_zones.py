@@ -10,7 +10,7 @@ import pytest
 from tests.support.emulator_plans import EMULATED_ZONES, EmulatorPlans
 
 # Terraform runs in the background from the session's start (tests/support/background_checks.py).
-pytestmark = [pytest.mark.slow, pytest.mark.background("emulator_plans")]
+pytestmark = [pytest.mark.background("emulator_plans")]
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized
 
 # checkov runs in the background from the session's start (tests/support/background_checks.py).
-pytestmark = [pytest.mark.slow, pytest.mark.background("checkov_report")]
+pytestmark = [pytest.mark.background("checkov_report")]
 
 SKIP_LINE = re.compile(r"^\s*-\s*(CKV2?_[A-Z0-9_]+)\s*(#\s*(.*))?$")
 

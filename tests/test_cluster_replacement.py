@@ -86,14 +86,12 @@ def plans(emulator_plans: Future[EmulatorPlans]) -> EmulatorPlans:
     return emulator_plans.result()
 
 
-@pytest.mark.slow
 @pytest.mark.background("emulator_plans")
 def test_an_in_place_upgrade_replaces_nothing_bound_to_the_cluster(plans: EmulatorPlans) -> None:
     assert plans.upgrade[CLUSTER] == ("update", None)
     assert plans.upgrade[BOUND] == ("no-op", None)
 
 
-@pytest.mark.slow
 @pytest.mark.background("emulator_plans")
 def test_a_replaced_cluster_takes_what_is_bound_to_it_along(plans: EmulatorPlans) -> None:
     assert plans.new_service_cidr[CLUSTER] == ("replace", "cannot_update")

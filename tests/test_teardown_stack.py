@@ -85,7 +85,6 @@ def test_with_helm_delivery_the_hook_removes_the_apps_ingresses_itself(everythin
 # --- Terraform runs the hook (beside the suite: tests/support/hook_run.py) --------------------------------
 
 
-@pytest.mark.slow
 @pytest.mark.background("hook_run")
 def test_terraform_runs_the_hook_on_destroy_and_keeps_everything_while_the_colour_has_weight(
     hook_run: Future[HookRun],

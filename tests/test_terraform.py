@@ -19,7 +19,7 @@ from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.terraform import provider_versions
 
 # Terraform runs in the background from the session's start (tests/support/background_checks.py).
-pytestmark = [pytest.mark.slow, pytest.mark.background("terraform_validation")]
+pytestmark = [pytest.mark.background("terraform_validation")]
 
 
 @pytest.fixture(scope="module")
