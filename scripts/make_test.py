@@ -2,12 +2,13 @@
 
     python -m scripts.make_test
 
-The out-of-process tier (`-m "rehearsal or background"`: the emulator rehearsal's `cdktf deploy common` and
-`cdktf destroy common`, `terraform validate`, checkov, Terraform's plans against the emulator, Terraform running
-the destroy hook) spends most of its time in other programs, the rehearsal mostly waiting on the AWS provider's own
-waits (Route53 changes, a NAT gateway). It runs in a pytest process of its own from the start, while the lint, the
-type check and the unit tier (everything in-process) run one after another in the foreground. Its output follows
-theirs. Every step runs, so one run reports every failure; the exit status is 1 when any failed.
+The out-of-process tier spends most of its time in other programs: the emulator rehearsal (`-m rehearsal`:
+`cdktf deploy common`, `cdktf destroy common`) mostly waits on the AWS provider's own waits (Route53 changes, a
+NAT gateway); the other checks (`-m background`: `cdktf synth`, `terraform validate`, checkov, Terraform's plans
+against the emulator, Terraform running the destroy hook) run in other programs too. Each runs in a pytest process
+of its own from the start (the rehearsal must not wait for the checks' syntheses), while the lint, the type check
+and the unit tier (everything in-process) run one after another in the foreground. Their output follows. Every step
+runs, so one run reports every failure; the exit status is 1 when any failed.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 
 from model.paths import PROJECT_DIR
 
-OUT_OF_PROCESS = ("pytest", "-m", "rehearsal or background")
+OUT_OF_PROCESS = (("pytest", "-m", "rehearsal"), ("pytest", "-m", "background"))
 FOREGROUND: tuple[tuple[str, ...], ...] = (
     ("ruff", "check", "."),
     ("ruff", "format", "--check", "."),
@@ -32,15 +34,19 @@ FOREGROUND: tuple[tuple[str, ...], ...] = (
 
 def main() -> int:
     started = time.monotonic()
-    with tempfile.TemporaryFile(mode="w+") as beside_output:
-        beside = subprocess.Popen(OUT_OF_PROCESS, cwd=PROJECT_DIR, stdout=beside_output, stderr=subprocess.STDOUT)
+    with ExitStack() as stack:
+        beside = []
+        for command in OUT_OF_PROCESS:
+            output = stack.enter_context(tempfile.TemporaryFile(mode="w+"))
+            beside.append((command, output, subprocess.Popen(command, cwd=PROJECT_DIR, stdout=output, stderr=subprocess.STDOUT)))
         failed = [" ".join(command) for command in FOREGROUND if _run(command) != 0]
-        print(f"\n{' '.join(OUT_OF_PROCESS)} (beside the rest since the start):", flush=True)
-        status = beside.wait()
-        beside_output.seek(0)
-        sys.stdout.write(beside_output.read())
-    if status != 0:
-        failed.append(" ".join(OUT_OF_PROCESS))
+        for command, output, process in beside:
+            print(f"\n{' '.join(command)} (beside the rest since the start):", flush=True)
+            status = process.wait()
+            output.seek(0)
+            sys.stdout.write(output.read())
+            if status != 0:
+                failed.append(" ".join(command))
     seconds = time.monotonic() - started
     print(f"\nmake test: {'FAILED: ' + '; '.join(failed) if failed else 'everything passed'} ({seconds:.0f} s)", flush=True)
     return 1 if failed else 0

@@ -91,7 +91,7 @@ def rehearse(config: dict[str, Any], scratch: Path, out: Callable[[str], None] =
 def deploy_common(project: Project, show: Rehearsal) -> None:
     """What a user does first: the parent zone exists already; synth, init, `cdktf deploy common`."""
     parent = project.settings.dns.parent_zone
-    show.step(f"create the parent zone {parent}", lambda: _parent_zone(project, parent))
+    show.step(f"create the parent zone {parent}", lambda: create_parent_zone(project, parent))
     show.step("cdktf synth", lambda: project.run("cdktf", "synth"))
     show.step(
         "terraform init common (offline: providers from the local mirror when there is one)", lambda: project.init(COMMON_STACK)
@@ -103,7 +103,7 @@ def deploy_common(project: Project, show: Rehearsal) -> None:
     )
 
 
-def _parent_zone(project: Project, name: str) -> str:
+def create_parent_zone(project: Project, name: str) -> str:
     project.aws("route53").create_hosted_zone(Name=name, CallerReference="rehearsal-parent")
     return "the zone you already have in your account"
 

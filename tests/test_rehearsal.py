@@ -3,7 +3,10 @@ CLI, against an AWS API emulator (moto). Terraform and the AWS APIs act on what 
 the result is read back with boto3, re-planned for drift, used by the cluster stacks' plans,
 and destroyed.
 
-The tests in this module run in order and share one deployment (deploy, read, plan, destroy).
+Two deployments of the same configuration, each on an emulator of its own, side by side (most of either is
+the AWS provider's own waits): `project` is deployed by `cdktf deploy common` and read back, re-planned and used
+by the colours' plans; `retirement` runs the way out on a thread meanwhile: the destroy refused while protected,
+protection lifted, the destroy.
 """
 
 from __future__ import annotations
@@ -11,17 +14,18 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from model.loading import config_from_dict, load_config
-from model.paths import PROJECT_DIR
 from model.workloads import SHARED_ROLES
 from scripts import rehearse
 from scripts.emulator import MotoProcess, client, free_port
-from scripts.rehearse import Rehearsal, StepFailedError, deploy_common
+from scripts.rehearse import Rehearsal, StepFailedError, create_parent_zone
 from scripts.scratch_project import Project, Run
 from tests.support.configs import EXAMPLE_FILE, write_project
 from tests.support.synth import synthesize
@@ -46,14 +50,22 @@ IMAGE_TAG = "0123abc"  # what a build pushes, tagged with its commit
 OTHER = "arn:aws:iam::123456789012:role/platform-admins"  # an admin role listed beside the CI role
 
 
+# The emulators issue certificates at once and hold AWS's managed policies (the vpc-cni role takes AmazonEKS_CNI_Policy).
+SETTINGS = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
+
+
 @pytest.fixture(scope="module")
-def emulator() -> Iterator[str]:
-    """The rehearsal's AWS emulator, a process of its own: certificates issued at once, and AWS's managed
-    policies there to attach (the vpc-cni role takes AmazonEKS_CNI_Policy)."""
-    settings = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
-    server = MotoProcess(free_port(), settings)
-    yield server.ready()
-    server.stop()
+def emulators() -> Iterator[tuple[str, str]]:
+    """Two AWS emulators, each a process of its own: `project`'s and `retirement`'s."""
+    servers = [MotoProcess(free_port(), SETTINGS) for _ in range(2)]
+    yield servers[0].ready(), servers[1].ready()
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def emulator(emulators: tuple[str, str]) -> str:
+    return emulators[0]
 
 
 @pytest.fixture(scope="module")
@@ -65,62 +77,115 @@ def aws(emulator: str) -> Callable[[str], Any]:
 
 
 @pytest.fixture(scope="module")
-def project(emulator: str, aws: Callable[[str], Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
-    """The parent zone a user already has, then `cdktf deploy common` as the user runs it."""
+def project(
+    emulator: str, aws: Callable[[str], Any], retirement: Future[Retirement], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Project]:
+    """The parent zone a user already has, then `cdktf deploy common` through the CLI. The CLI deploys what this
+    process synthesized where `cdktf synth` writes (`--skip-synth`): tests/test_cli.py runs `cdktf synth` itself and
+    finds its output the same, so the deploy does not wait a CLI synth's seconds."""
     project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", emulator, CONFIG)
     steps: list[str] = []
+    show = Rehearsal(steps.append)
     try:
-        deploy_common(project, Rehearsal(steps.append))  # what `make rehearse` does first
+        show.step(f"create the parent zone {PARENT}", lambda: create_parent_zone(project, PARENT))
+        show.step(
+            "synthesize", lambda: str(synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out").outdir)
+        )
+        show.step("terraform init common", lambda: project.init("common"))
+        show.step("cdktf deploy common", lambda: project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve"))
     except StepFailedError as failed:
         pytest.fail(f"{failed.step}: {failed.output[-6000:]}")
-    assert [line.split("] ", 1)[1] for line in steps] == [
-        f"ok    create the parent zone {PARENT}: the zone you already have in your account",
-        "ok    cdktf synth",
-        "ok    terraform init common (offline: providers from the local mirror when there is one)",
-        "ok    cdktf deploy common (of that synth: --skip-synth)",
-    ]
-    synth = project.runs[0]
-    assert "Generated Terraform code for the stacks: blue, common, green" in synth.output
-    # Warnings (the placeholder Git URL, the default image tag) print once each, as warnings, not as "[ERROR]".
-    assert "[ERROR]" not in synth.output, synth.output
-    assert synth.output.count("warning: gitops.repo_url is the placeholder") == 1, synth.output
-    # A build has pushed the app image: the repository is no longer empty when common is destroyed.
-    manifest = {"schemaVersion": 2, "mediaType": "application/vnd.docker.distribution.manifest.v2+json", "layers": []}
-    aws("ecr").put_image(repositoryName=f"{PROJECT}/sample-app", imageManifest=json.dumps(manifest), imageTag=IMAGE_TAG)
+    assert "end-of-life" not in project.runs[-1].output  # the pinned Node runs the CLI
     yield project
     project.cleanup()
+
+
+@dataclass
+class Retirement:
+    """What the way out did and left, on the second emulator."""
+
+    refused: Run  # `cdktf destroy common` while protected
+    after_refusal: dict[str, Any]  # what AWS held then
+    unprotect: Run  # `cdktf deploy common` of the config with deletion_protection off
+    destroy: Run  # `cdktf destroy common` then
+    after_destroy: dict[str, Any]  # what AWS held then
+
+
+@pytest.fixture(scope="module")
+def retirement(emulators: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[Retirement]]:
+    """The same deployment on the second emulator, then the way out, on a thread from here on (the syntheses,
+    which need the jsii runtime, are done first on this one): the destroy refused while protected, protection
+    lifted by a deploy, the destroy. Its deploy is Terraform's own apply: `project` rehearses the CLI's."""
+    endpoint = emulators[1]
+    project = Project.create(tmp_path_factory.mktemp("retirement") / "project", endpoint, CONFIG)
+    create_parent_zone(project, PARENT)
+    synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
+    project.write_config({**CONFIG, "deletion_protection": False})
+    synthesize(load_config(project.root / "cdktf.json"), project.root / "unprotected")  # the same depth as cdktf.out
+    init = project.init("common")
+    assert init.returncode == 0, init.output[-3000:]
+
+    def aws(service: str) -> Any:
+        return client(service, endpoint, REGION)
+
+    def way_out() -> Retirement:
+        deploy = project.run("terraform", "apply", "-auto-approve", "-input=false", "-no-color", cwd=project.stack_dir("common"))
+        assert deploy.returncode == 0, deploy.output[-6000:]
+        push_image(aws("ecr"))
+        refused = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")
+        after_refusal = aws_holds(aws)
+        # The unprotected config's synthesis takes the place of the protected one's, as `cdktf synth` would.
+        (project.root / "unprotected" / "stacks" / "common" / "cdk.tf.json").replace(project.stack_dir("common") / "cdk.tf.json")
+        unprotect = project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve")
+        destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")
+        return Retirement(refused, after_refusal, unprotect, destroy, aws_holds(aws))
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool.submit(way_out)
+    project.cleanup()
+
+
+def push_image(ecr: Any) -> None:
+    """A build has pushed the app image: the repository is no longer empty when common is destroyed."""
+    manifest = {"schemaVersion": 2, "mediaType": "application/vnd.docker.distribution.manifest.v2+json", "layers": []}
+    ecr.put_image(repositoryName=f"{PROJECT}/sample-app", imageManifest=json.dumps(manifest), imageTag=IMAGE_TAG)
+
+
+def aws_holds(aws: Callable[[str], Any]) -> dict[str, Any]:
+    """What the emulator holds of this project, as the destroy tests read it."""
+    route53 = aws("route53")
+    zones = route53.list_hosted_zones()["HostedZones"]
+    (parent,) = [z for z in zones if z["Name"] == f"{PARENT}."]
+    parent_records = route53.list_resource_record_sets(HostedZoneId=parent["Id"])["ResourceRecordSets"]
+    tables = aws("dynamodb").list_tables()["TableNames"]
+    repositories = [r["repositoryName"] for r in aws("ecr").describe_repositories()["repositories"]]
+    return {
+        "vpcs": tagged(aws("ec2").describe_vpcs()["Vpcs"]),
+        "nat_gateways": [
+            n for n in aws("ec2").describe_nat_gateways()["NatGateways"] if n["State"] not in ("deleted", "deleting")
+        ],
+        "addresses": tagged(aws("ec2").describe_addresses()["Addresses"]),
+        "zones": [z["Name"] for z in zones],
+        "delegation": [r["Type"] for r in parent_records if r["Name"] == f"{SUB_ZONE}."],
+        "certificates": aws("acm").list_certificates()["CertificateSummaryList"],
+        "table": aws("dynamodb").describe_table(TableName=f"{PROJECT}-users")["Table"]["TableStatus"]
+        if f"{PROJECT}-users" in tables
+        else None,
+        "images": [i.get("imageTag") for i in aws("ecr").list_images(repositoryName=f"{PROJECT}/sample-app")["imageIds"]]
+        if f"{PROJECT}/sample-app" in repositories
+        else None,
+        "repositories": repositories,
+        "roles": [r["RoleName"] for r in aws("iam").list_roles()["Roles"] if r["RoleName"].startswith(PROJECT)],
+        "policies": [
+            p["PolicyName"] for p in aws("iam").list_policies(Scope="Local")["Policies"] if p["PolicyName"].startswith(PROJECT)
+        ],
+        "log_groups": [g["logGroupName"] for g in aws("logs").describe_log_groups()["logGroups"] if PROJECT in g["logGroupName"]],
+    }
 
 
 def tagged(resources: list[dict[str, Any]], key: str = "Tags") -> list[dict[str, Any]]:
     """Resources carrying this project's default tags."""
     return [r for r in resources if {"Key": "Project", "Value": PROJECT} in r.get(key, [])]
-
-
-# --- the pinned CLI ---------------------------------------------------------------------------------
-
-
-def test_cli_runs_on_a_supported_node_without_end_of_life_banner(project: Project) -> None:
-    printed = "\n".join(run.output for run in project.runs)
-    assert "end-of-life" not in printed
-    node = project.run("node", "--version").output
-    assert node.startswith(("v22.", "v24.")), node
-
-
-def test_cli_synth_equals_the_in_process_synth(project: Project) -> None:
-    """What `cdktf synth` wrote through cdktf.json's app command is what the tests examine (synthesized
-    beside it, at the same depth: state paths are relative to each stack's directory)."""
-    in_process = synthesize(load_config(project.root / "cdktf.json"), project.root / "in-process")
-    for stack in ("common", "blue", "green"):
-        assert json.loads((project.stack_dir(stack) / "cdk.tf.json").read_text()) == in_process.json(stack), stack
-
-
-def test_cli_output_holds_no_absolute_path_of_the_project(project: Project) -> None:
-    """cdktf.out made here applies from another checkout: no chart or state path of this one in it."""
-    out = project.root / "cdktf.out"
-    texts = {p: p.read_text(errors="ignore") for p in out.rglob("*") if p.is_file() and "assets" not in p.parts}
-    assert len(texts) >= 4
-    for place in (str(project.root), str(PROJECT_DIR)):
-        assert [str(p.relative_to(out)) for p, text in texts.items() if place in text] == [], place
 
 
 # --- what the deploy created, read back from the emulator ------------------------------------------
@@ -208,11 +273,6 @@ def test_image_repository(project: Project, aws: Callable[[str], Any]) -> None:
 # --- the deployed state is stable and serves the cluster stacks ------------------------------------
 
 
-def test_no_drift_after_deploy(project: Project) -> None:
-    plan = project.run("terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color", cwd=project.stack_dir("common"))
-    assert plan.returncode == 0, plan.output[-6000:]
-
-
 def common_outputs(project: Project) -> dict[str, Any]:
     outputs = json.loads(project.run("terraform", "output", "-json", cwd=project.stack_dir("common")).output)
     return {name: output["value"] for name, output in outputs.items()}
@@ -220,6 +280,15 @@ def common_outputs(project: Project) -> dict[str, Any]:
 
 def of_type(planned: dict[str, dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [values for address, values in planned.items() if address.startswith(f"{kind}.")]
+
+
+@pytest.fixture(scope="module")
+def drift(project: Project) -> Iterator[Future[Run]]:
+    """`terraform plan -detailed-exitcode` of common (0: no change), started here and left to run beside the colours'
+    plans (`plans`, which only read common's state)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        command = ("terraform", "plan", "-detailed-exitcode", "-lock=false", "-input=false", "-no-color")
+        yield pool.submit(project.run, *command, cwd=project.stack_dir("common"))
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +302,9 @@ def ci_role(project: Project, aws: Callable[[str], Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def plans(project: Project, aws: Callable[[str], Any], ci_role: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+def plans(
+    project: Project, aws: Callable[[str], Any], ci_role: dict[str, Any], drift: Future[Run]
+) -> dict[str, dict[str, dict[str, Any]]]:
     """Each colour's AWS part planned against common's real state, side by side: blue and green as configured, and
     `ci`: blue as a CI job would plan it, in a session of its role, the role listed in eks.admin_role_arns too, the
     API endpoint public only and narrowed to the operators."""
@@ -287,52 +358,46 @@ def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_onl
     assert sorted(cluster["vpc_config"][0]["public_access_cidrs"]) == sorted(["203.0.113.0/24", f"{nat}/32"])
 
 
+def test_no_drift_after_deploy(drift: Future[Run]) -> None:
+    plan = drift.result()
+    assert plan.returncode == 0, plan.output[-6000:]
+
+
 # --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------
 
 
-def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(project: Project, aws: Callable[[str], Any]) -> None:
-    destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")  # of the deploy's synth
-    assert destroy.returncode != 0
-    last = "\n".join(destroy.output.splitlines()[-25:])
+def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(retirement: Future[Retirement]) -> None:
+    done = retirement.result()
+    assert done.refused.returncode != 0
+    last = "\n".join(done.refused.output.splitlines()[-25:])
     assert "deletion_protection is on: common keeps the DynamoDB table eks-bg-users" in last, last
     assert 'set "deletion_protection": false in the config' in last, last
     assert "then `cdktf destroy common` again" in last, last
-    assert aws("dynamodb").describe_table(TableName=f"{PROJECT}-users")["Table"]["TableStatus"] == "ACTIVE"
-    images = aws("ecr").list_images(repositoryName=f"{PROJECT}/sample-app")["imageIds"]
-    assert [i.get("imageTag") for i in images] == [IMAGE_TAG]
-    assert tagged(aws("ec2").describe_vpcs()["Vpcs"]), "nothing else may be half-destroyed either"
-    assert aws("route53").list_hosted_zones_by_name(DNSName=SUB_ZONE)["HostedZones"][0]["Name"] == f"{SUB_ZONE}."
+    held = done.after_refusal
+    assert (held["table"], held["images"]) == ("ACTIVE", [IMAGE_TAG])
+    assert held["vpcs"], "nothing else may be half-destroyed either"
+    assert f"{SUB_ZONE}." in held["zones"]
 
 
-def test_destroy_removes_everything_once_unprotected(project: Project, aws: Callable[[str], Any]) -> None:
+def test_destroy_removes_everything_once_unprotected(retirement: Future[Retirement]) -> None:
     """The repository still holds the image: unprotected, it goes with it (ECR's force delete)."""
-    project.write_config({**CONFIG, "deletion_protection": False})
-    # The new config synthesized in-process where `cdktf synth` writes (the same output: test_cli_synth_equals_...),
-    # then deployed and destroyed by the CLI.
-    synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
-    unprotect = project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve")
-    assert unprotect.returncode == 0, unprotect.output[-6000:]
-    destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")
-    assert destroy.returncode == 0, destroy.output[-6000:]
-
-    ec2 = aws("ec2")
-    assert tagged(ec2.describe_vpcs()["Vpcs"]) == []
-    assert [n for n in ec2.describe_nat_gateways()["NatGateways"] if n["State"] not in ("deleted", "deleting")] == []
-    assert tagged(ec2.describe_addresses()["Addresses"]) == []
-    assert [z["Name"] for z in aws("route53").list_hosted_zones()["HostedZones"]] == [f"{PARENT}."]
-    parent_records = aws("route53").list_resource_record_sets(
-        HostedZoneId=aws("route53").list_hosted_zones()["HostedZones"][0]["Id"]
-    )
-    assert [r["Type"] for r in parent_records["ResourceRecordSets"] if r["Name"] == f"{SUB_ZONE}."] == []
-    assert aws("acm").list_certificates()["CertificateSummaryList"] == []
-    assert f"{PROJECT}-users" not in aws("dynamodb").list_tables()["TableNames"]
-    assert [r["RoleName"] for r in aws("iam").list_roles()["Roles"] if r["RoleName"].startswith(PROJECT)] == []
-    assert [
-        p["PolicyName"] for p in aws("iam").list_policies(Scope="Local")["Policies"] if p["PolicyName"].startswith(PROJECT)
-    ] == []
-    assert aws("ecr").describe_repositories()["repositories"] == []
-    groups = aws("logs").describe_log_groups()["logGroups"]
-    assert [g["logGroupName"] for g in groups if PROJECT in g["logGroupName"]] == []
+    done = retirement.result()
+    assert done.unprotect.returncode == 0, done.unprotect.output[-6000:]
+    assert done.destroy.returncode == 0, done.destroy.output[-6000:]
+    assert done.after_destroy == {
+        "vpcs": [],
+        "nat_gateways": [],
+        "addresses": [],
+        "zones": [f"{PARENT}."],
+        "delegation": [],
+        "certificates": [],
+        "table": None,
+        "images": None,
+        "repositories": [],
+        "roles": [],
+        "policies": [],
+        "log_groups": [],
+    }
 
 
 # --- `make rehearse`: one line per step, and the first failure ends it with its output -----------------

@@ -24,9 +24,9 @@ import pytest
 
 from model.paths import PROJECT_DIR
 from scripts.emulator import MotoProcess, environment, free_port
-from scripts.scratch_project import aws_part
+from scripts.scratch_project import Project, aws_part
 from tests.support.checkov import checkov
-from tests.support.configs import EXAMPLE_COLOURS
+from tests.support.configs import EXAMPLE_COLOURS, example_raw
 from tests.support.emulator_plans import REGION, EmulatorPlans, networks, plan_all
 from tests.support.hook_run import HookRun, hook_directory, run_hook
 from tests.support.terraform import init_and_validate
@@ -109,6 +109,20 @@ def checkov_report(
             write_manifests(scanned / "manifests" / name / colour, rendered_manifests(app, colour))
     shutil.copy(PROJECT_DIR / "app" / "Dockerfile", scanned / "Dockerfile")
     return background_pool.submit(checkov, scanned)
+
+
+@pytest.fixture(scope="session")
+def cli_synth(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[Project]:
+    """`cdktf synth` through the pinned CLI, as a user runs it, in a scratch copy of the project holding the shipped
+    example (tests/test_cli.py). No AWS is called: the copy's AWS settings point at a closed port."""
+    project = Project.create(tmp_path_factory.mktemp("cli") / "project", "http://127.0.0.1:9", example_raw())
+
+    def synth() -> Project:
+        project.run("cdktf", "synth")
+        project.run("node", "--version")
+        return project
+
+    return background_pool.submit(synth)
 
 
 @pytest.fixture(scope="session")
