@@ -2,7 +2,7 @@
 
 Blue and green differ only in the data below. Every setting has a default that synthesizes
 without an AWS account. Types, ranges, choices, patterns and unknown keys are the models' (the
-JSON Schema in config.schema.json and README's configuration reference are generated from them,
+JSON Schema in config.schema.json and docs/configuration.md are generated from them,
 `make docs`); rules that relate settings to each other are in model/rules.py. Each setting's
 `description` is its documentation.
 """

@@ -16,6 +16,7 @@ Supporting a chart version is adding a row to its component's `chart.releases`, 
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,8 @@ class Component(_Entry):
 
 
 def _numbers(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
+    """A chart version's numbers, for ordering: `3.5.0` and `v1.19.1` (jetstack's charts carry the `v`) alike."""
+    return tuple(int(part) for part in re.findall(r"\d+", version))
 
 
 class RegistryError(Exception):

@@ -29,7 +29,7 @@ KINDS = {
     "listener-rule": "listener rules",
 }
 LISTED = 6  # a service with more actions than this is counted, not listed
-_ARN_KIND = re.compile(r"^arn:[^:]+:[^:]+:[^:]*:[^:]*:([a-z-]+)/")
+_ARN_KIND = re.compile(r"^arn:[^:]+:([^:]+):[^:]*:[^:]*:([a-z-]+)/")
 
 
 def table() -> str:
@@ -72,8 +72,8 @@ def _resource(resource: str) -> str:
     if placeholder:
         return MEANINGS[placeholder.group(1)]
     kind = _ARN_KIND.match(resource)
-    if kind and kind.group(1) in KINDS:
-        return KINDS[kind.group(1)]
+    if kind:  # a resource type a reader knows by name, or the ARN's own words for it
+        return KINDS.get(kind.group(2), f"{kind.group(1)} {kind.group(2)}")
     raise ValueError(f"no reader's name for the resource {resource!r}: add it to policies/readme.py")
 
 

@@ -13,7 +13,7 @@ import lupa.lua51
 import pytest
 import yaml
 
-from model.platform import REGISTRY
+from model.platform import CHILDREN, REGISTRY
 from tests.support.charts import Chain, build_chain, render
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized
@@ -89,7 +89,7 @@ def test_the_health_message_is_passed_on_and_says_when_a_sync_runs() -> None:
 @pytest.mark.parametrize("colour", COLOURS)
 def test_every_application_retries_a_failed_sync_with_backoff(chains: dict[str, Chain], colour: str) -> None:
     applications = [chains[colour].parent, *chains[colour].children.values()]
-    assert len(applications) == 4
+    assert len(applications) == 1 + len(CHILDREN)
     for application in applications:
         retry = application["spec"]["syncPolicy"]["retry"]
         assert retry["limit"] > 0, application["metadata"]["name"]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from model.platform import CHILDREN
 from tests.support.checkov import CONFIG_FILE, FRAMEWORKS
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized
@@ -74,7 +75,8 @@ def test_every_rendered_manifest_was_scanned(
     docs = [doc for app in (example_app, everything_on) for colour in EXAMPLE_COLOURS for doc in rendered_manifests(app, colour)]
     pod_templates = sum(doc["kind"] == "Deployment" for doc in docs)
     assert results["kubernetes"]["summary"]["resource_count"] == len(docs) + pod_templates
-    assert sum(doc["kind"] == "Application" for doc in docs) == 14  # 4 + 3 per colour (the variant's app is Terraform's)
+    # Per colour the parent and every child; the variant's app is Terraform's, not a child.
+    assert sum(doc["kind"] == "Application" for doc in docs) == len(EXAMPLE_COLOURS) * (2 * (1 + len(CHILDREN)) - 1)
     assert pod_templates == 4  # the app, delivered both ways, in both colours
     assert {"Deployment.sample-app.sample-app", "Service.sample-app.sample-app"} <= scanned(results["kubernetes"])
 

@@ -1,6 +1,6 @@
-"""What `make docs` generates: the committed JSON Schema of the config (editors), README's configuration
-reference and architecture diagram, the runbook's compatibility table. Each must be current, the schema
-must judge configs as the models do, and the diagram must follow the synthesized stacks."""
+"""What `make docs` generates: the committed JSON Schema of the config (editors), docs/configuration.md (the
+configuration reference), README's architecture diagram, the runbook's compatibility table. Each must be
+current, the schema must judge configs as the models do, and the diagram must follow the synthesized stacks."""
 
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ def test_the_committed_schema_is_what_the_models_generate() -> None:
     assert config_docs.SCHEMA_FILE.read_text() == config_docs.schema_text(), "stale: run `make docs`"
 
 
-def test_the_readme_reference_is_what_the_models_generate() -> None:
-    readme = config_docs.README.read_text()
-    assert config_docs.readme_with_reference(readme) == readme, "stale: run `make docs`"
+def test_the_configuration_reference_is_what_the_models_generate() -> None:
+    reference = config_docs.REFERENCE.read_text()
+    assert config_docs.with_reference(reference) == reference, "stale: run `make docs`"
 
 
 def test_every_setting_has_a_description_and_the_reference_names_it() -> None:
@@ -41,8 +41,8 @@ def test_every_setting_has_a_description_and_the_reference_names_it() -> None:
     keys = [key for key, _, _ in rows]
     assert "clusters.<colour>.nodes.capacity_type" in keys
     assert "traffic.shift.allow_idle" in keys
-    readme = config_docs.README.read_text()
-    assert [key for key in keys if f"| `{key}` |" not in readme] == []
+    reference = config_docs.REFERENCE.read_text()
+    assert [key for key in keys if f"| `{key}` |" not in reference] == []
 
 
 @pytest.mark.parametrize(

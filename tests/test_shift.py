@@ -14,6 +14,8 @@ import pytest
 
 import tools.shift.deploy
 from model.loading import ConfigError, load_config, write_weights
+from model.platform import CHILDREN
+from model.workloads import PARENT_APPLICATION
 from tests.support.configs import write_project
 from tests.support.emulated_aws import REGION, Emulated, FakeClock, WithInsights, base_config, insight, minutes
 from tests.support.fake_kubernetes import FakeKubernetes
@@ -136,6 +138,8 @@ def deployed(emulated: Emulated, percentiles: None) -> Emulated:
 
 
 ShiftIn = Callable[..., tuple[Shift, World, io.StringIO]]
+# What the fake Argo CD holds (tests/conftest.py): the App of Apps and every child of the registry.
+APPLICATIONS = sorted([PARENT_APPLICATION, *(c.name for c in CHILDREN)])
 
 
 @pytest.fixture
@@ -368,8 +372,7 @@ def test_a_ready_target_is_reported_check_by_check_before_the_first_step(shift_i
         "readiness of green:",
         "  ok       EKS cluster eks-bg-green is ACTIVE",
         "  ok       no EKS insight in ERROR for eks-bg-green",
-        "  ok       Argo CD applications Synced/Healthy: all 4 (app-of-apps, aws-load-balancer-controller, external-dns, "
-        "sample-app)",
+        f"  ok       Argo CD applications Synced/Healthy: all {len(APPLICATIONS)} ({', '.join(APPLICATIONS)})",
         f"  ok       load balancer {load_balancer_name(deployed.footprints['green'].alb_arn)}: every target group (1) "
         "has healthy targets",
     ]
@@ -390,7 +393,7 @@ def test_a_target_that_has_not_proven_itself_gets_no_weight_and_every_gap_is_nam
     assert refusal == [
         "  MISSING  EKS insights in ERROR for eks-bg-green: Kubelet version skew (UPGRADE_READINESS)",
         "  MISSING  Argo CD applications not Synced/Healthy: external-dns (OutOfSync/Healthy), sample-app (Synced/Degraded) "
-        "(4 in all)",
+        f"({len(APPLICATIONS)} in all)",
         "  MISSING  load balancer "
         + load_balancer_name(footprint.alb_arn)
         + ": target groups without a healthy target: k8s-sampleapp-green (no targets)",

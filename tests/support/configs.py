@@ -15,7 +15,7 @@ from model.config import Config
 from model.loading import config_file, raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 
-EXAMPLE_FILE = EXAMPLE_CONFIG  # the configuration the project ships: README's diagram and references come from it
+EXAMPLE_FILE = EXAMPLE_CONFIG  # the configuration the project ships: README's diagram comes from it
 
 
 def example_raw() -> dict[str, Any]:
