@@ -188,9 +188,7 @@ def main() -> int:
         README.write_text(readme_with_diagram(README.read_text(), outdir))
     REFERENCE.write_text(with_reference(REFERENCE.read_text()))
     RUNBOOK.write_text(runbook_with_table(RUNBOOK.read_text()))
-    print(
-        "wrote config.schema.json; README.md: the diagram; docs/configuration.md: the reference; docs/upgrade-runbook.md: the table"
-    )
+    print("wrote config.schema.json, docs/configuration.md, README.md's diagram, docs/upgrade-runbook.md's table")
     return 0
 
 
