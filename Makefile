@@ -52,8 +52,8 @@ help:
 	@echo "make test-unit the unit tier: every in-process test (what make bench times)"
 	@echo "make bench     synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
 	@echo "make rehearse  deploy common to an AWS emulator in a scratch copy, check it, plan the colours, destroy"
-	@echo "make docs      regenerate config.schema.json, docs/configuration.md, README's diagram, the runbook's"
-	@echo "               compatibility table and policies/README.md's roles table"
+	@echo "make docs      regenerate config.schema.json, docs/configuration.md (reference, compatibility"
+	@echo "               table), README's diagram and policies/README.md's roles table"
 	@echo "make format    apply ruff formatting"
 	@echo "make lock      re-lock Pipfile.lock (and checkov's) after editing a Pipfile"
 
@@ -88,7 +88,7 @@ bench: $(TEST_STAMPS)
 rehearse: $(VENV_STAMP) $(NODE_STAMP)
 	python -m scripts.rehearse
 
-docs: $(VENV_STAMP)
+docs: $(VENV_STAMP) $(NODE_STAMP)
 	python -m policies.readme
 	python -m scripts.docs
 

@@ -1,5 +1,5 @@
 """What `make docs` generates: the committed JSON Schema of the config (editors), docs/configuration.md (the
-configuration reference), README's architecture diagram, the runbook's compatibility table. Each must be
+configuration reference and the compatibility table), README's architecture diagram. Each must be
 current, the schema must judge configs as the models do, and the diagram must follow the synthesized stacks."""
 
 from __future__ import annotations
@@ -93,9 +93,9 @@ def test_a_config_file_may_name_the_schema(tmp_path: Path) -> None:
     assert load_config(tmp_path / "cdktf.json").project == "prod-bg"
 
 
-def test_the_runbooks_compatibility_table_is_what_model_platform_says() -> None:
-    runbook = config_docs.RUNBOOK.read_text()
-    assert config_docs.runbook_with_table(runbook) == runbook, "stale: run `make docs`"
+def test_the_compatibility_table_is_what_the_registry_says() -> None:
+    runbook = config_docs.REFERENCE.read_text()
+    assert config_docs.with_table(runbook) == runbook, "stale: run `make docs`"
     assert "| Argo CD | `argo-cd` 9.3.7 | v3.2.6 | 1.31, 1.32, 1.33, 1.34 |" in runbook
 
 
