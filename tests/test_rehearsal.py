@@ -4,9 +4,9 @@ the result is read back with boto3, re-planned for drift, used by the cluster st
 and destroyed.
 
 Two deployments of the same configuration, each on an emulator of its own, side by side (most of either is
-the AWS provider's own waits): `project` is deployed by `cdktf deploy common` and read back, re-planned and used
-by the colours' plans; `retirement` runs the way out on a thread meanwhile: the destroy refused while protected,
-protection lifted, the destroy.
+the AWS provider's own waits): `project` is deployed by `cdktf deploy common`, read back, re-planned, used by the
+colours' plans and refused a destroy while protected; `retirement` runs the way out on a thread meanwhile:
+protection lifted by a deploy, the destroy, with an image in the repository.
 """
 
 from __future__ import annotations
@@ -104,8 +104,6 @@ def project(
 class Retirement:
     """What the way out did and left, on the second emulator."""
 
-    refused: Run  # `cdktf destroy common` while protected
-    after_refusal: dict[str, Any]  # what AWS held then
     unprotect: Run  # `cdktf deploy common` of the config with deletion_protection off
     destroy: Run  # `cdktf destroy common` then
     after_destroy: dict[str, Any]  # what AWS held then
@@ -114,8 +112,8 @@ class Retirement:
 @pytest.fixture(scope="module")
 def retirement(emulators: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[Retirement]]:
     """The same deployment on the second emulator, then the way out, on a thread from here on (the syntheses,
-    which need the jsii runtime, are done first on this one): the destroy refused while protected, protection
-    lifted by a deploy, the destroy. Its deploy is Terraform's own apply: `project` rehearses the CLI's."""
+    which need the jsii runtime, are done first on this one): protection lifted by a deploy, the destroy. Its first
+    deploy is Terraform's own apply: `project` rehearses the CLI's."""
     endpoint = emulators[1]
     project = Project.create(tmp_path_factory.mktemp("retirement") / "project", endpoint, CONFIG)
     create_parent_zone(project, PARENT)
@@ -132,13 +130,11 @@ def retirement(emulators: tuple[str, str], tmp_path_factory: pytest.TempPathFact
         deploy = project.run("terraform", "apply", "-auto-approve", "-input=false", "-no-color", cwd=project.stack_dir("common"))
         assert deploy.returncode == 0, deploy.output[-6000:]
         push_image(aws("ecr"))
-        refused = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")
-        after_refusal = aws_holds(aws)
         # The unprotected config's synthesis takes the place of the protected one's, as `cdktf synth` would.
         (project.root / "unprotected" / "stacks" / "common" / "cdk.tf.json").replace(project.stack_dir("common") / "cdk.tf.json")
         unprotect = project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve")
         destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")
-        return Retirement(refused, after_refusal, unprotect, destroy, aws_holds(aws))
+        return Retirement(unprotect, destroy, aws_holds(aws))
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         yield pool.submit(way_out)
@@ -366,14 +362,15 @@ def test_no_drift_after_deploy(drift: Future[Run]) -> None:
 # --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------
 
 
-def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(retirement: Future[Retirement]) -> None:
-    done = retirement.result()
-    assert done.refused.returncode != 0
-    last = "\n".join(done.refused.output.splitlines()[-25:])
+def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(project: Project, aws: Callable[[str], Any]) -> None:
+    push_image(aws("ecr"))  # a build has pushed the app image
+    destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")  # of the deploy's synth
+    assert destroy.returncode != 0
+    last = "\n".join(destroy.output.splitlines()[-25:])
     assert "deletion_protection is on: common keeps the DynamoDB table eks-bg-users" in last, last
     assert 'set "deletion_protection": false in the config' in last, last
     assert "then `cdktf destroy common` again" in last, last
-    held = done.after_refusal
+    held = aws_holds(aws)
     assert (held["table"], held["images"]) == ("ACTIVE", [IMAGE_TAG])
     assert held["vpcs"], "nothing else may be half-destroyed either"
     assert f"{SUB_ZONE}." in held["zones"]
