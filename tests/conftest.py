@@ -3,6 +3,7 @@ synthesizes its configurations once and asserts many times on the result."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -45,24 +46,33 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
     return None
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """moto's service modules take ~1 s to import. The session's first seconds wait on the jsii
-    runtime (synthesis runs in its node process), so a thread imports them meanwhile. The thread's
-    modules (moto's) are not the ones the main thread imports then (the provider bindings'), and
-    Python's import locks keep each module to one importer."""
-    if any("emulated_clients" in getattr(item, "fixturenames", ()) for item in session.items):
-        threading.Thread(target=_import_emulator, name="import-moto", daemon=True).start()
+# Pure-Python libraries the suite needs, slow to import (moto's service modules alone ~1 s), and never the jsii
+# runtime's: the main thread spends the collection's first seconds waiting on the jsii runtime, which loads the
+# provider bindings in its node process (a test module imports tests.support.synth), while a thread imports these.
+# Python's import locks keep each module to one importer; jsii stays on the main thread, which it needs.
+HEAD_START = (
+    *(
+        f"moto.{service}.{part}"
+        for service in ("route53", "elbv2", "ec2", "eks", "cloudwatch", "dynamodb")
+        for part in ("models", "responses", "urls")
+    ),
+    "moto.server",
+    "fastapi.testclient",
+    "kubernetes_validate",
+    "helm_python",
+    "jsonschema",
+    "lupa.lua51",
+)
 
 
-def _import_emulator() -> None:
-    from tests.support.emulated_aws import SERVICES
+def pytest_configure(config: pytest.Config) -> None:
+    threading.Thread(target=_head_start, name="import-head-start", daemon=True).start()
 
-    try:
-        for service in SERVICES:
-            for part in ("models", "responses", "urls"):
-                importlib.import_module(f"moto.{service}.{part}")
-    except Exception:  # only a head start: the fixture imports them again and reports any error
-        pass
+
+def _head_start() -> None:
+    for name in HEAD_START:
+        with contextlib.suppress(Exception):  # only a head start: the test imports it again and reports any error
+            importlib.import_module(name)
 
 
 @pytest.fixture(scope="session")
