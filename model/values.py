@@ -15,6 +15,10 @@ from model.platform import CHILDREN, SAMPLE_APP
 from model.workloads import WORKLOADS
 
 APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applications in Git
+# The version of the facts' shape. argocd/apps and argocd/sample-app refuse to render facts of another version
+# (their templates/_contract.tpl): a chart at an older revision would otherwise misread renamed facts silently.
+# Bump it, and the charts' `$written`, together with any change of a key below (docs/upgrading.md says the order).
+CONTRACT_VERSION = 1
 DISABLED = "disabledApplications"  # children argocd/apps leaves out
 # syncPolicy.retry of the parent Application and every child: a failed sync is tried again, 10 s doubling
 # to 5 min, ten times (about half an hour), instead of waiting for the next commit.
@@ -27,6 +31,7 @@ def cluster_facts(
     """common: reads one output of common's state (a Terraform reference)."""
     release = config.release(colour)
     facts = {
+        "contractVersion": CONTRACT_VERSION,
         "git": {"repoURL": config.gitops.repo_url, "targetRevision": release.gitops_revision, "path": APPS_PATH},
         "cluster": {
             "name": cluster_name,
