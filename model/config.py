@@ -506,9 +506,17 @@ class ColourRelease:
 
 
 def _default_clusters() -> Mapping[str, ClusterConfig]:
+    # blue serves beside green, so it names its whole release (model/rules.py): the defaults of today, written down
+    serving_release = ColourPlatformConfig(**{c.key: c.chart.default for c in VERSIONED})
     return frozen_mapping(
         {
-            "blue": ClusterConfig(kubernetes_version="1.34", weight=100),
+            "blue": ClusterConfig(
+                kubernetes_version="1.34",
+                weight=100,
+                platform=serving_release,
+                gitops_revision=GitOpsConfig.model_fields["revision"].default,
+                image_tag=DEFAULT_IMAGE_TAG,
+            ),
             "green": ClusterConfig(kubernetes_version="1.35", weight=0),
         }
     )
@@ -562,7 +570,10 @@ class Config(Section):
             description="colour name -> cluster; a colour is a stack name and DNS label (1-20 of `a-z 0-9 -`, not `common`)",
             json_schema_extra={"propertyNames": {"pattern": COLOUR_PATTERN}},
         ),
-        Shown("`blue` (1.34, weight 100), `green` (1.35, weight 0)"),
+        Shown(
+            "`blue` (1.34, weight 100, naming its whole release: today's `platform` defaults, `main`, the default image tag), "
+            "`green` (1.35, weight 0, inheriting)"
+        ),
     ] = Field(default_factory=_default_clusters)
 
     @property

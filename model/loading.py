@@ -68,6 +68,19 @@ def write_weights(path: Path, weights: Mapping[str, int]) -> None:
     """Set `clusters.<colour>.weight` where the config lives (cdktf.json or the file it names), keeping
     everything else. The result is validated first and replaces the file atomically: a refused
     or interrupted write leaves the previous config intact."""
+    target, raw = _with_weights(path, weights)
+    scratch = target.with_name(f".{target.name}.tmp")
+    scratch.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
+    scratch.replace(target)
+
+
+def check_weights(path: Path, weights: Mapping[str, int]) -> None:
+    """Refuse (ConfigError) what `write_weights` would refuse, writing nothing."""
+    _with_weights(path, weights)
+
+
+def _with_weights(path: Path, weights: Mapping[str, int]) -> tuple[Path, Any]:
+    """(the file that holds the config, its whole content with the weights set), validated."""
     raw = _read_json(path, path.name)
     section, target = raw.setdefault("context", {}).setdefault("config", {}), path
     if isinstance(section, str):
@@ -75,7 +88,7 @@ def write_weights(path: Path, weights: Mapping[str, int]) -> None:
         raw = section = _read_json(target, section)
     if "clusters" not in section:  # the defaults become explicit, so the weights have somewhere to go
         section["clusters"] = {
-            c: {"kubernetes_version": k.kubernetes_version, "weight": k.weight} for c, k in Config().clusters.items()
+            colour: cluster.model_dump(mode="json", exclude_unset=True) for colour, cluster in Config().clusters.items()
         }
     problems = [
         f"clusters.{colour}: no such colour; configured: {', '.join(section['clusters'])}"
@@ -87,9 +100,7 @@ def write_weights(path: Path, weights: Mapping[str, int]) -> None:
     for colour, weight in weights.items():
         section["clusters"][colour]["weight"] = weight
     config_from_dict(section, source=str(target))
-    scratch = target.with_name(f".{target.name}.tmp")
-    scratch.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
-    scratch.replace(target)
+    return target, raw
 
 
 def config_from_dict(raw: Any, *, source: str = "config") -> Config:

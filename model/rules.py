@@ -137,6 +137,7 @@ def _cluster_rules(c: Config, p: Problems) -> None:
         _version_rules(p, key, cluster.kubernetes_version, seen_versions, colour)
         _node_rules(p, f"{key}.nodes", cluster.nodes)
         _platform_rules(c, p, colour)
+        _serving_release_rules(c, p, colour)
     weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
     all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
     if weights_known:
@@ -191,6 +192,35 @@ def _platform_rules(c: Config, p: Problems, colour: str) -> None:
             + ("" if working else f" known to work with {kubernetes}")
             + f" (compatibility table: argocd/apps/platform/{component.name}/component.yaml)",
         )
+
+
+def _serving_release_rules(c: Config, p: Problems, colour: str) -> None:
+    """Beside another colour, a colour with weight names every part of its release in its own entry: what it runs
+    then changes only by an edit that names it, never because a project default moved while it serves."""
+    cluster = c.clusters[colour]
+    if len(c.clusters) < 2 or cluster.weight == 0 or p.is_bad(f"clusters.{colour}.weight"):
+        return
+    release = c.release(colour)
+    inherited: dict[str, str] = {
+        f"platform.{component.key}": release.platform.version(component)
+        for component in VERSIONED
+        if getattr(cluster.platform, component.key) is None
+    }
+    if cluster.gitops_revision is None:
+        inherited["gitops_revision"] = release.gitops_revision
+    if cluster.image_tag is None:
+        inherited["image_tag"] = release.image_tag
+    _check(
+        p,
+        f"clusters.{colour}",
+        inherited,
+        not inherited,
+        f"{colour} serves traffic (weight {cluster.weight}) beside another colour, so its entry names its whole release "
+        f"and nothing but an edit of clusters.{colour} changes what it runs; these keys would be inherited from the "
+        f"project (with the values shown). Read what {colour} runs now (its state: `terraform "
+        f"-chdir=cdktf.out/stacks/{colour} show`, or `cdktf diff {colour}` once pinned: no change means the pins are "
+        f"right) and set each under clusters.{colour}",
+    )
 
 
 def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:

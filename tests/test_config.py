@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from model.config import SUPPORTED_KUBERNETES_VERSIONS, subnet_cidrs
 from model.loading import ConfigError, config_from_dict, load_config
 from model.platform import ARGO_CD, VERSIONED, component
-from tests.support.configs import CONNECTION_ARN, EXAMPLE_FILE, example, example_raw
+from tests.support.configs import CONNECTION_ARN, EXAMPLE_FILE, example, example_raw, named_release
 
 
 def fails(raw: Any) -> tuple[str, ...]:
@@ -178,7 +178,9 @@ def test_fails_on_missing_kubernetes_version() -> None:
 
 def test_fails_on_duplicate_kubernetes_version() -> None:
     problem = one_problem(
-        clusters(blue={"kubernetes_version": "1.34", "weight": 1}, green={"kubernetes_version": "1.34", "weight": 0})
+        clusters(
+            blue={"kubernetes_version": "1.34", "weight": 1, **named_release()}, green={"kubernetes_version": "1.34", "weight": 0}
+        )
     )
     assert problem.startswith("clusters.green.kubernetes_version: \"1.34\" is not allowed; 'blue' already runs 1.34")
 
@@ -391,6 +393,10 @@ def test_warns_while_the_git_url_is_the_placeholder() -> None:
             "gitops": {"repo_url": "https://example.org/me/repo.git"},
             "eks": {"public_access_cidrs": ["198.51.100.0/24"]},
             "app": {"image_tag": "3f2c1a9"},
+            "clusters": {
+                "blue": {"kubernetes_version": "1.34", "weight": 100, **named_release(image_tag="3f2c1a9")},
+                "green": {"kubernetes_version": "1.35"},
+            },
         }
     )
     assert config_warnings(configured) == []
@@ -477,7 +483,10 @@ def test_a_refused_setting_keeps_its_default_so_the_rules_still_judge_the_rest()
 
 def test_problems_are_listed_in_the_order_of_the_settings_colours_as_written() -> None:
     problems = fails(
-        clusters(green={"kubernetes_version": "1.3", "weight": 1}, blue={"kubernetes_version": "1.34", "weight": 300})
+        clusters(
+            green={"kubernetes_version": "1.3", "weight": 1, **named_release()},
+            blue={"kubernetes_version": "1.34", "weight": 300},
+        )
     )
     assert [p.split(":")[0] for p in problems] == ["clusters.green.kubernetes_version", "clusters.blue.weight"]
 
@@ -488,8 +497,9 @@ def test_problems_are_listed_in_the_order_of_the_settings_colours_as_written() -
 def test_a_colour_overrides_any_part_of_the_platform_release_and_inherits_the_rest() -> None:
     config = config_from_dict(
         clusters(
-            blue={"kubernetes_version": "1.34", "weight": 100, "platform": {"argo_cd": "9.3.7"}},
+            blue={"kubernetes_version": "1.34", "platform": {"argo_cd": "9.3.7"}},
             green={"kubernetes_version": "1.35", "gitops_revision": "platform-b", "image_tag": "4f9c2e1"},
+            serving={"kubernetes_version": "1.33", "weight": 100, **named_release()},  # inherits nothing (it serves)
         )
         | {"platform": {"external_dns": "1.20.0"}, "app": {"image_tag": "1a2b3c4"}}
     )
@@ -528,7 +538,7 @@ def test_fails_on_a_colour_whose_own_chart_is_not_known_to_work_with_its_kuberne
 
 def test_fails_on_a_project_release_one_colour_cannot_run_naming_that_colour() -> None:
     problems = fails(
-        clusters(blue={"kubernetes_version": "1.34", "weight": 1}, green={"kubernetes_version": "1.35"})
+        clusters(blue={"kubernetes_version": "1.34", "weight": 1, **named_release()}, green={"kubernetes_version": "1.35"})
         | {"platform": {"argo_cd": "9.3.7"}}
     )
     assert problems == (
@@ -536,6 +546,34 @@ def test_fails_on_a_project_release_one_colour_cannot_run_naming_that_colour() -
         "(from platform.argo_cd) is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.1.4 or 9.4.18 (compatibility "
         "table: argocd/apps/platform/argo-cd/component.yaml)",
     )
+
+
+def test_fails_on_a_serving_colour_that_inherits_part_of_its_release_naming_each_key_and_its_value() -> None:
+    release = named_release(platform={"argo_cd": "9.4.18"})
+    problem = one_problem(
+        clusters(
+            blue={"kubernetes_version": "1.34", "weight": 100, **{k: v for k, v in release.items() if k != "image_tag"}},
+            green={"kubernetes_version": "1.35", "weight": 5, **named_release()},
+        )
+        | {"gitops": {"revision": "v2"}}
+    )
+    assert problem == (
+        'clusters.blue: {"platform.aws_load_balancer_controller": "3.5.0", "platform.external_dns": "1.21.1", '
+        '"image_tag": "0.1.0"} is not allowed; blue serves traffic (weight 100) beside another colour, so its entry '
+        "names its whole release and nothing but an edit of clusters.blue changes what it runs; these keys would be "
+        "inherited from the project (with the values shown). Read what blue runs now (its state: `terraform "
+        "-chdir=cdktf.out/stacks/blue show`, or `cdktf diff blue` once pinned: no change means the pins are right) and "
+        "set each under clusters.blue"
+    )
+
+
+def test_a_colour_may_inherit_its_release_alone_or_without_weight() -> None:
+    alone = config_from_dict(clusters(blue={"kubernetes_version": "1.34", "weight": 100}))
+    beside = config_from_dict(
+        clusters(blue={"kubernetes_version": "1.34", "weight": 100, **named_release()}, green={"kubernetes_version": "1.35"})
+        | {"gitops": {"revision": "next"}}
+    )
+    assert (alone.release("blue").gitops_revision, beside.release("green").gitops_revision) == ("main", "next")
 
 
 def test_fails_on_a_colour_revision_or_image_tag_that_is_malformed() -> None:

@@ -16,7 +16,7 @@ import tools.shift.deploy
 from model.loading import ConfigError, load_config, write_weights
 from model.platform import CHILDREN
 from model.workloads import PARENT_APPLICATION
-from tests.support.configs import write_project
+from tests.support.configs import named_release, write_project
 from tests.support.emulated_aws import REGION, Emulated, FakeClock, WithInsights, base_config, insight, minutes
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws, load_balancer_name
@@ -70,7 +70,17 @@ def test_weights_are_written_where_the_config_lives_and_nothing_else_changes(tmp
     assert dict(loaded.tags) == {"Team": "platform"}
     written = json.loads((tmp_path / ("config.json" if in_file else "cdktf.json")).read_text())
     clusters = written["clusters"] if in_file else written["context"]["config"]["clusters"]
-    assert clusters["green"] == {"kubernetes_version": "1.35", "weight": 60}
+    assert clusters["green"] == {**named_release(), "kubernetes_version": "1.35", "weight": 60}
+
+
+def test_weights_written_into_a_config_without_clusters_keep_the_default_colours_releases(tmp_path: Path) -> None:
+    path = write_project(tmp_path, {"dns": {"parent_zone": "example.com"}})
+    write_weights(path, {"blue": 80})
+    written = json.loads(path.read_text())["context"]["config"]["clusters"]
+    assert written == {
+        "blue": {"kubernetes_version": "1.34", "weight": 80, **named_release()},
+        "green": {"kubernetes_version": "1.35", "weight": 0},
+    }
 
 
 def test_weights_that_would_make_a_bad_config_are_not_written(tmp_path: Path) -> None:
@@ -340,6 +350,26 @@ def test_the_command_refuses_bad_requests_before_touching_aws(tmp_path: Path, ca
     assert "refused: --interval: 30 is not allowed; use at least 60 s" in capsys.readouterr().err
     assert main(["--to", "purple", "--config", str(path)], aws=unreachable) == 2
     assert "--to: 'purple' is not a configured colour" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_shift_to_a_colour_that_inherits_part_of_its_release_is_refused_before_any_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dry_run: bool
+) -> None:
+    """Its first step would give weight to a colour whose release the project defaults decide: the config refuses
+    that (model/rules.py), so the shift refuses it up front, not after moving the serving colour's weight."""
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    del config["clusters"]["green"]["image_tag"]
+    path = write_project(tmp_path, config)
+    before = path.read_text()
+    deployed: list[list[str]] = []
+    unreachable = Aws(REGION, route53=None, elbv2=None, ec2=None, eks=None, cloudwatch=None)
+    argv = ["--to", "green", "--step", "40", "--config", str(path)] + (["--dry-run"] if dry_run else [])
+    assert main(argv, aws=unreachable, deploy=lambda colours: deployed.append(list(colours))) == 2
+    err = capsys.readouterr().err
+    assert "refused: the config would refuse the weights blue 60  green 40 of this shift; nothing was changed" in err
+    assert 'clusters.green: {"image_tag": "0.1.0"} is not allowed; green serves traffic (weight 40)' in err
+    assert (deployed, path.read_text()) == ([], before)
 
 
 def test_dry_run_prints_the_plan_and_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

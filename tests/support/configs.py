@@ -31,6 +31,15 @@ def example() -> Config:
 # The example's colours, for tests that run once per colour.
 EXAMPLE_COLOURS = tuple(example().clusters)
 
+
+def named_release(**overrides: Any) -> dict[str, Any]:
+    """Every part of a colour's release, named in its entry as a serving colour's must be (model/rules.py):
+    today's platform defaults, `main`, the default image tag, unless overridden."""
+    serving = Config().clusters["blue"].model_dump(mode="json", exclude_unset=True)
+    release = {key: serving[key] for key in ("platform", "gitops_revision", "image_tag")}
+    return {**release, **overrides}
+
+
 # The other side of the example's switches, in one synthesis (each costs a second or two): per-AZ NAT in two AZs,
 # deletion protection off, a private-only API endpoint with an extra admin, a third colour, one colour with
 # pinned add-ons and spot ARM nodes, an image and a Git URL of its own.
@@ -47,6 +56,7 @@ VARIANT: dict[str, Any] = {
         "blue": {
             "kubernetes_version": "1.33",
             "weight": 10,
+            **named_release(image_tag="4d5e6f7a"),
             "addon_versions": PINNED_ADDONS,
             "nodes": {
                 "capacity_type": "SPOT",
@@ -54,7 +64,7 @@ VARIANT: dict[str, Any] = {
                 "ami_type": "AL2023_ARM_64_STANDARD",
             },
         },
-        "green": {"kubernetes_version": "1.34", "weight": 200},
+        "green": {"kubernetes_version": "1.34", "weight": 200, **named_release(image_tag="4d5e6f7a")},
         "purple": {"kubernetes_version": "1.35", "weight": 0},
     },
 }

@@ -19,6 +19,7 @@ from typing import Any
 import boto3
 import pytest
 
+from tests.support.configs import named_release
 from tools.aws import LBC_CLUSTER_TAG, load_balancer_name, record_sets
 
 REGION = "ap-northeast-1"
@@ -32,12 +33,13 @@ def cluster(colour: str) -> str:
 
 
 def base_config(**clusters: dict[str, Any]) -> dict[str, Any]:
-    """A config whose names match this module's: project eks-bg, zone eks.example.com, host app."""
+    """A config whose names match this module's: project eks-bg, zone eks.example.com, host app. Each colour
+    names its whole release, as colours that take turns serving do (model/rules.py)."""
     return {
         "project": PROJECT,
         "region": REGION,
         "dns": {"parent_zone": "example.com", "sub_domain": "eks", "app_host": "app"},
-        "clusters": clusters,
+        "clusters": {colour: {**named_release(), **cluster} for colour, cluster in clusters.items()},
     }
 
 

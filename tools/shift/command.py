@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import tools.shift
 from model.config import MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig
-from model.loading import ConfigError, load_config
+from model.loading import ConfigError, check_weights, load_config
 from tools.aws import Aws
 from tools.cli import exit_status
 from tools.clock import SystemClock
@@ -55,12 +55,26 @@ def _run(args: argparse.Namespace, aws: Aws | None, deploy: Deploy | None) -> No
         raise UnsafeShiftError(
             f"--interval: {settings.interval_seconds} is not allowed; use at least {MIN_SHIFT_INTERVAL_SECONDS} s"
         )
+    _refuse_weights_the_config_refuses(args.config, plan_weights(config.weights, args.to, settings.step))
     if args.dry_run:
         _print_plan(config, settings, args.to, skip_readiness=args.skip_readiness)
         return
     deploy = deploy or functools.partial(cdktf_deploy, cwd=args.config.resolve().parent)
     clients = aws or Aws(config.region)
     Shift(args.config, config, settings, clients, deploy, SystemClock(), sys.stdout, args.skip_readiness).run(args.to)
+
+
+def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:
+    """Every step writes its weights into the config: a config that refuses one of them (a colour gaining weight
+    while it inherits part of its release, model/rules.py) stops the shift before its first step, not in the middle."""
+    for state in plan:
+        try:
+            check_weights(path, state)
+        except ConfigError as err:
+            raise UnsafeShiftError(
+                f"the config would refuse the weights {describe(state)} of this shift; nothing was changed:\n"
+                + "\n".join(f"  - {problem}" for problem in err.problems)
+            ) from None
 
 
 def _print_plan(config: Config, settings: ShiftConfig, target: str, *, skip_readiness: bool) -> None:
