@@ -507,7 +507,7 @@ class ColourRelease:
 
 def _default_clusters() -> Mapping[str, ClusterConfig]:
     # blue serves beside green, so it names its whole release (model/rules.py): the defaults of today, written down
-    serving_release = ColourPlatformConfig(**{c.key: c.chart.default for c in VERSIONED})
+    serving_release = ColourPlatformConfig(**PlatformConfig().model_dump())
     return frozen_mapping(
         {
             "blue": ClusterConfig(
