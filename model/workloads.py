@@ -55,7 +55,14 @@ VPC_CNI = Workload(
 SHARED_ROLES = (*WORKLOADS, VPC_CNI)
 
 ARGOCD_NAMESPACE = ARGO_CD.namespace
-# The App of Apps: the root release and the parent Application it renders (argocd/root) share this name.
+# The App of Apps: the parent Application Terraform installs; the teardown finds it by this name.
 PARENT_APPLICATION = "app-of-apps"
+# On an Application, this finalizer makes deleting it delete what it installed (Argo CD docs, "App Deletion").
+# argocd/apps/templates/applications.yaml writes it on every child that must be cleaned up before its cluster
+# goes; the teardown deletes exactly the Applications that carry it (tools/teardown.py).
+RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
+# The order Argo CD syncs the children in (ascending); the teardown reads it from the cluster and goes the
+# other way.
+SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave"
 # The partition key (a string) of the table the sample app reads: common makes it, the seed script fills it.
 SAMPLE_TABLE_KEY = "UserId"

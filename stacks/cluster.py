@@ -8,16 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cdktf import DataResource, Fn, TerraformResource, TerraformStack, Token
+from cdktf import Fn, TerraformResource, TerraformStack, Token
 from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
-from cdktf_cdktf_provider_aws.eks_access_entry import EksAccessEntry
-from cdktf_cdktf_provider_aws.eks_access_policy_association import EksAccessPolicyAssociation
-from cdktf_cdktf_provider_aws.eks_addon import EksAddon
-from cdktf_cdktf_provider_aws.eks_node_group import EksNodeGroup
-from cdktf_cdktf_provider_aws.eks_pod_identity_association import EksPodIdentityAssociation
-from cdktf_cdktf_provider_helm.release import Release
-from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
 from constructs import Construct
 
 from components.addons import Addons
@@ -37,20 +30,6 @@ from model.teardown_plan import teardown_plan
 from model.values import cluster_facts, sample_app_values
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, VPC_CNI, WORKLOADS
 from stacks.base import configure_stack, read_state
-
-# Resources that exist inside one cluster or name it. The rest of a colour (roles, keys, the log group,
-# the launch template) outlives a cluster replacement, and the cluster's own inputs must (no cycle).
-# Classes, not Terraform type names: an isinstance check costs no call into the jsii runtime.
-BOUND_TO_THE_CLUSTER = (
-    EksNodeGroup,
-    EksAddon,
-    EksPodIdentityAssociation,
-    EksAccessEntry,
-    EksAccessPolicyAssociation,
-    NamespaceV1,
-    Release,
-    DataResource,  # terraform_data: the teardown hook
-)
 
 
 class ClusterStack(TerraformStack):
@@ -152,18 +131,7 @@ class ClusterStack(TerraformStack):
             )
         # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
-        hook = Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
-        self._replaced_with_the_cluster([*everything, hook.resource], eks.replaced_when)
-
-    @staticmethod
-    def _replaced_with_the_cluster(resources: Sequence[TerraformResource], trigger: str) -> None:
-        """What lives in the cluster or is bound to it goes and comes back with it. Without this, a change
-        that replaces the cluster (eks.service_ipv4_cidr, say) would leave the node group attached (EKS
-        refuses to delete the cluster) and skip the teardown hook: the old ALB and records would be
-        orphaned. With it the hook is replaced too, so its destroy-time teardown runs first."""
-        for resource in resources:
-            if isinstance(resource, BOUND_TO_THE_CLUSTER):
-                resource.add_override("lifecycle.replace_triggered_by", [trigger])
+        Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
 
     def _public_access_cidrs(self, config: Config) -> Sequence[str]:
         """Who may reach the public endpoint. With the private endpoint off, nodes reach the public one from
