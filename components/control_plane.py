@@ -1,10 +1,14 @@
-"""EKS control plane: cluster role, a KMS key of its own for secrets, logs with a retention."""
+"""EKS control plane: cluster role, a KMS key of its own for secrets, logs with a retention, and a refusal
+to replace a cluster that exists."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cdktf import Precondition, TerraformResourceLifecycle, Token
 from cdktf_cdktf_provider_aws.cloudwatch_log_group import CloudwatchLogGroup
+from cdktf_cdktf_provider_aws.data_aws_eks_cluster import DataAwsEksCluster
+from cdktf_cdktf_provider_aws.data_aws_eks_clusters import DataAwsEksClusters
 from cdktf_cdktf_provider_aws.eks_cluster import EksCluster
 from cdktf_cdktf_provider_aws.iam_role import IamRole
 from cdktf_cdktf_provider_aws.iam_role_policy import IamRolePolicy
@@ -24,6 +28,7 @@ class ControlPlane(Construct):
         scope: Construct,
         id_: str,
         *,
+        colour: str,
         cluster_name: str,
         kubernetes_version: str,
         subnet_ids: Sequence[str],
@@ -77,11 +82,42 @@ class ControlPlane(Construct):
             enabled_cluster_log_types=list(LOG_TYPES),
             encryption_config={"provider": {"key_arn": key.key_arn}, "resources": ["secrets"]},
             depends_on=[policy, logs],
+            lifecycle=TerraformResourceLifecycle(
+                precondition=[_never_replaced(self, colour=colour, cluster_name=cluster_name, settings=settings)]
+            ),
         )
         self.cluster_name = cluster.name
-        # Changes when, and only when, the cluster is replaced (an in-place upgrade keeps it): a
-        # `replace_triggered_by` reference for what lives in the cluster or is bound to it.
-        # (A bare reference, as Terraform's JSON syntax wants one, not a "${...}" template.)
-        self.replaced_when = f"{cluster.terraform_resource_type}.{cluster.friendly_unique_id}.created_at"
         self.endpoint = cluster.endpoint
         self.certificate_authority = cluster.certificate_authority.get(0).data
+
+
+def _never_replaced(scope: Construct, *, colour: str, cluster_name: str, settings: EksConfig) -> Precondition:
+    """Refuse, at plan, a change EKS can only make by replacing an existing cluster.
+
+    A replaced cluster cannot be planned cleanly anyway: the helm and kubernetes providers are configured
+    from its endpoint, unknown while it is replaced, so the plan would end in a provider error and the
+    colour's teardown would never run. A failed precondition stops the cluster's node, and with it
+    everything configured from the cluster, so this message is what the operator reads.
+
+    Of the cluster's ForceNew arguments only the service network comes from the config: the name, role,
+    key, IP family and admin bootstrap are fixed per colour.
+    """
+    listed = DataAwsEksClusters(scope, "clusters")
+    existing = DataAwsEksCluster(
+        scope,
+        "existing",
+        name=cluster_name,
+        count=Token.as_number(f'${{contains({listed.fqn}.names, "{cluster_name}") ? 1 : 0}}'),
+    )
+    running = f"{existing.fqn}[*].kubernetes_network_config[0].service_ipv4_cidr"
+    wanted = settings.service_ipv4_cidr
+    return Precondition(
+        condition=f'${{alltrue([for cidr in {running} : cidr == "{wanted}"])}}',
+        error_message=(
+            f"clusters.{colour}: this change would replace the EKS cluster {cluster_name}: it runs with Service "
+            f'network ${{join("", {running})}}, eks.service_ipv4_cidr is now {wanted}, and EKS cannot change that '
+            f"in place. Replacing a cluster takes down everything it serves. Keep eks.service_ipv4_cidr at "
+            f'${{join("", {running})}} while {colour} exists; build the change as a new colour, shift to it and '
+            f"retire {colour} (docs/upgrade-runbook.md)."
+        ),
+    )

@@ -45,6 +45,7 @@ class ClusterStack(TerraformStack):
         eks = ControlPlane(
             self,
             "eks",
+            colour=colour,
             cluster_name=name,
             kubernetes_version=cluster.kubernetes_version,
             subnet_ids=subnets,

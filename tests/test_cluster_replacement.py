@@ -1,10 +1,11 @@
-"""A change that replaces a colour's cluster (a ForceNew argument such as eks.service_ipv4_cidr) must not
-collide with itself or orphan what the colour's controllers made.
+"""A change that would replace a colour's existing cluster (a ForceNew argument such as
+eks.service_ipv4_cidr) is refused at plan, with a message that says so, never a provider error.
 
-- No resource of a colour is created before the old one is destroyed: Terraform would impose that on
-  everything it depends on, the cluster included, whose fixed name cannot exist twice.
-- Everything that lives in the cluster or is bound to it is replaced with it, the teardown hook among
-  them: its destroy-time teardown (apps, ALB, records) then runs before the old cluster goes.
+- The cluster carries a precondition against the live cluster, read through data sources: a cluster
+  that does not exist yet passes, one that runs what the config names passes, one that runs another
+  Service network is refused, naming the colour, both values and the way out (a new colour).
+- Nothing in a colour is created before the old one is destroyed: the cluster's fixed name cannot exist
+  twice.
 """
 
 from __future__ import annotations
@@ -15,39 +16,11 @@ from typing import Any
 
 import pytest
 
-from stacks.cluster import BOUND_TO_THE_CLUSTER
 from tests.support.configs import EXAMPLE_COLOURS
-from tests.support.emulator_plans import BOUND, CLUSTER, EmulatorPlans
+from tests.support.emulator_plans import DRIFTED_SERVICE_CIDR, EmulatorPlans
 from tests.support.synth import Synthesized
 
 COLOURS = EXAMPLE_COLOURS
-# What outlives a cluster replacement: the cluster's own inputs (its role, key, log group) and what it
-# never names (the node role and launch template).
-OUTLIVES_THE_CLUSTER = {
-    "aws_iam_role",
-    "aws_iam_role_policy",
-    "aws_iam_role_policy_attachment",
-    "aws_kms_key",
-    "aws_cloudwatch_log_group",
-    "aws_launch_template",
-}
-
-
-# What stacks/cluster.py binds to the cluster, by Terraform type (it names them by class).
-BOUND_KINDS = {
-    "aws_eks_node_group",
-    "aws_eks_addon",
-    "aws_eks_pod_identity_association",
-    "aws_eks_access_entry",
-    "aws_eks_access_policy_association",
-    "kubernetes_namespace_v1",
-    "helm_release",
-    "terraform_data",  # the teardown hook
-}
-
-
-def test_the_bound_kinds_are_the_classes_the_stack_binds() -> None:
-    assert {cls.TF_RESOURCE_TYPE for cls in BOUND_TO_THE_CLUSTER} == BOUND_KINDS
 
 
 def resources(app: Synthesized, colour: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -65,36 +38,55 @@ def test_nothing_in_a_colour_is_created_before_its_predecessor_is_destroyed(
     assert [kind for kind, body in resources(app, colour) if "create_before_destroy" in body.get("lifecycle", {})] == []
 
 
-@pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
 @pytest.mark.parametrize("colour", COLOURS)
-def test_everything_bound_to_the_cluster_is_replaced_with_it(fixture: str, colour: str, request: pytest.FixtureRequest) -> None:
-    app: Synthesized = request.getfixturevalue(fixture)
-    (cluster,) = app.json(colour)["resource"]["aws_eks_cluster"]
-    trigger = [f"aws_eks_cluster.{cluster}.created_at"]
-    kinds = {kind for kind, _ in resources(app, colour)}
-    assert kinds == BOUND_KINDS | OUTLIVES_THE_CLUSTER | {"aws_eks_cluster"}  # a new kind is placed on purpose
-    for kind, body in resources(app, colour):
-        replaced_by = body.get("lifecycle", {}).get("replace_triggered_by")
-        assert replaced_by == (trigger if kind in BOUND_KINDS else None), kind
+def test_nothing_is_replaced_along_with_the_cluster(colour: str, example_app: Synthesized) -> None:
+    """A replacement is refused, so nothing may be planned to follow one (a trigger would only hide it)."""
+    assert [kind for kind, body in resources(example_app, colour) if "replace_triggered_by" in body.get("lifecycle", {})] == []
 
 
-# --- the trigger, planned for real (tests/support/emulator_plans.py, in the background) ------------------
+@pytest.mark.parametrize("colour", COLOURS)
+def test_the_guard_reads_the_live_cluster_of_that_name(colour: str, example_app: Synthesized) -> None:
+    document = example_app.json(colour)
+    (cluster,) = document["resource"]["aws_eks_cluster"].values()
+    (existing,) = document["data"]["aws_eks_cluster"].values()
+    assert existing["name"] == cluster["name"]
+    (listed,) = document["data"]["aws_eks_clusters"]
+    # Read only when a cluster of that name exists: a new colour's first plan passes.
+    assert existing["count"] == f'${{contains(data.aws_eks_clusters.{listed}.names, "{cluster["name"]}") ? 1 : 0}}'
+    (precondition,) = cluster["lifecycle"]["precondition"]
+    assert cluster["kubernetes_network_config"]["service_ipv4_cidr"] in precondition["condition"]
+
+
+# --- the guard, planned for real against existing clusters (tests/support/emulator_plans.py) ------------
 
 
 @pytest.fixture(scope="module")
-def plans(emulator_plans: Future[EmulatorPlans]) -> EmulatorPlans:
-    return emulator_plans.result()
+def guarded(emulator_plans: Future[EmulatorPlans]) -> tuple[int, str]:
+    return emulator_plans.result().guarded
 
 
 @pytest.mark.background("emulator_plans")
-def test_an_in_place_upgrade_replaces_nothing_bound_to_the_cluster(plans: EmulatorPlans) -> None:
-    assert plans.upgrade[CLUSTER] == ("update", None)
-    assert plans.upgrade[BOUND] == ("no-op", None)
+def test_a_replacing_change_is_refused_naming_the_colour_and_both_networks(
+    guarded: tuple[int, str], example_app: Synthesized
+) -> None:
+    status, output = guarded
+    drifted = COLOURS[-1]
+    (cluster,) = example_app.json(drifted)["resource"]["aws_eks_cluster"].values()
+    configured = cluster["kubernetes_network_config"]["service_ipv4_cidr"]
+    assert status == 1, output
+    flat = " ".join(output.split())
+    assert (
+        f"clusters.{drifted}: this change would replace the EKS cluster {cluster['name']}: it runs with Service "
+        f"network {DRIFTED_SERVICE_CIDR}, eks.service_ipv4_cidr is now {configured}"
+    ) in flat
+    assert f"build the change as a new colour, shift to it and retire {drifted}" in flat
+    assert flat.count("Error:") == 1, output  # the refusal, and nothing else
 
 
 @pytest.mark.background("emulator_plans")
-def test_a_replaced_cluster_takes_what_is_bound_to_it_along(plans: EmulatorPlans) -> None:
-    assert plans.new_service_cidr[CLUSTER] == ("replace", "cannot_update")
-    # Replaced, not created before destroyed (nothing in a colour is): the hook's destroy-time teardown
-    # runs while the old cluster still stands.
-    assert plans.new_service_cidr[BOUND] == ("replace", "replace_triggered_by")
+def test_a_cluster_that_runs_what_its_config_names_passes(guarded: tuple[int, str]) -> None:
+    flat = " ".join(guarded[1].split())
+    assert flat.count("Error: Resource precondition failed") == 1, flat
+    assert f"clusters.{COLOURS[0]}: this change would replace" not in flat
+    # Its guard did read the live cluster (the refusal above is not a cluster that merely went unread).
+    assert f"module.guard_{COLOURS[0]}[0].data.aws_eks_cluster." in flat

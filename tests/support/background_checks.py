@@ -27,7 +27,7 @@ from scripts.emulator import MotoProcess, environment, free_port
 from scripts.scratch_project import Project, aws_part
 from tests.support.checkov import checkov
 from tests.support.configs import EXAMPLE_COLOURS, example_raw
-from tests.support.emulator_plans import REGION, EmulatorPlans, networks, plan_all
+from tests.support.emulator_plans import REGION, EmulatorPlans, existing_clusters, guard_module, networks, plan_all
 from tests.support.hook_run import HookRun, hook_directory, run_hook
 from tests.support.terraform import init_and_validate
 
@@ -140,13 +140,13 @@ def emulator_plans(
     background_pool: ThreadPoolExecutor,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Future[EmulatorPlans]:
-    """Terraform plans against the emulator (tests/support/emulator_plans.py): the network's zones, and a cluster
-    upgrade and replacement with the trigger the synthesized blue stack binds its cluster-bound resources with."""
-    (node_group,) = example_app.resources(EXAMPLE_COLOURS[0], "aws_eks_node_group").values()
-    (trigger,) = node_group["lifecycle"]["replace_triggered_by"]
-    modules = networks()  # synthesized here: jsii stays on the main thread
+    """Terraform plans against the emulator (tests/support/emulator_plans.py): the network's zones, and each
+    example colour's guard against replacing its cluster, as synthesized, with clusters already there."""
+    stacks = {colour: example_app.json(colour) for colour in EXAMPLE_COLOURS}
+    modules = {**networks(), **{f"guard_{colour}": guard_module(stack) for colour, stack in stacks.items()}}
+    clusters = existing_clusters(stacks)
     directory = tmp_path_factory.mktemp("emulator-plans")
-    return background_pool.submit(lambda: plan_all(directory, trigger, modules, environment(background_moto.ready(), REGION)))
+    return background_pool.submit(lambda: plan_all(directory, modules, clusters, environment(background_moto.ready(), REGION)))
 
 
 @pytest.fixture(scope="session")
