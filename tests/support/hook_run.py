@@ -32,7 +32,6 @@ def hook_directory(hook: dict[str, Any], directory: Path) -> Path:
     """The synthesized hook alone, as Terraform runs it in cdktf.out/stacks/<colour>; no cluster exists there."""
     body = json.loads(json.dumps(hook))
     body.pop("depends_on")
-    body.pop("lifecycle")  # replaced with the cluster, which is not here (tests/test_cluster_replacement.py)
     # The colour as last deployed by the shift: weight 0 in its config.
     colour = body["input"]["colour"]
     body["input"].update(zone_name=ZONE, hostname=f"app.{ZONE}", cluster=f"hook-test-{colour}", timeout_seconds=60, weight=0)
