@@ -1,4 +1,5 @@
-"""A Helm release of one of this project's own charts (argocd/<chart>), its values as JSON.
+"""A Helm release of one of this project's own charts (a directory: bootstrap/manifests, or argocd/sample-app
+as the colour's Git revision has it), its values as JSON.
 
 The chart travels inside cdktf.out as a cdktf asset (stacks/<stack>/assets/<id>/<content hash>):
 the synthesized stack names it by a relative path, so cdktf.out made in CI or another checkout
@@ -9,13 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from cdktf import AssetType, ITerraformDependable, TerraformAsset
 from cdktf_cdktf_provider_helm.release import Release
 from constructs import Construct
-
-from model.paths import CHARTS_DIR
 
 
 class LocalChart(Construct):
@@ -24,7 +24,7 @@ class LocalChart(Construct):
         scope: Construct,
         id_: str,
         *,
-        chart: str,
+        chart: Path,
         release_name: str,
         namespace: str,
         values: Mapping[str, Any],
@@ -34,7 +34,7 @@ class LocalChart(Construct):
         """depends_on: what the chart's workloads need; on destroy the release then goes first,
         while all of that still runs."""
         super().__init__(scope, id_)
-        source = TerraformAsset(self, "chart", path=str(CHARTS_DIR / chart), type=AssetType.DIRECTORY)
+        source = TerraformAsset(self, "chart", path=str(chart), type=AssetType.DIRECTORY)
         self.release = Release(
             self,
             "release",

@@ -132,6 +132,8 @@ def _known(component: Component) -> str:
 
 
 def _installer(component: Component) -> str:
+    if component.self_managed:
+        return f"bootstrapped by Terraform, then managed by Argo CD itself (wave {component.wave})"
     return "installed by Terraform" if component.wave is None else f"installed by Argo CD (wave {component.wave})"
 
 

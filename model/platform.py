@@ -75,7 +75,10 @@ class Component(_Entry):
     name: str  # the folder, the chart, the child Application, its facts (`platform.<name>`, `identities.<name>`)
     title: str  # how messages and docs name it
     namespace: str
-    wave: int | None = None  # its sync wave as a child of the App of Apps; none: not a child (Terraform installs it)
+    wave: int | None = None  # its sync wave as a child of the App of Apps; none: not a child
+    # Argo CD itself: bootstrapped by Terraform (model/bootstrap.py), then managed by its own child Application,
+    # which has no resources finalizer (deleting the child must not take Argo CD down mid-teardown).
+    self_managed: bool = Field(default=False, alias="selfManaged")
     chart: Chart | None = None  # a chart from a Helm repository, at this colour's version of it
     path: str | None = None  # or a chart of this repository, at this colour's Git revision
     identity: Identity | None = None

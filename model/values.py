@@ -1,4 +1,5 @@
-"""The facts one cluster hands to its charts: Terraform -> argocd/root -> argocd/apps -> children.
+"""The facts one cluster hands to its charts: Terraform -> the parent Application (model/bootstrap.py,
+applied by bootstrap/manifests) -> argocd/apps at the colour's revision -> children.
 
 These keys are the contract with the charts under argocd/; tests render the charts from the
 values the synthesized helm_release carries, so a key renamed on one side only fails there.

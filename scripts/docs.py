@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from model.bootstrap import facts_in
 from model.config import COMMON_STACK, Config, Shown
 from model.loading import SCHEMA_KEY
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
@@ -108,14 +109,14 @@ def diagram(outdir: Path) -> str:
     for colour, stack in stacks.items():
         version = next(iter(stack["resource"]["aws_eks_cluster"].values()))["version"]
         releases = {body["name"]: body for body in stack["resource"]["helm_release"].values()}
-        facts = yaml.safe_load(releases[PARENT_APPLICATION]["values"][0])
+        facts = facts_in(yaml.safe_load(releases[PARENT_APPLICATION]["values"][0]))
         weight, hostnames = facts["ingress"]["weight"], hostnames | {facts["dns"]["hostname"]}
         lines.append(f'  subgraph {colour}["{colour}: Kubernetes {version}, weight {weight}"]')
         lines.append(f'    {colour}_eks["EKS {version}: nodes, add-ons, Pod Identity"]')
         lines.append(f'    {colour}_argocd["Argo CD (argo-cd {releases["argo-cd"]["version"]})"]')
         lines.append(f"    {colour}_eks --> {colour}_argocd")
         for child in CHILDREN:
-            if child.name in facts.get(DISABLED, []):
+            if child.self_managed or child.name in facts.get(DISABLED, []):
                 continue
             chart = f" {facts['platform'][child.name]}" if child.chart else f" @ {facts['git']['targetRevision']}"
             node = f"{colour}_{_id(child.name)}"

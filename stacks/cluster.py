@@ -22,10 +22,12 @@ from components.kube_providers import KubeProviders
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
+from model.bootstrap import MANIFESTS_CHART, parent_application
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from model.contract import DESCRIPTIONS, LIST_OUTPUTS, CommonOutput
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
 from model.platform import ARGO_CD, SAMPLE_APP
+from model.revisions import files_at
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts, sample_app_values
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, VPC_CNI, WORKLOADS
@@ -109,21 +111,24 @@ class ClusterStack(TerraformStack):
             self, "argocd", namespace=ARGOCD_NAMESPACE, version=release.platform.version(ARGO_CD), depends_on=platform
         )
         facts = cluster_facts(config=config, colour=colour, cluster=cluster, cluster_name=name, common=self.common)
+        # The parent Application: argocd/apps at the colour's revision, the facts as its values. Everything
+        # else in the cluster Argo CD installs from Git at that revision (model/bootstrap.py).
         root = LocalChart(
             self,
             PARENT_APPLICATION,
-            chart="root",
+            chart=MANIFESTS_CHART,
             release_name=PARENT_APPLICATION,
             namespace=ARGOCD_NAMESPACE,
-            values=facts,
+            values={"manifests": [parent_application(facts)]},
             depends_on=[argocd.release, *platform, *identities.associations],
         )
         if config.app.delivery == "helm":
-            # After the root release, so the load balancer controller and ExternalDNS are up first.
+            # After the root release, so the load balancer controller and ExternalDNS are up first. The chart as
+            # the colour's revision has it, like every other chart of this repository its cluster runs.
             LocalChart(
                 self,
                 SAMPLE_APP.name,
-                chart=SAMPLE_APP.name,
+                chart=files_at(release.gitops_revision, SAMPLE_APP.path or "", key=f"clusters.{colour}.gitops_revision"),
                 release_name=SAMPLE_APP.name,
                 namespace=SAMPLE_APP.namespace,
                 create_namespace=True,

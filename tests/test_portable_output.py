@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from model.bootstrap import MANIFESTS_CHART
 from model.paths import PROJECT_DIR
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized
@@ -31,9 +32,14 @@ def releases_of_local_charts(app: Synthesized, stack: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     ("fixture", "charts"),
-    [("example_app", {"app-of-apps": "root"}), ("everything_on", {"app-of-apps": "root", "sample-app": "sample-app"})],
+    [
+        ("example_app", {"app-of-apps": MANIFESTS_CHART}),
+        ("everything_on", {"app-of-apps": MANIFESTS_CHART, "sample-app": PROJECT_DIR / "argocd" / "sample-app"}),
+    ],
 )
-def test_local_charts_travel_inside_the_output(fixture: str, charts: dict[str, str], request: pytest.FixtureRequest) -> None:
+def test_local_charts_travel_inside_the_output(fixture: str, charts: dict[str, Path], request: pytest.FixtureRequest) -> None:
+    """The sample app's chart is the one of the colour's revision (model/revisions.py): the example colours
+    follow `main`, whose committed chart the checkout holds."""
     app: Synthesized = request.getfixturevalue(fixture)
     colour = EXAMPLE_COLOURS[0]  # every colour's stack is built alike
     found = releases_of_local_charts(app, colour)
@@ -42,5 +48,5 @@ def test_local_charts_travel_inside_the_output(fixture: str, charts: dict[str, s
         path = Path(found[release])
         assert path.parts[0] == "assets", path
         copy = app.stack_dir(colour) / path
-        comparison = filecmp.dircmp(copy, PROJECT_DIR / "argocd" / chart)
+        comparison = filecmp.dircmp(copy, chart)
         assert (comparison.left_only, comparison.right_only, comparison.diff_files) == ([], [], []), release

@@ -1,5 +1,5 @@
 """The values chain, rendered for real with Helm's engine: from the values the synthesized
-helm_release carries, through argocd/root and argocd/apps, down to the sample app's manifests.
+helm_release carries, through bootstrap/manifests and argocd/apps, down to the sample app's manifests.
 
 Names are compared with the Pod Identity associations in the synthesized Terraform, not with
 the Python constants, so a name changed in only one place (a chart, a values file, the stack)
@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from model.bootstrap import MANIFESTS_CHART
 from model.config import Config
-from model.platform import CHILDREN
+from model.platform import ARGO_CD, CHILDREN
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
 from tests.support.configs import EXAMPLE_COLOURS, example
@@ -38,7 +39,13 @@ def child_values(chain: Chain, name: str) -> dict[str, Any]:
     return values
 
 
-# --- argocd/root: the parent Application ---------------------------------------------------------
+# --- bootstrap/manifests: the parent Application ------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_the_bootstrap_renders_exactly_the_parent_it_is_given(chains: dict[str, Chain], colour: str) -> None:
+    """bootstrap/manifests adds nothing and drops nothing: the parent is model/bootstrap.py's, as built."""
+    assert [chains[colour].parent] == chains[colour].bootstrap_values["manifests"]
 
 
 @pytest.mark.parametrize("colour", COLOURS)
@@ -87,8 +94,9 @@ def test_every_child_of_the_registry_in_its_wave_with_finalizers_and_automated_s
     waves = {name: app["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] for name, app in children.items()}
     assert waves == {c.name: str(c.wave) for c in CHILDREN}
     assert waves["aws-load-balancer-controller"] < waves["external-dns"] < waves["sample-app"]  # as strings: "-1" "0" "1"
-    for app in children.values():
-        assert app["metadata"]["finalizers"] == [FINALIZER]
+    for name, app in children.items():
+        # Argo CD's own child has none: deleting it in the teardown must not take Argo CD down with it.
+        assert app["metadata"].get("finalizers") == (None if name == "argo-cd" else [FINALIZER]), name
         assert app["metadata"]["namespace"] == "argocd"
         assert app["spec"]["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
         assert "CreateNamespace=true" in app["spec"]["syncPolicy"]["syncOptions"]
@@ -104,6 +112,27 @@ def test_controller_charts_are_pinned_to_the_colours_release(chains: dict[str, C
     release = config.release(colour).platform
     assert pinned == {c.name: (c.chart.repository, c.name, release.version(c)) for c in CHILDREN if c.chart}
     assert pinned["external-dns"][0] == "https://kubernetes-sigs.github.io/external-dns"
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_argo_cd_manages_itself_from_git_after_the_bootstrap(
+    chains: dict[str, Chain], example_app: Synthesized, config: Config, colour: str
+) -> None:
+    """The child renders over Terraform's bootstrap release (same release name and namespace), at the colour's
+    version, with the settings of argocd/apps/platform/argo-cd/values.yaml, which the bootstrap does not carry."""
+    child = chains[colour].children["argo-cd"]
+    (bootstrap,) = [r for r in example_app.resources(colour, "helm_release").values() if r["name"] == "argo-cd"]
+    source = child["spec"]["source"]
+    namespace = example_app.json(colour)["resource"]["kubernetes_namespace_v1"]
+    (bootstrap_namespace,) = [n["metadata"]["name"] for n in namespace.values() if n["metadata"]["name"] == ARGOCD_NAMESPACE]
+    assert bootstrap["namespace"].startswith("${kubernetes_namespace_v1.")  # that namespace, by reference
+    assert (source["helm"]["releaseName"], child["spec"]["destination"]["namespace"]) == (bootstrap["name"], bootstrap_namespace)
+    assert source["targetRevision"] == bootstrap["version"] == config.release(colour).platform.version(ARGO_CD)
+    health = "resource.customizations.health.argoproj.io_Application"
+    assert health in source["helm"]["valuesObject"]["configs"]["cm"]
+    assert health not in bootstrap["values"][0]
+    # Terraform bootstraps it once: what the child changes later is not Terraform's to revert.
+    assert bootstrap["lifecycle"]["ignore_changes"] == ["values", "version"]
 
 
 @pytest.mark.parametrize("colour", COLOURS)
@@ -173,7 +202,7 @@ def test_weight_and_set_identifier_reach_the_ingress(chains: dict[str, Chain], c
 @pytest.mark.parametrize("colour", COLOURS)
 def test_charts_lint_clean_with_the_chain_values(chains: dict[str, Chain], colour: str) -> None:
     chain = chains[colour]
-    assert lint_errors("root", chain.root_values) == []
+    assert lint_errors(MANIFESTS_CHART, chain.bootstrap_values) == []
     assert lint_errors("apps", chain.parent["spec"]["source"]["helm"]["valuesObject"]) == []
     assert lint_errors("sample-app", child_values(chain, "sample-app")) == []
 
@@ -181,5 +210,5 @@ def test_charts_lint_clean_with_the_chain_values(chains: dict[str, Chain], colou
 def test_a_missing_fact_fails_the_render() -> None:
     from helm_python import HelmRenderError
 
-    with pytest.raises(HelmRenderError, match=r"git.repoURL is required"):
-        render("root", {"git": {"repoURL": ""}}, release="app-of-apps", namespace="argocd")
+    with pytest.raises(HelmRenderError, match=r"manifests is required"):
+        render(MANIFESTS_CHART, {}, release="app-of-apps", namespace="argocd")

@@ -11,6 +11,7 @@ from typing import Any
 import helm_python
 import yaml
 
+from model.bootstrap import MANIFESTS_CHART, facts_in
 from model.paths import PROJECT_DIR
 from model.platform import SAMPLE_APP
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
@@ -43,9 +44,9 @@ def render(chart: str | Path, values: dict[str, Any], *, release: str, namespace
     return [doc for text in rendered.values() for doc in yaml.safe_load_all(text) if doc]
 
 
-def lint_errors(chart: str, values: dict[str, Any]) -> list[str]:
+def lint_errors(chart: str | Path, values: dict[str, Any]) -> list[str]:
     """helm lint --strict findings of warning level or worse."""
-    report = helm_python.lint(CHARTS / chart, values, strict=True)
+    report = helm_python.lint(CHARTS / chart if isinstance(chart, str) else chart, values, strict=True)
     return [f"{m['path']}: {m['error']}" for m in report["messages"] if m["severity"] >= 2] + list(report["errors"])
 
 
@@ -55,7 +56,8 @@ def by_kind(docs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Chain:
-    root_values: dict[str, Any]
+    bootstrap_values: dict[str, Any]  # what Terraform hands bootstrap/manifests: {"manifests": [the parent]}
+    root_values: dict[str, Any]  # the facts Terraform hands the parent Application
     parent: dict[str, Any]
     children: dict[str, dict[str, Any]]
     sample_app: list[dict[str, Any]]
@@ -64,8 +66,9 @@ class Chain:
 
 def build_chain(app: Synthesized, colour: str) -> Chain:
     (root,) = [r for r in app.resources(colour, "helm_release").values() if r["name"] == PARENT_APPLICATION]
-    root_values = values_of_release(root)
-    (parent,) = render("root", root_values, release=root["name"], namespace=root["namespace"])
+    bootstrap_values = values_of_release(root)
+    (parent,) = render(MANIFESTS_CHART, bootstrap_values, release=root["name"], namespace=root["namespace"])
+    root_values = facts_in(bootstrap_values)
     children = by_kind(
         render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace=ARGOCD_NAMESPACE),
         "Application",
@@ -84,7 +87,7 @@ def build_chain(app: Synthesized, colour: str) -> Chain:
     associations = {
         (a["namespace"], a["service_account"]) for a in app.resources(colour, "aws_eks_pod_identity_association").values()
     }
-    return Chain(root_values, parent, children, sample, associations)
+    return Chain(bootstrap_values, root_values, parent, children, sample, associations)
 
 
 def rendered_manifests(app: Synthesized, colour: str) -> list[dict[str, Any]]:

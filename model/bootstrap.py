@@ -1,0 +1,72 @@
+"""The bootstrap: all Terraform installs in a colour's cluster from this checkout.
+
+Argo CD at the colour's chart version with the values below, and the parent Application of the App of
+Apps at the colour's Git revision (bootstrap/manifests applies it). From there Argo CD installs the rest
+from Git at that revision, Argo CD itself included (argocd/apps/platform/argo-cd, `selfManaged`), so a
+change under argocd/ reaches a colour only at the revision it follows, never because the checkout moved.
+
+What is here reaches every colour at its next deploy, so it stays small and rarely changes: Terraform
+installs Argo CD once (`lifecycle.ignore_changes`), and the parent Application is the facts and where to
+find argocd/apps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model.paths import PROJECT_DIR
+from model.values import SYNC_RETRY
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
+
+BOOTSTRAP_DIR = PROJECT_DIR / "bootstrap"
+MANIFESTS_CHART = BOOTSTRAP_DIR / "manifests"  # applies the objects it gets as values (the parent Application)
+
+# Argo CD until it has synced itself from Git (seconds after the parent's first sync). Only what must hold
+# from the first minute: no SSO login server, and no way in from outside the cluster (the chart's default,
+# said here so a chart change cannot expose it). Everything else comes from argocd/apps/platform/argo-cd/
+# values.yaml at the colour's revision; until then sync waves do not wait on Application health (its Lua
+# check lives there), and the children's sync retries (SYNC_RETRY) cover the order of a first install.
+ARGO_CD_VALUES: dict[str, Any] = {
+    "dex": {"enabled": False},
+    "server": {"service": {"type": "ClusterIP"}, "ingress": {"enabled": False}},
+}
+# What Argo CD changes after the bootstrap and Terraform must leave alone: its values and its version are
+# the self-managed child's, from Git and the colour's `platform.argo_cd`.
+ARGO_CD_SELF_MANAGED = ["values", "version"]
+
+
+def parent_application(facts: dict[str, Any]) -> dict[str, Any]:
+    """The App of Apps: argocd/apps at the colour's revision (facts["git"]), handed the facts unchanged."""
+    git = facts["git"]
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {
+            "name": PARENT_APPLICATION,  # the teardown finds it by this name
+            "namespace": ARGOCD_NAMESPACE,
+            # Deleting the parent deletes its children (in reverse sync-wave order), and theirs in turn.
+            "finalizers": [RESOURCES_FINALIZER],
+        },
+        "spec": {
+            "project": "default",
+            "source": {
+                "repoURL": git["repoURL"],
+                "targetRevision": git["targetRevision"],
+                "path": git["path"],
+                "helm": {"valuesObject": facts},
+            },
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": ARGOCD_NAMESPACE},
+            "syncPolicy": {
+                "automated": {"prune": True, "selfHeal": True},
+                # A failed sync (a child not yet valid, say) is tried again with backoff, not left until the next commit.
+                "retry": SYNC_RETRY,
+            },
+        },
+    }
+
+
+def facts_in(bootstrap_values: dict[str, Any]) -> dict[str, Any]:
+    """The facts inside what Terraform hands bootstrap/manifests (for readers of a synthesized stack)."""
+    (parent,) = bootstrap_values["manifests"]
+    facts: dict[str, Any] = parent["spec"]["source"]["helm"]["valuesObject"]
+    return facts

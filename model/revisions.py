@@ -1,0 +1,68 @@
+"""Files of this repository as a Git revision has them, not as the checkout does.
+
+What Terraform installs from this repository reaches a colour only at the colour's `gitops_revision`
+(the sample app's chart when Terraform installs it): a colour following a tag stays byte-identical
+while `main` moves, and an uncommitted edit reaches no colour. A revision is resolved to its commit, and
+the files are extracted once per commit under .cache/revisions/<commit>/ (a commit never changes, so
+the copy is never stale; the synthesized chart asset is named by its content, so the place does not
+matter).
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+
+from model.paths import PROJECT_DIR
+
+CACHE = PROJECT_DIR / ".cache" / "revisions"
+
+
+class RevisionError(Exception):
+    """A revision this repository does not have, or a path it does not hold; the message names the key."""
+
+
+def _git(*args: str, project: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", "-C", str(project), *args], capture_output=True, check=False)
+
+
+def commit_of(revision: str, *, key: str, project: Path = PROJECT_DIR) -> str:
+    """The commit a branch, tag or commit names: a local one first, then the remote-tracking branch (a clone
+    has `origin/<branch>` for branches it never checked out)."""
+    for candidate in (revision, f"refs/remotes/origin/{revision}"):
+        found = _git("rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}", project=project)
+        if found.returncode == 0:
+            return found.stdout.decode().strip()
+    raise RevisionError(
+        f"{key}: {revision!r} is no branch, tag or commit of this repository ({project}); `git fetch --tags origin` "
+        "brings what the remote has, or name a revision that exists"
+    )
+
+
+def files_at(revision: str, path: str, *, key: str, project: Path = PROJECT_DIR, cache: Path = CACHE) -> Path:
+    """The directory `path` as `revision` has it. key: the config key that names the revision, for errors."""
+    commit = commit_of(revision, key=key, project=project)
+    target = cache / commit / path
+    if target.is_dir():
+        return target
+    archive = _git("archive", "--format=tar", commit, "--", path, project=project)
+    if archive.returncode != 0:
+        raise RevisionError(
+            f"{key}: revision {revision!r} ({commit[:12]}) has no {path}/ ({archive.stderr.decode().strip()}); "
+            f"name a revision that holds it"
+        )
+    cache.mkdir(parents=True, exist_ok=True)
+    # Extracted beside, then renamed into place: a synth stopped halfway leaves no partial chart behind.
+    with tempfile.TemporaryDirectory(dir=cache) as scratch:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(scratch, filter="data")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            Path(scratch, path).rename(target)
+        except OSError:
+            if not target.is_dir():  # another synth of the same commit won the race: its copy is the same
+                raise
+    return target
