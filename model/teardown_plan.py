@@ -1,9 +1,9 @@
 """What `cdktf destroy <colour>` must take down, in which order, before Terraform removes the cluster.
 
 The plan is data: the colour's stack carries it (components/destroy_hook.py) and hands it to
-`tools.teardown` at destroy time. The order of the Argo CD applications comes from their sync
-waves in the component registry (model/platform.py), the same entries that install them: last up,
-first down.
+`tools.teardown` at destroy time. It names no Argo CD application: which ones the colour runs, and in
+which sync waves, depends on the Git revision it follows, not on this checkout, so the teardown reads
+them from the cluster (tools/teardown.py).
 """
 
 from __future__ import annotations
@@ -13,11 +13,15 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from model.config import ClusterConfig, Config, cluster_name
-from model.platform import CHILDREN, SAMPLE_APP
+from model.platform import SAMPLE_APP
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 
 PLAN_ENV = "TEARDOWN_PLAN"  # the destroy provisioner hands the plan to tools.teardown in this variable
 FORCE_ENV = "BLUEGREEN_FORCE_DESTROY"  # "1": tear down a colour that still has weight
+
+# Keys of plans made before the teardown read the applications from the cluster. A colour deployed then
+# still carries them in its Terraform state, which is what a destroy hands the hook: they are ignored.
+RETIRED_KEYS = frozenset({"workload_applications", "controller_applications"})
 
 
 @dataclass(frozen=True)
@@ -30,11 +34,8 @@ class TeardownPlan:
     weight: int  # the colour's weight in the config it was last deployed with
     argocd_namespace: str
     parent_application: str  # the App of Apps: it must stop re-creating what the teardown deletes
-    # Workloads (wave above 0) go first: their Ingresses make the ALB and the records.
-    workload_applications: tuple[str, ...]
-    # Then the controllers, once what they made is gone: ExternalDNS, then the load balancer controller.
-    controller_applications: tuple[str, ...]
-    # Namespaces whose Ingresses Terraform installed directly (app delivery "helm").
+    # Namespaces whose Ingresses Terraform installed directly (app delivery "helm"): no Application
+    # deletes them.
     ingress_namespaces: tuple[str, ...]
     timeout_seconds: int
 
@@ -46,15 +47,14 @@ class TeardownPlan:
     def from_json(cls, text: str) -> TeardownPlan:
         raw = json.loads(text)
         names = {f.name for f in fields(cls)}
-        if not isinstance(raw, dict) or set(raw) != names:
+        if not isinstance(raw, dict) or set(raw) - RETIRED_KEYS != names:
             raise ValueError(f"a teardown plan has exactly the keys {sorted(names)}; got {text[:200]}")
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k in names}
         return cls(**values)
 
 
 def teardown_plan(config: Config, colour: str, cluster: ClusterConfig) -> TeardownPlan:
     helm = config.app.delivery == "helm"  # Terraform installs the app: no child of it, its Ingresses go directly
-    last_up_first = [c for c in reversed(CHILDREN) if not (helm and c == SAMPLE_APP)]
     return TeardownPlan(
         colour=colour,
         cluster=cluster_name(config, colour),
@@ -64,8 +64,6 @@ def teardown_plan(config: Config, colour: str, cluster: ClusterConfig) -> Teardo
         weight=cluster.weight,
         argocd_namespace=ARGOCD_NAMESPACE,
         parent_application=PARENT_APPLICATION,
-        workload_applications=tuple(c.name for c in last_up_first if c.wave is not None and c.wave > 0),
-        controller_applications=tuple(c.name for c in last_up_first if c.wave is not None and c.wave <= 0),
         ingress_namespaces=(SAMPLE_APP.namespace,) if helm else (),
         timeout_seconds=config.traffic.teardown_timeout_seconds,
     )

@@ -5,13 +5,18 @@ every other resource of the stack: on destroy it goes first, and if it fails not
 
 1. Refuses while the colour still has weight (its Route53 record, or the config it was deployed
    with), unless `BLUEGREEN_FORCE_DESTROY=1` (`python -m tools.retire <colour> --force`).
-2. Stops the App of Apps from re-creating its children, then deletes the workload Applications
-   (sync wave above 0) last-up-first, each waited for: its finalizer deletes the Ingress, and the
-   load balancer controller deletes the ALB before the Ingress is gone. With app delivery `helm`,
-   it deletes the Ingresses of the app's namespace the same way.
-3. Waits until the colour's load balancers, target groups, security groups and Route53 records
+2. Reads the Argo CD Applications the cluster runs, and their sync waves: the colour's Git revision
+   decides them, not this checkout. It deletes those that carry Argo CD's resources finalizer (deleting
+   them deletes what they installed), highest wave first; the others (Argo CD's own, which must keep
+   running until the end) go with the cluster, and it says which.
+3. Stops the App of Apps from re-creating its children, then deletes the workload Applications
+   (sync wave above 0), each wave waited for: their finalizer deletes the Ingresses, and the load
+   balancer controller deletes the ALB before an Ingress is gone. With app delivery `helm`, it deletes
+   the Ingresses of the app's namespace the same way.
+4. Waits until the colour's load balancers, target groups, security groups and Route53 records
    (address and TXT ownership records) are gone: ExternalDNS removes the records on its next sync.
-4. Deletes the controllers' Applications (ExternalDNS, then the load balancer controller).
+5. Deletes the controllers' Applications (sync wave 0 and below: ExternalDNS, then the load balancer
+   controller).
 
 Every wait shares one bound (`traffic.teardown_timeout_seconds`); when it runs out, the error names
 what is still there. Re-running `cdktf destroy <colour>` resumes where it stopped.
@@ -21,13 +26,15 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TextIO
+from typing import Any, TextIO
 
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, TeardownPlan
+from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
 from tools.aws import Aws, colour_leftovers, colour_weight, find_zone
 from tools.cli import exit_status
 from tools.clock import POLL_SECONDS, Clock, SystemClock
@@ -66,6 +73,41 @@ def check_weight(plan: TeardownPlan, live_weight: int | None, *, config: str = "
         )
 
 
+# What Argo CD reads as a sync wave (strconv.Atoi): an optional sign and decimal digits, nothing around them.
+_WAVE = re.compile(r"[+-]?[0-9]+")
+
+
+@dataclass(frozen=True)
+class LiveApplication:
+    """An Argo CD Application as the cluster has it."""
+
+    name: str
+    wave: int  # its sync wave; Argo CD's default, 0, without the annotation
+    finalized: bool  # it carries the resources finalizer: deleting it deletes what it installed
+
+
+def live_applications(listing: dict[str, Any] | None, colour: str) -> list[LiveApplication]:
+    """The Applications of a listing (None: the Application kind is not installed), in the order of their names.
+
+    A wave that is not an integer stops the teardown: Argo CD would sync that child as wave 0, but
+    guessing the order here could delete a controller before what it has to clean up."""
+    found = []
+    for item in (listing or {}).get("items", []):
+        metadata = item["metadata"]
+        name = metadata["name"]
+        text = (metadata.get("annotations") or {}).get(SYNC_WAVE_ANNOTATION, "0")
+        if not _WAVE.fullmatch(text):
+            raise TeardownError(
+                f"application {name}: its annotation {SYNC_WAVE_ANNOTATION} is {text!r}, not an integer, so the order "
+                f"to delete the applications in is unknown. Fix it in the Git revision {colour} follows, let "
+                f"Argo CD sync it, then run `cdktf destroy {colour}` again"
+            )
+        # Argo CD's finalizer comes plain or with a deletion mode (`/foreground`, `/background`): either cascades.
+        cascades = any(f.split("/")[0] == RESOURCES_FINALIZER for f in metadata.get("finalizers") or [])
+        found.append(LiveApplication(name, int(text), cascades))
+    return sorted(found, key=lambda a: a.name)
+
+
 @dataclass
 class Teardown:
     plan: TeardownPlan
@@ -87,7 +129,7 @@ class Teardown:
         if zone:
             self._wait_until_gone(zone)
         if api:
-            self._through_kubernetes(functools.partial(self._remove, self.plan.controller_applications, api))
+            self._through_kubernetes(functools.partial(self._remove_controllers, api))
         self._say(f"{self.plan.colour}: applications, load balancers and records are gone; Terraform removes the rest")
 
     def _zone(self) -> str | None:
@@ -117,28 +159,46 @@ class Teardown:
             self._say(f"--force: skipping the applications, the Kubernetes API is unreachable ({err})")
 
     def _remove_workloads(self, api: KubeApi) -> None:
+        # Read before anything changes: a wave that is not an integer stops the teardown with nothing deleted.
+        applications = self._live(api, untouched=True)
+        if kept := [a.name for a in applications if not a.finalized]:
+            # Deleting one would not remove what it installed; Argo CD itself must keep running until the end.
+            self._say(f"leaving {', '.join(kept)} (no {RESOURCES_FINALIZER}): Terraform removes the cluster they run in")
         parent = self._application(self.plan.parent_application)
         if api.get(parent) is not None:
             # Automated sync would re-create the children the next steps delete.
             api.merge_patch(parent, {"spec": {"syncPolicy": {"automated": None}}})
             self._say(f"{self.plan.parent_application}: automated sync off")
-        self._remove(self.plan.workload_applications, api)
+        # Workloads: their Ingresses make the load balancer and the records.
+        self._remove_waves(api, [a for a in applications if a.finalized and a.wave > 0])
         for namespace in self.plan.ingress_namespaces:
             self._remove_ingresses(api, namespace)
 
-    def _remove(self, names: tuple[str, ...], api: KubeApi) -> None:
-        for name in names:
-            path = self._application(name)
-            if api.get(path) is None:
-                continue
-            api.delete(path)
-            self._say(f"application {name}: deleting")
-            self._wait(functools.partial(self._still_there, api, path, f"Argo CD application {name}"))
-            self._say(f"application {name}: gone")
+    def _remove_controllers(self, api: KubeApi) -> None:
+        """What cleaned up after the workloads, once that is done: ExternalDNS, then the load balancer controller."""
+        self._remove_waves(api, [a for a in self._live(api, untouched=False) if a.finalized and a.wave <= 0])
 
-    @staticmethod
-    def _still_there(api: KubeApi, path: str, what: str) -> list[str]:
-        return [] if api.get(path) is None else [what]
+    def _live(self, api: KubeApi, *, untouched: bool) -> list[LiveApplication]:
+        """The Applications of the cluster but the parent: Terraform removes it (its release), after the hook."""
+        try:
+            found = live_applications(api.get(APPLICATIONS.format(namespace=self.plan.argocd_namespace)), self.plan.colour)
+        except TeardownError as err:
+            raise TeardownError(f"{err}; nothing of {self.plan.colour} has been deleted" if untouched else str(err)) from None
+        return [a for a in found if a.name != self.plan.parent_application]
+
+    def _remove_waves(self, api: KubeApi, applications: list[LiveApplication]) -> None:
+        """Highest wave first, each wave waited for; the Applications of one wave go together."""
+        for wave in sorted({a.wave for a in applications}, reverse=True):
+            names = [a.name for a in applications if a.wave == wave]
+            for name in names:
+                api.delete(self._application(name))
+                self._say(f"application {name} (sync wave {wave}): deleting")
+            self._wait(functools.partial(self._still_there, api, names))
+            for name in names:
+                self._say(f"application {name}: gone")
+
+    def _still_there(self, api: KubeApi, names: list[str]) -> list[str]:
+        return [f"Argo CD application {name}" for name in names if api.get(self._application(name)) is not None]
 
     def _remove_ingresses(self, api: KubeApi, namespace: str) -> None:
         collection = INGRESSES.format(namespace=namespace)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
 from tools.kube import APPLICATIONS, INGRESSES, KubeApi
 
 FINALIZER_POLLS = 3  # readings a deleted object survives while its finalizer runs
@@ -36,13 +37,38 @@ class FakeKubernetes:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def add_application(self, name: str, *, sync: str = "Synced", health: str = "Healthy") -> None:
-        path = f"{APPLICATIONS.format(namespace='argocd')}/{name}"
-        self.objects[path] = {
-            "metadata": {"name": name},
+    def add_application(
+        self,
+        name: str,
+        *,
+        wave: int | str | None = None,
+        finalizers: list[str] | None = None,
+        sync: str = "Synced",
+        health: str = "Healthy",
+    ) -> None:
+        """An Application as argocd/apps renders a child: deleting it deletes what it installed (the resources
+        finalizer) unless `finalizers` says otherwise. wave: its sync-wave annotation (a string, as Kubernetes
+        keeps it; a str is written as is, malformed or not); None: no annotation."""
+        metadata: dict[str, Any] = {"name": name, "finalizers": [RESOURCES_FINALIZER] if finalizers is None else finalizers}
+        if wave is not None:
+            metadata["annotations"] = {SYNC_WAVE_ANNOTATION: str(wave)}
+        self.objects[self._application_path(name)] = {
+            "metadata": metadata,
             "spec": {"syncPolicy": {"automated": {"prune": True}}},
             "status": {"sync": {"status": sync}, "health": {"status": health}},
         }
+
+    def remove_application(self, name: str) -> None:
+        """The cluster does not run it (a colour following a revision without it)."""
+        del self.objects[self._application_path(name)]
+
+    def application_names(self) -> list[str]:
+        prefix = self._application_path("")
+        return [path.removeprefix(prefix) for path in self.objects if path.startswith(prefix)]
+
+    @staticmethod
+    def _application_path(name: str) -> str:
+        return f"{APPLICATIONS.format(namespace='argocd')}/{name}"
 
     def api(self) -> KubeApi:
         return KubeApi(self.url, lambda: "Bearer-test", None)
@@ -55,7 +81,7 @@ class FakeKubernetes:
         self.objects[f"{INGRESSES.format(namespace=namespace)}/{name}"] = {"metadata": {"name": name}}
 
     def application(self, name: str) -> dict[str, Any] | None:
-        return self.objects.get(f"{APPLICATIONS.format(namespace='argocd')}/{name}")
+        return self.objects.get(self._application_path(name))
 
     def _read(self, path: str) -> Any:
         if path.endswith(("/ingresses", "/applications")):
