@@ -1,12 +1,18 @@
-"""common's deletion guard: while `deletion_protection` is on, `cdktf destroy common` deletes nothing and
-its last lines say why and how to lift it.
+"""common's deletion guard: `cdktf destroy common` deletes nothing, and its last lines say why, while
+`deletion_protection` is on, or while any EKS cluster (a colour) still runs in common's VPC.
 
 A `terraform_data` that depends on every other resource of common, so a destroy takes it first; its
-destroy provisioner fails while protected, and nothing else goes. (Terraform's `prevent_destroy`
+destroy provisioner fails while protected or in use, and nothing else goes. (Terraform's `prevent_destroy`
 would stop the plan too, but its error tells the operator to edit the lifecycle or use `-target`,
 which is the wrong way here.) Lifting protection is an in-place update of the guard's input: it runs
 nothing. The data itself stays protected by AWS as well: DynamoDB deletion protection, and ECR
 refusing to delete a repository that holds images (no force_delete).
+
+The cluster check (tools/common_guard.py) is a second step of the same provisioner, not a second guard
+resource: one resource first on destroy keeps "depends on everything else" a single, tested fact, and the
+protection refusal (no AWS call, no Python) answers first. The check runs whatever `deletion_protection`
+says: with protection off, a destroy would otherwise take the NAT gateways, routes and Pod Identity roles
+from a running colour before failing on the subnets its cluster uses.
 """
 
 from __future__ import annotations
@@ -16,15 +22,31 @@ from collections.abc import Sequence
 from cdktf import ITerraformDependable
 from constructs import Construct
 
-from components.destroy_hook import destroyed_first
+from components.destroy_hook import destroyed_first, python_command
+from tools.common_guard import GUARD_ENV
 
 # Destroy-time provisioners may only read `self`: the switch and the message travel in the input.
 REFUSE_WHILE_PROTECTED = 'if [ "$PROTECTED" = true ]; then printf "%s\\n" "$MESSAGE" >&2; exit 1; fi'
+# Then, protected or not, refuse while a cluster runs in common's VPC (its id travels in the input too).
+REFUSE_WHILE_IN_USE = python_command("tools.common_guard")
 
 
 class DeletionGuard(Construct):
-    def __init__(self, scope: Construct, id_: str, *, protected: bool, keeps: str, after: Sequence[ITerraformDependable]) -> None:
-        """keeps: what the protection keeps, for the message. after: every other resource of the stack."""
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        protected: bool,
+        keeps: str,
+        vpc_id: str,
+        region: str,
+        project: str,
+        after: Sequence[ITerraformDependable],
+    ) -> None:
+        """keeps: what the protection keeps, for the message. vpc_id: common's VPC (a reference to it), which
+        no colour's cluster may still run in. project: the prefix of the colours' cluster names, to name
+        them. after: every other resource of the stack."""
         super().__init__(scope, id_)
         message = (
             f"deletion_protection is on: common keeps {keeps}, which no deploy can re-create, so nothing was "
@@ -34,8 +56,13 @@ class DeletionGuard(Construct):
         destroyed_first(
             self,
             "guard",
-            input={"protected": protected, "message": message},
+            # A new key here is an in-place update of the guard's input, which runs nothing.
+            input={"protected": protected, "message": message, "vpc_id": vpc_id, "region": region, "project": project},
             after=after,
-            command=REFUSE_WHILE_PROTECTED,
-            environment={"PROTECTED": "${self.input.protected}", "MESSAGE": "${self.input.message}"},
+            command=f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}",
+            environment={
+                "PROTECTED": "${self.input.protected}",
+                "MESSAGE": "${self.input.message}",
+                GUARD_ENV: "${jsonencode(self.input)}",
+            },
         )

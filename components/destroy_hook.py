@@ -15,14 +15,22 @@ from constructs import Construct
 
 from model.teardown_plan import PLAN_ENV, TeardownPlan
 
-# Terraform runs this in cdktf.out/stacks/<colour>: find the project (the directory holding
-# cdktf.json) upwards from there, then run the hook with the project's Python. No path of the
-# synthesizing machine ends up in the output. `$d`-style shell variables are not Terraform syntax.
-HOOK_COMMAND = (
-    'd="$PWD"; while [ ! -f "$d/cdktf.json" ]; do '
-    '[ "$d" = / ] && { echo "teardown: no cdktf.json above $PWD" >&2; exit 2; }; d="$(dirname "$d")"; done; '
-    'cd "$d"; py=python3; [ -x .venv/bin/python ] && py=.venv/bin/python; exec "$py" -m tools.teardown'
-)
+
+def python_command(module: str) -> str:
+    """A destroy provisioner's shell command that runs `python -m <module>` of this project.
+
+    Terraform runs it in cdktf.out/stacks/<stack>: find the project (the directory holding cdktf.json)
+    upwards from there, then run the module with the project's Python. No path of the synthesizing
+    machine ends up in the output. `$d`-style shell variables are not Terraform syntax."""
+    name = module.rsplit(".", 1)[-1]
+    return (
+        'd="$PWD"; while [ ! -f "$d/cdktf.json" ]; do '
+        f'[ "$d" = / ] && {{ echo "{name}: no cdktf.json above $PWD" >&2; exit 2; }}; d="$(dirname "$d")"; done; '
+        f'cd "$d"; py=python3; [ -x .venv/bin/python ] && py=.venv/bin/python; exec "$py" -m {module}'
+    )
+
+
+HOOK_COMMAND = python_command("tools.teardown")
 
 
 class Teardown(Construct):

@@ -126,14 +126,17 @@ class CommonStack(TerraformStack):
             for role in SHARED_ROLES
         }
 
-        # Last: it depends on everything above, so `cdktf destroy common` meets it first (and stops there while
-        # deletion_protection is on).
+        # Last: it depends on everything above, so `cdktf destroy common` meets it first, and stops there while
+        # deletion_protection is on or, whatever deletion_protection says, while a colour's cluster runs in the VPC.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
         DeletionGuard(
             self,
             "deletion-guard",
             protected=config.deletion_protection,
             keeps=f"the DynamoDB table {config.table.name} and the image repository {config.image.repository}",
+            vpc_id=network.vpc_id,
+            region=config.region,
+            project=config.project,
             after=everything,
         )
         self._outputs(

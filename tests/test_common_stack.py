@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -10,13 +11,14 @@ from typing import Any
 import pytest
 from cdktf import Testing
 
-from components.deletion_guard import REFUSE_WHILE_PROTECTED
+from components.deletion_guard import REFUSE_WHILE_IN_USE, REFUSE_WHILE_PROTECTED
 from model.config import Config, subnet_cidrs
 from model.contract import DESCRIPTIONS
 from model.platform import component
 from model.workloads import SHARED_ROLES, VPC_CNI, Workload
 from tests.support.configs import CONNECTION_ARN, REPO_URL, example
 from tests.support.synth import Synthesized, references
+from tools.common_guard import GUARD_ENV
 
 COMMON = "common"
 
@@ -238,6 +240,7 @@ def test_a_protected_common_stops_its_destroy_first_and_says_how_to_lift_it(app:
     assert provisioner["local-exec"]["environment"] == {
         "PROTECTED": "${self.input.protected}",
         "MESSAGE": "${self.input.message}",
+        GUARD_ENV: "${jsonencode(self.input)}",
     }
     # AWS keeps the data too: DynamoDB deletion protection, and no force_delete of a repository holding images.
     assert app.resource(COMMON, "aws_dynamodb_table", "table/table")["deletion_protection_enabled"] is True
@@ -255,6 +258,40 @@ def test_the_guards_destroy_command_refuses_only_while_protected(protected: bool
     )
     assert done.returncode == exit_status
     assert done.stderr == ("deletion_protection is on: ...\n" if protected else "")
+
+
+@pytest.mark.parametrize("fixture", ["app", "variant"])
+def test_the_guard_refuses_while_a_cluster_runs_in_commons_vpc_whatever_deletion_protection_says(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
+    """Protected or not (the variant is not), the guard's destroy runs tools.common_guard after the protection
+    refusal, with common's VPC (a reference: destroy-time provisioners read only `self`), region and project in
+    its input; tests/test_common_guard.py runs it, by Terraform too."""
+    synthesized: Synthesized = request.getfixturevalue(fixture)
+    guard = synthesized.resource(COMMON, "terraform_data", "deletion-guard/guard")
+    assert guard["input"]["vpc_id"] == ref(synthesized, "aws_vpc", "network/vpc", "id")
+    assert (guard["input"]["region"], guard["input"]["project"]) == ("ap-northeast-1", "eks-bg")
+    (provisioner,) = guard["provisioner"]
+    assert provisioner["local-exec"]["command"] == f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}"
+    assert REFUSE_WHILE_IN_USE.endswith("-m tools.common_guard")
+    assert provisioner["local-exec"]["environment"][GUARD_ENV] == "${jsonencode(self.input)}"
+
+
+@pytest.mark.parametrize(
+    ("protected", "said"), [(True, "deletion_protection is on: ...\n"), (False, "common_guard: no cdktf.json")]
+)
+def test_the_guards_command_checks_the_clusters_once_not_protected(protected: bool, said: str, tmp_path: Path) -> None:
+    """Run where no project is above: protected, the shell refusal answers before any Python; unprotected, the
+    cluster check is what runs next (it stops at once here, finding no project)."""
+    done = subprocess.run(
+        ["sh", "-c", f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}"],
+        cwd=tmp_path,
+        env={"PROTECTED": json.dumps(protected), "MESSAGE": "deletion_protection is on: ...", "PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr.startswith(said)) == (1 if protected else 2, True), done.stderr
 
 
 def test_deletion_protection_off_lets_destroy_take_the_table_and_the_images(variant: Synthesized) -> None:
