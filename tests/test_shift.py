@@ -1,10 +1,12 @@
 """The traffic shift: its deploys, the weights it writes, and whole shifts against moto (Route53, ELBv2,
-CloudWatch, EKS) with the deploy step replaced by what ExternalDNS would then do; its command line."""
+CloudWatch, EKS) with Terraform replaced by a fake deployer (tests/support/fake_deployer.py) and what ExternalDNS
+would then do; what a step may apply (weights only) and the changes pending before the first; its command line."""
 
 from __future__ import annotations
 
 import io
 import json
+import subprocess
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -12,48 +14,84 @@ from typing import Any
 
 import pytest
 
-import tools.shift.deploy
 from model.loading import ConfigError, load_config, write_weights
 from model.platform import CHILDREN
 from model.workloads import PARENT_APPLICATION
 from tests.support.configs import named_release, write_project
 from tests.support.emulated_aws import REGION, Emulated, FakeClock, WithInsights, base_config, insight, minutes
+from tests.support.fake_deployer import APP_OF_APPS, FakeDeployer, image_tag_change, weight_changes
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws, load_balancer_name
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.command import main
-from tools.shift.deploy import cdktf_deploy
+from tools.shift.deploy import PLAN_FILE, CdktfDeployer
 from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.run import Shift
 
-# --- deploying -----------------------------------------------------------------------------
+# --- deploying: the plan judged is the plan applied ------------------------------------------
 
 
-def test_each_colour_is_deployed_on_its_own_in_the_order_given(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Given several stacks, the cdktf CLI deploys them at once, and Terraform's plugin cache is not safe
-    under concurrent `terraform init` (hashicorp/terraform issue 31964): one stack per run."""
-    runs: list[list[str]] = []
+class Recorder:
+    """Stands in for the cdktf CLI and Terraform: records each command, prints a plan for `show -json`."""
 
-    def cdktf(arguments: list[str], cwd: Path) -> int:
-        runs.append(arguments)
+    def __init__(self, document: dict[str, object], failing: str = "") -> None:
+        self.commands: list[tuple[str, ...]] = []
+        self.document, self.failing = document, failing
+
+    def cdktf(self, arguments: Sequence[str], cwd: Path) -> int:
+        self.commands.append(("cdktf", *arguments))
+        for colour in ("blue", "green"):
+            (cwd / "cdktf.out" / "stacks" / colour).mkdir(parents=True, exist_ok=True)
         return 0
 
-    monkeypatch.setattr(tools.shift.deploy, "run_cdktf", cdktf)
-    cdktf_deploy(["green", "blue"], cwd=tmp_path)
-    assert runs == [["deploy", "green", "--auto-approve"], ["deploy", "blue", "--auto-approve"]]
+    def run(self, command: list[str], *, cwd: Path, **_: object) -> subprocess.CompletedProcess[str]:
+        self.commands.append((Path(cwd).name, *command))
+        if command[1] == "plan":
+            (Path(cwd) / PLAN_FILE).write_text("saved plan")
+        failed = command[1] == self.failing
+        stdout = json.dumps(self.document) if command[1] == "show" else ""
+        return subprocess.CompletedProcess(command, 1 if failed else 0, stdout, "Error: cluster unreachable\n" if failed else "")
 
 
-def test_a_failed_stack_stops_the_deploy_and_says_what_was_deployed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    runs: list[str] = []
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "cdktf.json").write_text(json.dumps({"language": "python"}))
+    return tmp_path
 
-    def cdktf(arguments: list[str], cwd: Path) -> int:
-        runs.append(arguments[1])
-        return 1 if arguments[1] == "blue" else 0
 
-    monkeypatch.setattr(tools.shift.deploy, "run_cdktf", cdktf)
-    with pytest.raises(ShiftError, match=r"^`cdktf deploy blue --auto-approve` exited 1; green deployed before it$"):
-        cdktf_deploy(["green", "blue", "red"], cwd=tmp_path)
-    assert runs == ["green", "blue"]
+def test_the_real_deployer_applies_the_very_plan_file_it_showed(project: Path) -> None:
+    """`cdktf synth`, then in the colour's stack: init (once a run), plan to a file, show that file, apply that file:
+    what Terraform applies is exactly what the shift judged, not a fresh plan."""
+    document: dict[str, object] = {"resource_changes": weight_changes("blue", 100, 80)}
+    recorder = Recorder(document)
+    deployer = CdktfDeployer(project, cdktf=recorder.cdktf, run=recorder.run)
+    deployer.synth()
+    first = deployer.plan("blue")
+    deployer.apply(first)
+    second = deployer.plan("blue")
+    assert (first.colour, first.document, first.file) == ("blue", document, project / "cdktf.out/stacks/blue" / PLAN_FILE)
+    assert second.file == first.file
+    assert recorder.commands == [
+        ("cdktf", "synth"),
+        ("blue", "terraform", "init", "-input=false", "-no-color"),
+        ("blue", "terraform", "plan", "-input=false", "-no-color", f"-out={PLAN_FILE}"),
+        ("blue", "terraform", "show", "-json", PLAN_FILE),
+        ("blue", "terraform", "apply", "-input=false", PLAN_FILE),
+        ("blue", "terraform", "plan", "-input=false", "-no-color", f"-out={PLAN_FILE}"),
+        ("blue", "terraform", "show", "-json", PLAN_FILE),
+    ]
+
+
+def test_a_failed_terraform_command_says_which_and_what_it_printed(project: Path) -> None:
+    recorder = Recorder({}, failing="plan")
+    deployer = CdktfDeployer(project, cdktf=recorder.cdktf, run=recorder.run)
+    deployer.synth()
+    with pytest.raises(ShiftError) as failure:
+        deployer.plan("green")
+    assert str(failure.value) == (
+        f"`terraform plan -input=false -no-color -out={PLAN_FILE}` in {project / 'cdktf.out/stacks/green'} exited 1:\n"
+        "Error: cluster unreachable"
+    )
 
 
 # --- writing the weights -------------------------------------------------------------------
@@ -102,11 +140,11 @@ class World:
 
     def __init__(self, aws: Emulated, clock: FakeClock, config_path: Path, *, target: str = "green") -> None:
         self.aws, self.clock, self.config_path, self.target = aws, clock, config_path, target
-        self.deploys: list[list[str]] = []
+        # Terraform: each colour's plan holds its weight's change (and what a test leaves pending beside it).
+        self.deployer = FakeDeployer(config_path, load_config(config_path).weights, on_apply=[self.applied])
         self.pending: dict[str, int] = {}
         self.dns_delay = 45.0  # seconds between a deploy and ExternalDNS's update
         self.since_deploy = 0.0
-        self.deploy_works = True
         self.error_ratio_at: dict[int, float] = {}  # target weight -> 5xx ratio its traffic sees
         self.p99_at: dict[int, float] = {}
         self.requests_per_weight = 10  # per minute, on the target's ALB
@@ -114,12 +152,8 @@ class World:
         self.serving: dict[str, int] | None = None
         clock.on_sleep.append(self.tick)
 
-    def deploy(self, colours: Sequence[str]) -> None:
-        self.deploys.append(list(colours))
-        if not self.deploy_works:
-            raise ShiftError("`cdktf deploy` exited 1")
-        config = load_config(self.config_path)
-        self.pending = {c: config.clusters[c].weight for c in colours}
+    def applied(self, colour: str, weight: int) -> None:
+        self.pending[colour] = weight
         self.since_deploy = 0.0
 
     def tick(self, before: datetime, after: datetime) -> None:
@@ -175,10 +209,22 @@ def shift_in(tmp_path: Path, argocd: FakeKubernetes) -> ShiftIn:
             eks=world.insights,
             kube=lambda _: argocd.api(),
         )
-        shift = Shift(path, loaded, loaded.traffic.shift, clients, world.deploy, clock, out, skip_readiness)
+        shift = Shift(path, loaded, loaded.traffic.shift, clients, world.deployer, clock, out, skip_readiness)
         return shift, world, out
 
     return make
+
+
+def clients_of(aws: Emulated, argocd: FakeKubernetes) -> Aws:
+    """The command's AWS clients on the emulator, with EKS insights and the fake Argo CD."""
+    return Aws(
+        REGION,
+        route53=aws.route53,
+        elbv2=aws.elbv2,
+        cloudwatch=aws.cloudwatch,
+        eks=WithInsights(aws.eks),
+        kube=lambda _: argocd.api(),
+    )
 
 
 def header(out: io.StringIO) -> str:
@@ -195,8 +241,8 @@ def test_a_healthy_shift_reaches_all_traffic_in_the_planned_steps(shift_in: Shif
     shift.run("green")
     assert deployed.weights() == {"blue": 0, "green": 100}
     assert configured_weights(shift) == {"blue": 0, "green": 100}
-    # The colour that gains weight goes first: between the two deploys the total grows, never falls to 0.
-    assert world.deploys == [["green", "blue"]] * 4
+    # The colour that gains weight goes first: between the two applies the total grows, never falls to 0.
+    assert world.deployer.applied_colours() == ["green", "blue"] * 4
     lines = [line for line in out.getvalue().splitlines() if line.startswith("step ")]
     assert [line.split("|")[0].split(None, 2)[2].strip() for line in lines] == [
         "blue 75  green 25",
@@ -231,7 +277,7 @@ def test_a_5xx_spike_rolls_back_to_the_previous_weights_and_says_why(shift_in: S
     assert deployed.weights() == {"blue": 60, "green": 40}
     assert configured_weights(shift) == {"blue": 60, "green": 40}
     assert "GATE TRIPPED" in out.getvalue()
-    assert world.deploys[-1] == ["blue", "green"]  # the roll-back gives blue its weight back first
+    assert world.deployer.applied_colours()[-2:] == ["blue", "green"]  # the roll-back gives blue its weight back first
 
 
 def test_a_target_that_gets_no_requests_does_not_pass(shift_in: ShiftIn, deployed: Emulated) -> None:
@@ -263,8 +309,8 @@ def test_slow_responses_roll_back_too(shift_in: ShiftIn, deployed: Emulated) -> 
 
 def test_a_failed_deploy_rolls_back(shift_in: ShiftIn, deployed: Emulated) -> None:
     shift, world, _ = shift_in(deployed)
-    world.deploy_works = False
-    with pytest.raises(ShiftError, match="step 1/5  blue 80  green 20: `cdktf deploy` exited 1; the roll-back to blue 100"):
+    world.deployer.failure, world.deployer.partial = "`terraform apply` exited 1", True
+    with pytest.raises(ShiftError, match="step 1/5  blue 80  green 20: `terraform apply` exited 1; the roll-back to blue 100"):
         shift.run("green")
     assert configured_weights(shift) == {"blue": 100, "green": 0}
 
@@ -275,28 +321,16 @@ def test_the_command_exits_1_with_the_reason_when_a_step_fails(
     config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
     path = write_project(tmp_path, config)
 
-    deploys: list[list[str]] = []
-
-    def broken(colours: Sequence[str]) -> None:
-        deploys.append(list(colours))
-        raise ShiftError("no")
-
-    eks = WithInsights(deployed.eks)
-    clients = Aws(
-        REGION,
-        route53=deployed.route53,
-        elbv2=deployed.elbv2,
-        cloudwatch=deployed.cloudwatch,
-        eks=eks,
-        kube=lambda _: argocd.api(),
-    )
-    assert main(["--to", "green", "--config", str(path)], aws=clients, deploy=broken) == 1
+    broken = FakeDeployer(path, {"blue": 100, "green": 0}, failure="no", partial=True)
+    assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, argocd), deployer=broken) == 1
     # The shift names the step, what failed, that it tried to restore the weights and what to run now.
     assert capsys.readouterr().err == (
         "failed: step 1/5  blue 80  green 20: no; the roll-back to blue 100  green 0 failed too: no. The config holds "
         "blue 100  green 0: run `cdktf deploy blue green` and check the records\n"
     )
-    assert deploys == [["green", "blue"], ["blue", "green"]]  # the colour gaining weight first, each way
+    # The colour gaining weight first; it failed part-way, so the roll-back has green's weight to restore, and
+    # none of blue's (its apply never ran).
+    assert broken.tried == ["green", "green"]
     assert load_config(path).weights == {"blue": 100, "green": 0}
 
 
@@ -309,11 +343,11 @@ def test_route53_that_never_changes_times_out_and_rolls_back(shift_in: ShiftIn, 
 
 
 def assert_refused(shift: Shift, world: World, message: str) -> None:
-    """Refused before anything changed: no deploy, the config as it was."""
+    """Refused before anything changed: nothing applied, the config as it was."""
     before = shift.config_path.read_text()
     with pytest.raises(UnsafeShiftError, match=message):
         shift.run("green")
-    assert world.deploys == []
+    assert world.deployer.applied == []
     assert shift.config_path.read_text() == before
 
 
@@ -362,29 +396,30 @@ def test_a_shift_to_a_colour_that_inherits_part_of_its_release_is_refused_before
     del config["clusters"]["green"]["image_tag"]
     path = write_project(tmp_path, config)
     before = path.read_text()
-    deployed: list[list[str]] = []
+    deployer = FakeDeployer(path, {"blue": 100, "green": 0})
     unreachable = Aws(REGION, route53=None, elbv2=None, ec2=None, eks=None, cloudwatch=None)
     argv = ["--to", "green", "--step", "40", "--config", str(path)] + (["--dry-run"] if dry_run else [])
-    assert main(argv, aws=unreachable, deploy=lambda colours: deployed.append(list(colours))) == 2
+    assert main(argv, aws=unreachable, deployer=deployer) == 2
     err = capsys.readouterr().err
     assert "refused: the config would refuse the weights blue 60  green 40 of this shift; nothing was changed" in err
     assert 'clusters.green: {"image_tag": "0.1.0"} is not allowed; green serves traffic (weight 40)' in err
-    assert (deployed, path.read_text()) == ([], before)
+    assert (deployer.applied, path.read_text()) == ([], before)
 
 
 def test_dry_run_prints_the_plan_and_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
     path = write_project(tmp_path, config)
     before = path.read_text()
-    assert main(["--to", "green", "--step", "40", "--dry-run", "--config", str(path)]) == 0
+    deployer = FakeDeployer(path, {"blue": 100, "green": 0})
+    assert main(["--to", "green", "--step", "40", "--dry-run", "--config", str(path)], deployer=deployer) == 0
     assert capsys.readouterr().out.splitlines()[:4] == [
         "now      blue 100  green 0",
         "step 1/3 blue 60  green 40",
         "step 2/3 blue 20  green 80",
         "step 3/3 blue 0  green 100",
     ]
-    assert path.read_text() == before
-    assert main(["--to", "green", "--dry-run", "--allow-idle", "--config", str(path)]) == 0
+    assert (path.read_text(), deployer.applied) == (before, [])
+    assert main(["--to", "green", "--dry-run", "--allow-idle", "--config", str(path)], deployer=deployer) == 0
     assert "gate: 5xx <= 1.00%, p99 <= 1.000 s, a window with fewer than 1 request(s) PASSES (idle allowed)" in (
         capsys.readouterr().out.splitlines()
     )
@@ -452,7 +487,101 @@ def test_skipping_readiness_moves_weight_and_says_so_loudly(
 def test_dry_run_says_whether_readiness_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
     path = write_project(tmp_path, config)
-    assert main(["--to", "green", "--dry-run", "--config", str(path)]) == 0
+    deployer = FakeDeployer(path, {"blue": 100, "green": 0})
+    assert main(["--to", "green", "--dry-run", "--config", str(path)], deployer=deployer) == 0
     assert "readiness: checked before the first step" in capsys.readouterr().out
-    assert main(["--to", "green", "--dry-run", "--skip-readiness", "--config", str(path)]) == 0
+    assert main(["--to", "green", "--dry-run", "--skip-readiness", "--config", str(path)], deployer=deployer) == 0
     assert "readiness: NOT CHECKED (--skip-readiness)" in capsys.readouterr().out
+
+
+# --- a shift changes weights only ----------------------------------------------------------------
+
+
+def test_each_step_applies_the_very_plans_it_judged_and_nothing_planned_before_the_first(
+    shift_in: ShiftIn, deployed: Emulated
+) -> None:
+    shift, world, out = shift_in(deployed, step=50)
+    shift.run("green")
+    fake = world.deployer
+    # One synth before the first step (the current weights), one per step; each step plans both colours.
+    assert fake.synths == 1 + 2
+    preflight, steps = fake.planned[:2], fake.planned[2:]
+    assert [plan.colour for plan in preflight] == ["blue", "green"]
+    assert all(plan is judged for plan, judged in zip(fake.applied, steps, strict=True))
+    assert not any(plan is applied for plan in preflight for applied in fake.applied)
+    lines = out.getvalue().splitlines()
+    clean = "pending changes at the current weights (blue 100  green 0): none in blue, green"
+    assert lines.index(clean) < lines.index(header(out))
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_changes_pending_at_the_current_weights_refuse_the_shift_before_any_weight_moves(
+    tmp_path: Path, deployed: Emulated, argocd: FakeKubernetes, capsys: pytest.CaptureFixture[str], dry_run: bool
+) -> None:
+    """A release bump waiting for blue would land with the first step, on the colour serving everything."""
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    path = write_project(tmp_path, config)
+    before = path.read_text()
+    fake = FakeDeployer(path, {"blue": 100, "green": 0}, pending={"blue": [image_tag_change("blue", 100)]})
+    argv = ["--to", "green", "--config", str(path)] + (["--dry-run"] if dry_run else [])
+    assert main(argv, aws=clients_of(deployed, argocd), deployer=fake) == 2
+    assert capsys.readouterr().err == (
+        "refused: changes are pending at the current weights (blue 100  green 0), and the shift applies weights only; "
+        "nothing was changed:\n"
+        f"  - blue: {APP_OF_APPS}: values[0].sampleApp.image.tag\n"
+        "Deploy that on its own, outside a shift (`cdktf diff blue` then `cdktf deploy blue`), when the colour has no "
+        "weight or deliberately; then run the shift again\n"
+    )
+    assert (fake.synths, fake.applied, path.read_text()) == (1, [], before)
+    assert deployed.weights() == {"blue": 100, "green": 0}
+
+
+def test_a_step_whose_plan_changes_more_than_the_weights_applies_nothing_and_restores_the_weights(
+    shift_in: ShiftIn, deployed: Emulated
+) -> None:
+    """Something lands for blue mid-shift (an edit, a drift): step 2's plan carries it, so step 2 is refused whole."""
+    shift, world, out = shift_in(deployed, step=25)
+    fake = world.deployer
+
+    def bump_after_step_1(colour: str, weight: int) -> None:
+        if colour == "blue":
+            fake.pending["blue"] = [image_tag_change("blue", weight)]
+
+    fake.on_apply.append(bump_after_step_1)
+    with pytest.raises(UnsafeShiftError) as refusal:
+        shift.run("green")
+    assert str(refusal.value) == (
+        "step 2/4  blue 50  green 50: its plan changes more than the weights, so none of it was applied and the config "
+        "is back at blue 75  green 25, the weights in place:\n"
+        f"  - blue: {APP_OF_APPS}: values[0].sampleApp.image.tag\n"
+        "Deploy that on its own, outside a shift (`cdktf diff blue` then `cdktf deploy blue`), when the colour has no "
+        "weight or deliberately; then run the shift again"
+    )
+    assert fake.applied_colours() == ["green", "blue"]  # step 1's, and nothing of step 2's (green's plan was fine)
+    assert configured_weights(shift) == {"blue": 75, "green": 25}
+    assert fake.deployed == deployed.weights() == {"blue": 75, "green": 25}
+    assert not [line for line in out.getvalue().splitlines() if line.startswith("step 2/4")]  # no window watched
+
+
+def test_the_command_exits_2_when_the_first_steps_plan_changes_more_than_the_weights(
+    tmp_path: Path, deployed: Emulated, argocd: FakeKubernetes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    path = write_project(tmp_path, config)
+    fake = FakeDeployer(path, {"blue": 100, "green": 0})
+
+    def drift_after_the_preflight(synth: int) -> None:
+        if synth == 2:
+            fake.pending["green"] = [image_tag_change("green", 0)]
+
+    fake.on_synth.append(drift_after_the_preflight)
+    assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, argocd), deployer=fake) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "refused: step 1/5  blue 80  green 20: its plan changes more than the weights, so none of it was applied and "
+        "the config is back at blue 100  green 0, the weights in place:\n"
+        f"  - green: {APP_OF_APPS}: values[0].sampleApp.image.tag\n"
+    )
+    assert "`cdktf diff green` then `cdktf deploy green`" in err
+    assert (fake.applied, load_config(path).weights) == ([], {"blue": 100, "green": 0})
+    assert deployed.weights() == {"blue": 100, "green": 0}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -15,13 +14,13 @@ from tools.aws import Aws
 from tools.cli import exit_status
 from tools.clock import SystemClock
 from tools.shift import ShiftError, UnsafeShiftError
-from tools.shift.deploy import Deploy, cdktf_deploy
+from tools.shift.deploy import CdktfDeployer, Deployer
 from tools.shift.gate import describe_gate
-from tools.shift.plan import describe, plan_weights
-from tools.shift.run import Shift
+from tools.shift.plan import describe, plan_weights, touched
+from tools.shift.run import Shift, refuse_pending
 
 
-def main(argv: Sequence[str] | None = None, *, aws: Aws | None = None, deploy: Deploy | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, aws: Aws | None = None, deployer: Deployer | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.shift", description=(tools.shift.__doc__ or "").split("\n\n")[0])
     parser.add_argument("--to", required=True, help="the colour that ends with all the traffic")
     parser.add_argument("--step", type=int, help="weight moved per step, 1-255 (default: traffic.shift.step)")
@@ -36,13 +35,15 @@ def main(argv: Sequence[str] | None = None, *, aws: Aws | None = None, deploy: D
         action="store_true",
         help="move weight without checking that the target is ready (EKS insights, Argo CD sync and health, targets)",
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the plan of weights and change nothing")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the plan of weights and the changes pending, and change nothing"
+    )
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
-    return exit_status(lambda: _run(args, aws, deploy), refused=(ConfigError, UnsafeShiftError), failed=(ShiftError,))
+    return exit_status(lambda: _run(args, aws, deployer), refused=(ConfigError, UnsafeShiftError), failed=(ShiftError,))
 
 
-def _run(args: argparse.Namespace, aws: Aws | None, deploy: Deploy | None) -> None:
+def _run(args: argparse.Namespace, aws: Aws | None, deployer: Deployer | None) -> None:
     config = load_config(args.config)
     settings = config.traffic.shift.model_copy(
         update={
@@ -55,13 +56,16 @@ def _run(args: argparse.Namespace, aws: Aws | None, deploy: Deploy | None) -> No
         raise UnsafeShiftError(
             f"--interval: {settings.interval_seconds} is not allowed; use at least {MIN_SHIFT_INTERVAL_SECONDS} s"
         )
-    _refuse_weights_the_config_refuses(args.config, plan_weights(config.weights, args.to, settings.step))
+    plan = plan_weights(config.weights, args.to, settings.step)
+    _refuse_weights_the_config_refuses(args.config, plan)
+    deployer = deployer or CdktfDeployer(args.config.resolve().parent)
     if args.dry_run:
         _print_plan(config, settings, args.to, skip_readiness=args.skip_readiness)
+        if plan:  # what the first step would carry along, reported (and refused) as the shift itself would
+            refuse_pending(deployer, touched(config.weights, plan), config.weights, print)
         return
-    deploy = deploy or functools.partial(cdktf_deploy, cwd=args.config.resolve().parent)
     clients = aws or Aws(config.region)
-    Shift(args.config, config, settings, clients, deploy, SystemClock(), sys.stdout, args.skip_readiness).run(args.to)
+    Shift(args.config, config, settings, clients, deployer, SystemClock(), sys.stdout, args.skip_readiness).run(args.to)
 
 
 def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:
@@ -84,7 +88,10 @@ def _print_plan(config: Config, settings: ShiftConfig, target: str, *, skip_read
     for number, state in enumerate(plan, 1):
         print(f"step {number}/{len(plan)} {describe(state)}")
     if plan:
-        print(f"each step: deploy, wait for Route53 and the TTL, watch {target}'s ALB for {settings.interval_seconds} s")
+        print(
+            "each step: plan each colour, apply it if it changes nothing but weights (else refuse, weights restored), "
+            f"wait for Route53 and the TTL, watch {target}'s ALB for {settings.interval_seconds} s"
+        )
         print(f"gate: {describe_gate(settings)}")
         if skip_readiness:
             print(f"readiness: NOT CHECKED (--skip-readiness): weight may move to {target} before it has proven itself")

@@ -1,9 +1,12 @@
-"""The shift itself: preflight, the target's readiness, then step by step: write the weights, deploy, wait for
-Route53 and the TTL, watch the window, judge it; on any failure, the previous step's weights back the same way."""
+"""The shift itself: preflight, the target's readiness, the changes pending at the current weights, then step by
+step: write the weights, plan each colour, refuse a plan that changes more than the weights, apply the plans,
+wait for Route53 and the TTL, watch the window, judge it; on any failure, the previous step's weights back the
+same way."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -16,10 +19,11 @@ from tools import readiness
 from tools.aws import Aws, load_balancer_for, load_balancer_name, weighted_records, zone_id
 from tools.clock import POLL_SECONDS, Clock
 from tools.shift import ShiftError, UnsafeShiftError
-from tools.shift.deploy import Deploy
+from tools.shift.deploy import Deployer, Plan
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.metrics import METRICS_DELAY_SECONDS, describe_metrics, read_metrics
-from tools.shift.plan import Weights, describe, plan_weights
+from tools.shift.pending import Change, changes, refusals
+from tools.shift.plan import Weights, describe, plan_weights, touched
 
 
 @dataclass
@@ -28,7 +32,7 @@ class Shift:
     config: Config
     settings: ShiftConfig
     aws: Aws
-    deploy: Deploy
+    deployer: Deployer
     clock: Clock
     out: TextIO
     skip_readiness: bool = False  # --skip-readiness: move weight without the target's proof (said loudly)
@@ -39,9 +43,10 @@ class Shift:
         if not plan:
             self._say(f"{target} already has all the traffic ({describe(weights)}): nothing to do")
             return
-        affected = [colour for colour in weights if any(state[colour] != weights[colour] for state in plan)]
+        affected = touched(weights, plan)
         zone, load_balancer = self._preflight(target, affected, weights)
         self._readiness(target, load_balancer)
+        refuse_pending(self.deployer, affected, weights, self._say)
         unproven = " | READINESS NOT CHECKED (--skip-readiness)" if self.skip_readiness else ""
         self._say(
             f"shifting to {target}: {describe(weights)} -> {describe(plan[-1])} in {len(plan)} step(s); each step is "
@@ -65,6 +70,8 @@ class Shift:
             label = f"step {number}/{len(plan)}  {describe(state)}"
             try:
                 self._apply(state, affected, zone)
+            except UnsafeShiftError as err:  # the step's plan changes more than the weights: nothing of it applied
+                raise UnsafeShiftError(f"{label}: {err}") from None
             except ShiftError as err:
                 self._roll_back(previous, affected, zone, f"{label}: {err}")
             # The window is whole minutes, as CloudWatch keeps ALB metrics: no datapoint half in it.
@@ -150,11 +157,25 @@ class Shift:
             )
 
     def _apply(self, state: Weights, affected: list[str], zone: str) -> None:
-        """Write the weights, deploy, and return once clients can be getting them."""
+        """Write the weights, plan every colour, apply the plans if each changes nothing but weights, and return
+        once clients can be getting them. A plan that changes more is refused (UnsafeShiftError) before any is
+        applied, with the config back at the weights it held."""
         before = load_config(self.config_path).weights
         write_weights(self.config_path, state)
-        # Colours that gain weight first: between two deploys the total only grows, never reaching all 0.
-        self.deploy(sorted(affected, key=lambda colour: before[colour] - state[colour]))
+        # Colours that gain weight first: between two applies the total only grows, never reaching all 0.
+        colours = sorted(affected, key=lambda colour: before[colour] - state[colour])
+        self.deployer.synth()
+        plans = [self.deployer.plan(colour) for colour in colours]
+        refused = {plan.colour: refusals(plan.document) for plan in plans}
+        if any(refused.values()):
+            write_weights(self.config_path, before)
+            raise UnsafeShiftError(
+                f"its plan changes more than the weights, so none of it was applied and the config is back at "
+                f"{describe(before)}, the weights in place:\n{_listed(refused)}\n{_on_its_own(refused)}"
+            )
+        for plan in plans:
+            if _changes_something(plan):
+                self.deployer.apply(plan)
         ttl = self._wait_for_weights(zone, {colour: state[colour] for colour in affected})
         self.clock.sleep(ttl)  # resolvers may keep the previous answer this long
 
@@ -176,6 +197,8 @@ class Shift:
         self._say(f"rolling back to {describe(previous)}: {reason}")
         try:
             self._apply(previous, affected, zone)
+        except UnsafeShiftError as err:
+            raise ShiftError(f"{reason}; the roll-back to {describe(previous)} was refused: {err}") from None
         except ShiftError as err:
             raise ShiftError(
                 f"{reason}; the roll-back to {describe(previous)} failed too: {err}. The config holds "
@@ -185,6 +208,45 @@ class Shift:
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
+
+
+def refuse_pending(deployer: Deployer, colours: Sequence[str], weights: Weights, say: Callable[[str], None]) -> None:
+    """Plan each colour the shift touches at the weights it has now, and report what is pending. Anything pending
+    would land with the first step on a serving colour, unjudged: the shift refuses (UnsafeShiftError) before any
+    weight moves."""
+    try:
+        deployer.synth()
+        pending = {colour: changes(deployer.plan(colour).document) for colour in colours}
+    except ShiftError as err:
+        raise UnsafeShiftError(f"could not plan {', '.join(colours)} at the current weights: {err}. Nothing changed") from None
+    found = {colour: listed for colour, listed in pending.items() if listed}
+    if not found:
+        say(f"pending changes at the current weights ({describe(weights)}): none in {', '.join(colours)}")
+        return
+    raise UnsafeShiftError(
+        f"changes are pending at the current weights ({describe(weights)}), and the shift applies weights only; "
+        f"nothing was changed:\n{_listed(found)}\n{_on_its_own(found)}"
+    )
+
+
+def _listed(found: dict[str, list[Change]]) -> str:
+    return "\n".join(f"  - {colour}: {change.line()}" for colour, listed in found.items() for change in listed)
+
+
+def _on_its_own(found: dict[str, list[Change]]) -> str:
+    """Where a change that is not a weight goes: a deploy of its own, read first, made when the colour serves
+    nothing or deliberately, so no shift window is blamed for it (or misses it)."""
+    colours = [colour for colour, listed in found.items() if any(not change.weight_only for change in listed)] or list(found)
+    commands = ", ".join(f"`cdktf diff {colour}` then `cdktf deploy {colour}`" for colour in colours)
+    return (
+        f"Deploy that on its own, outside a shift ({commands}), when the colour has no weight or deliberately; "
+        "then run the shift again"
+    )
+
+
+def _changes_something(plan: Plan) -> bool:
+    """A plan with nothing in it (a colour whose weight this step keeps) is not worth a `terraform apply`."""
+    return bool(changes(plan.document))
 
 
 def _minutes(left: timedelta) -> str:
