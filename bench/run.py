@@ -33,7 +33,6 @@ from pathlib import Path
 
 import psutil
 
-from model.config import SUPPORTED_KUBERNETES_VERSIONS
 from model.loading import raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 from scripts.scratch_project import link_project, write_project_file
@@ -97,14 +96,10 @@ def project_copy(root: Path, name: str, clusters: dict[str, dict[str, object]] |
 
 
 def colours(count: int) -> dict[str, dict[str, object]]:
-    """`count` colours; weights 100 then 0; versions cycle (see bench/main_any_versions.py)."""
-    return {
-        f"c{i}": {
-            "kubernetes_version": SUPPORTED_KUBERNETES_VERSIONS[i % len(SUPPORTED_KUBERNETES_VERSIONS)],
-            "weight": 100 if i == 0 else 0,
-        }
-        for i in range(count)
-    }
+    """`count` colours, each one of the example's colours (versions may repeat); the first serves, the rest have
+    no weight."""
+    example = list(raw_config_file(EXAMPLE_CONFIG)["clusters"].values())
+    return {f"c{i}": {**example[i % len(example)], "weight": 100 if i == 0 else 0} for i in range(count)}
 
 
 def machine() -> str:
@@ -131,7 +126,6 @@ def main() -> int:
 
     root = Path(tempfile.mkdtemp(prefix="bench-"))
     main_py = [PYTHON, str(PROJECT_DIR / "main.py")]
-    any_versions = [PYTHON, str(PROJECT_DIR / "bench" / "main_any_versions.py")]
     synth: list[Subject] = [
         Subject(
             "floor (bindings + 3 trivial stacks)",
@@ -144,7 +138,7 @@ def main() -> int:
             PROJECT_DIR,
         ),
         Subject("python main.py (shipped example)", main_py, project_copy(root, "example", None)),
-        *[Subject(f"python main.py ({n} colours)", any_versions, project_copy(root, f"c{n}", colours(n))) for n in (2, 4, 8)],
+        *[Subject(f"python main.py ({n} colours)", main_py, project_copy(root, f"c{n}", colours(n))) for n in (2, 4, 8)],
         Subject(
             "python main.py, jsii package cache off",
             main_py,

@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WrapSerializer, create_model
 
 from model.eks_addons import ADDONS
+from model.eks_calendar import CALENDAR
 from model.platform import VERSIONED, Component
 from model.problems import Allowed, frozen_mapping
 
-# EKS versions this project has been checked against (standard or extended support, late 2026).
-# A new minor version is one entry here; a typo such as "1.3" or "1.340" fails at synth.
-SUPPORTED_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35")
+# The Kubernetes versions EKS offers: the rows of the EKS calendar (model/eks_calendar.yaml). A new minor
+# version is a row there; a typo such as "1.3" or "1.340" fails at synth.
+SUPPORTED_KUBERNETES_VERSIONS = CALENDAR.supported
+# EKS's upgrade policy of a cluster (UpgradePolicyRequest.supportType).
+SupportType = Literal["STANDARD", "EXTENDED"]
 # Values CloudWatch Logs accepts for retention_in_days.
 LogRetentionDays = Literal[
     1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653
@@ -199,7 +202,11 @@ class ClusterConfig(Section):
 
     kubernetes_version: Annotated[
         str,
-        Field(description=_VERSIONS + "; each colour runs a different version", json_schema_extra=_version_in_schema),
+        Field(
+            description=_VERSIONS + " (the EKS calendar, model/eks_calendar.yaml); two colours may run the same version "
+            "(a platform-only or cluster-replacing rebuild)",
+            json_schema_extra=_version_in_schema,
+        ),
         Shown("(required)"),
     ] = ""  # required (model/rules.py): no version is a sensible default for a new colour
     weight: Annotated[
@@ -228,6 +235,15 @@ class ClusterConfig(Section):
         Allowed(_IMAGE_TAG_ALLOWED),
         Shown("`app.image_tag`"),
     ] = None
+    support_type: Annotated[
+        SupportType,
+        Field(
+            description="`EXTENDED` (AWS's default): past the end of standard support the cluster stays on its version at "
+            "the extended rate until you replace the colour; `STANDARD`: no extended rate, but AWS upgrades the control "
+            "plane in place at the end of standard support (the cluster's `upgrade_policy`; docs/upgrade-runbook.md)"
+        ),
+        Allowed("use STANDARD or EXTENDED"),
+    ] = "EXTENDED"
 
 
 class NetworkConfig(Section):
@@ -513,13 +529,13 @@ def _default_clusters() -> Mapping[str, ClusterConfig]:
     return frozen_mapping(
         {
             "blue": ClusterConfig(
-                kubernetes_version="1.34",
+                kubernetes_version="1.35",
                 weight=100,
                 platform=serving_release,
                 gitops_revision=GitOpsConfig.model_fields["revision"].default,
                 image_tag=DEFAULT_IMAGE_TAG,
             ),
-            "green": ClusterConfig(kubernetes_version="1.35", weight=0),
+            "green": ClusterConfig(kubernetes_version="1.36", weight=0),
         }
     )
 
@@ -573,8 +589,8 @@ class Config(Section):
             json_schema_extra={"propertyNames": {"pattern": COLOUR_PATTERN}},
         ),
         Shown(
-            "`blue` (1.34, weight 100, naming its whole release: today's `platform` defaults, `main`, the default image tag), "
-            "`green` (1.35, weight 0, inheriting)"
+            "`blue` (1.35, weight 100, naming its whole release: today's `platform` defaults, `main`, the default image tag), "
+            "`green` (1.36, weight 0, inheriting)"
         ),
     ] = Field(default_factory=_default_clusters)
 

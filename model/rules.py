@@ -5,6 +5,7 @@ naming the key, the bad value and what is allowed; a key that already failed is 
 
 from __future__ import annotations
 
+import datetime as dt
 import ipaddress
 import re
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from model.config import (
     NodeGroupConfig,
     split_bits,
 )
+from model.eks_calendar import CALENDAR, CALENDAR_NAME, WARN_DAYS
 from model.platform import VERSIONED
 from model.problems import Problems
 
@@ -128,13 +130,12 @@ def _cluster_rules(c: Config, p: Problems) -> None:
         "clusters",
         dict(c.clusters),
         bool(c.clusters),
-        'name at least one colour, e.g. {"blue": {"kubernetes_version": "1.34", "weight": 100}}',
+        'name at least one colour, e.g. {"blue": {"kubernetes_version": "1.35", "weight": 100}}',
     )
-    seen_versions: dict[str, str] = {}
     for colour, cluster in c.clusters.items():
         key = f"clusters.{colour}"
         _check(p, key, colour, bool(_COLOUR.match(colour)), _COLOUR_RULE)
-        _version_rules(p, key, cluster.kubernetes_version, seen_versions, colour)
+        _version_rules(p, key, cluster.kubernetes_version)
         _node_rules(p, f"{key}.nodes", cluster.nodes)
         _platform_rules(c, p, colour)
         _serving_release_rules(c, p, colour)
@@ -150,19 +151,20 @@ def _cluster_rules(c: Config, p: Problems) -> None:
         )
 
 
-def _version_rules(p: Problems, key: str, version: str, seen: dict[str, str], colour: str) -> None:
+def _version_rules(p: Problems, key: str, version: str) -> None:
+    """One of the versions EKS offers (the calendar's rows). Two colours may share one: a platform-only or a
+    cluster-replacing rebuild is a new colour on the same version."""
     key = f"{key}.kubernetes_version"
     allowed = f"use one of {', '.join(SUPPORTED_KUBERNETES_VERSIONS)}"
     _check(p, key, version, bool(version), f"required for every colour; {allowed}")
     _check(p, key, version, bool(_VERSION.match(version)), f"use the form '1.NN'; {allowed}")
-    _check(p, key, version, version in SUPPORTED_KUBERNETES_VERSIONS, f"unsupported version; {allowed}")
-    other = seen.setdefault(version, colour)
     _check(
         p,
         key,
         version,
-        other == colour,
-        f"'{other}' already runs {version}; each colour runs its own version (that is the upgrade)",
+        version in SUPPORTED_KUBERNETES_VERSIONS,
+        f"not in the EKS calendar ({CALENDAR_NAME}); {allowed}. A version EKS has started to offer is a row there "
+        "plus rows in the compatibility table (argocd/apps/platform/*/component.yaml)",
     )
 
 
@@ -246,9 +248,10 @@ RULES: tuple[Callable[[Config, Problems], None], ...] = (
 )
 
 
-def config_warnings(config: Config) -> list[str]:
-    """Things that synthesize but would not work once deployed."""
-    warnings = []
+def config_warnings(config: Config, *, today: dt.date | None = None) -> list[str]:
+    """Things that synthesize but would not work once deployed, or will cost or change soon.
+    today: the day the EKS calendar is read for (default: today, UTC, as AWS bills)."""
+    warnings = _calendar_warnings(config, today or dt.datetime.now(dt.UTC).date())
     if config.gitops.repo_url == PLACEHOLDER_REPO_URL:
         warnings.append(
             f"gitops.repo_url is the placeholder {PLACEHOLDER_REPO_URL!r}: set it to a Git URL of this project "
@@ -264,3 +267,43 @@ def config_warnings(config: Config) -> list[str]:
     if "0.0.0.0/0" in config.eks.public_access_cidrs and config.eks.endpoint_public_access:
         warnings.append("eks.public_access_cidrs allows the whole internet to reach the Kubernetes API endpoint; narrow it")
     return warnings
+
+
+def _calendar_warnings(config: Config, today: dt.date) -> list[str]:
+    """Each colour within WARN_DAYS of, or past, the end of standard support of its version, and what happens
+    then; a colour older than the one serving (a new colour should be the upgrade, not a step back)."""
+    warnings = []
+    for colour, cluster in config.clusters.items():
+        found = CALENDAR.find(cluster.kubernetes_version)
+        if found is None:
+            continue  # refused by the rules already
+        days = found.days_to_standard_end(today)
+        if days > WARN_DAYS:
+            continue
+        end = found.end_of_standard_support.isoformat()
+        if cluster.support_type == "EXTENDED":
+            then = (
+                f"the control plane is billed at the extended rate (${CALENDAR.price_per_hour.extended:.2f}/h instead of "
+                f"${CALENDAR.price_per_hour.standard:.2f}/h) until {found.end_of_extended_support.isoformat()}"
+            )
+        else:
+            then = "support_type is STANDARD: AWS upgrades its control plane in place to the next version"
+        when = f"ends on {end}, in {days} days" if days > 0 else f"ended on {end}, {-days} days ago"
+        warnings.append(
+            f"clusters.{colour}: Kubernetes {found.version}'s EKS standard support {when}; from then {then}. Build the "
+            f"next colour on a newer version (`python -m tools.calendar`, {CALENDAR_NAME})"
+        )
+    serving = [c for c in config.clusters.values() if c.weight > 0]
+    if serving:
+        newest_serving = max((c.kubernetes_version for c in serving), key=_minor)
+        for colour, cluster in config.clusters.items():
+            if cluster.weight == 0 and _minor(cluster.kubernetes_version) < _minor(newest_serving):
+                warnings.append(
+                    f"clusters.{colour} runs Kubernetes {cluster.kubernetes_version}, older than the {newest_serving} "
+                    "that serves now: shifting to it would be a downgrade"
+                )
+    return warnings
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from model.config import SUPPORTED_KUBERNETES_VERSIONS, subnet_cidrs
+from model.config import SUPPORTED_KUBERNETES_VERSIONS, Config, subnet_cidrs
 from model.loading import ConfigError, config_from_dict, load_config
 from model.platform import ARGO_CD, VERSIONED, component
 from tests.support.configs import CONNECTION_ARN, EXAMPLE_FILE, example, example_raw, named_release
@@ -38,8 +38,8 @@ def clusters(**colours: dict[str, Any]) -> dict[str, Any]:
 def test_defaults_synthesize_blue_and_green() -> None:
     config = config_from_dict({})
     assert {c: (k.kubernetes_version, k.weight) for c, k in config.clusters.items()} == {
-        "blue": ("1.34", 100),
-        "green": ("1.35", 0),
+        "blue": ("1.35", 100),
+        "green": ("1.36", 0),
     }
     assert config.table.name == "eks-bg-users"
     assert config.image.repository == "eks-bg/sample-app"
@@ -126,7 +126,10 @@ def test_fails_on_unknown_key_naming_the_allowed_keys() -> None:
 def test_fails_on_unknown_key_inside_a_colour() -> None:
     problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "wieght": 2}))
     assert problem.startswith("clusters.blue.wieght: 2")
-    assert "allowed keys: addon_versions, gitops_revision, image_tag, kubernetes_version, nodes, platform, weight" in problem
+    assert (
+        "allowed keys: addon_versions, gitops_revision, image_tag, kubernetes_version, nodes, platform, support_type, weight"
+        in problem
+    )
 
 
 @pytest.mark.parametrize(("value", "expected"), [("100", "use an integer"), (True, "use an integer"), (1.5, "use an integer")])
@@ -168,21 +171,15 @@ def test_fails_on_kubernetes_version_format(version: str) -> None:
 
 def test_fails_on_unsupported_kubernetes_version() -> None:
     problem = one_problem(clusters(blue={"kubernetes_version": "1.28", "weight": 1}))
-    assert problem.startswith('clusters.blue.kubernetes_version: "1.28" is not allowed; unsupported version; use one of 1.32')
+    assert problem.startswith(
+        'clusters.blue.kubernetes_version: "1.28" is not allowed; not in the EKS calendar (model/eks_calendar.yaml); '
+        "use one of 1.32"
+    )
 
 
 def test_fails_on_missing_kubernetes_version() -> None:
     problem = one_problem(clusters(red={"weight": 1}))
     assert problem.startswith('clusters.red.kubernetes_version: "" is not allowed; required for every colour')
-
-
-def test_fails_on_duplicate_kubernetes_version() -> None:
-    problem = one_problem(
-        clusters(
-            blue={"kubernetes_version": "1.34", "weight": 1, **named_release()}, green={"kubernetes_version": "1.34", "weight": 0}
-        )
-    )
-    assert problem.startswith("clusters.green.kubernetes_version: \"1.34\" is not allowed; 'blue' already runs 1.34")
 
 
 def test_fails_on_duplicate_colour_in_the_json_file(tmp_path: Path) -> None:
@@ -394,8 +391,8 @@ def test_warns_while_the_git_url_is_the_placeholder() -> None:
             "eks": {"public_access_cidrs": ["198.51.100.0/24"]},
             "app": {"image_tag": "3f2c1a9"},
             "clusters": {
-                "blue": {"kubernetes_version": "1.34", "weight": 100, **named_release(image_tag="3f2c1a9")},
-                "green": {"kubernetes_version": "1.35"},
+                "blue": {"kubernetes_version": "1.35", "weight": 100, **named_release(image_tag="3f2c1a9")},
+                "green": {"kubernetes_version": "1.36"},
             },
         }
     )
@@ -531,7 +528,7 @@ def test_fails_on_a_colour_whose_own_chart_is_not_known_to_work_with_its_kuberne
     problem = one_problem(clusters(green={"kubernetes_version": "1.35", "weight": 1, "platform": {"argo_cd": "9.3.7"}}))
     assert problem == (
         'clusters.green.platform.argo_cd: "9.3.7" is not allowed; green runs Kubernetes 1.35, and the argo-cd chart 9.3.7 '
-        "is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.1.4 or 9.4.18 (compatibility table: "
+        "is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.4.1 or 10.2.3 or 10.1.4 or 9.4.18 (compatibility table: "
         "argocd/apps/platform/argo-cd/component.yaml)"
     )
 
@@ -543,8 +540,8 @@ def test_fails_on_a_project_release_one_colour_cannot_run_naming_that_colour() -
     )
     assert problems == (
         'clusters.green.platform.argo_cd: "9.3.7" is not allowed; green runs Kubernetes 1.35, and the argo-cd chart 9.3.7 '
-        "(from platform.argo_cd) is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.1.4 or 9.4.18 (compatibility "
-        "table: argocd/apps/platform/argo-cd/component.yaml)",
+        "(from platform.argo_cd) is known to work with 1.31, 1.32, 1.33, 1.34 only; use 10.4.1 or 10.2.3 or 10.1.4 or 9.4.18 "
+        "(compatibility table: argocd/apps/platform/argo-cd/component.yaml)",
     )
 
 
@@ -584,14 +581,15 @@ def test_fails_on_a_colour_revision_or_image_tag_that_is_malformed() -> None:
     )
 
 
-def test_the_current_release_runs_on_every_supported_kubernetes_version() -> None:
-    """The defaults must synthesize for any colour: each current chart is known to work with every supported version."""
-    missing = {
-        c.key: [k for k in SUPPORTED_KUBERNETES_VERSIONS if k not in c.known_kubernetes(c.chart.default)]
-        for c in VERSIONED
-        if c.chart
-    }
+def test_every_supported_version_has_a_chart_of_each_component_and_the_defaults_run_the_default_colours() -> None:
+    """A colour on any version of the calendar can be given a platform release from the table; the current release
+    runs on the versions the default colours run (it may leave out a version in extended support)."""
+    missing = {c.key: [k for k in SUPPORTED_KUBERNETES_VERSIONS if not c.working_versions(k)] for c in VERSIONED}
     assert missing == {c.key: [] for c in VERSIONED}
+    defaults = {cluster.kubernetes_version for cluster in Config().clusters.values()}
+    assert {c.key: sorted(defaults - set(c.known_kubernetes(c.chart.default))) for c in VERSIONED if c.chart} == {
+        c.key: [] for c in VERSIONED
+    }
 
 
 def test_the_table_names_each_chart_version_once_and_only_known_kubernetes_versions() -> None:
@@ -600,5 +598,5 @@ def test_the_table_names_each_chart_version_once_and_only_known_kubernetes_versi
         rows = [r.version for r in versioned.chart.releases]
         assert len(rows) == len(set(rows)), versioned.name
         assert all(re.fullmatch(r"1\.\d{2}", k) for r in versioned.chart.releases for k in r.kubernetes)
-    assert ARGO_CD.working_versions("1.36") == ()  # no argo-cd chart here is known to work with 1.36 (yet)
-    assert ARGO_CD.working_versions("1.35") == ("10.1.4", "9.4.18")
+    assert ARGO_CD.working_versions("1.36") == ("10.4.1", "10.2.3")  # only Argo CD 3.5 is tested on 1.36
+    assert ARGO_CD.working_versions("1.35") == ("10.4.1", "10.2.3", "10.1.4", "9.4.18")

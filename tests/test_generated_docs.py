@@ -102,7 +102,7 @@ def test_the_compatibility_table_is_what_the_registry_says() -> None:
 def test_the_readme_diagram_is_what_the_synthesized_stacks_show(example_app: Synthesized) -> None:
     readme = config_docs.README.read_text()
     assert config_docs.readme_with_diagram(readme, example_app.outdir) == readme, "stale: run `make docs`"
-    assert 'blue["blue: Kubernetes 1.34, weight 100"]' in readme
+    assert 'blue["blue: Kubernetes 1.35, weight 100"]' in readme
     assert "common -- remote state --> green" in readme
 
 

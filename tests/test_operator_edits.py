@@ -43,7 +43,13 @@ READS_THE_PROJECT_FILE = re.compile(r"""(PROJECT_DIR|project_dir)\s*/\s*["']cdkt
 def tracked_copy(project_dir: Path, into: Path) -> Path:
     """A real copy of the project's files (not links: a link resolves back to this checkout, where the operator's
     file is another one): those Git tracks or would (not ignored), as a fork would have them."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=project_dir, capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=project_dir,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     for name in filter(None, listed.split("\0")):
         if (project_dir / name).is_file():
             (into / name).parent.mkdir(parents=True, exist_ok=True)
