@@ -53,8 +53,8 @@ CASES: list[tuple[str, Any, str]] = [
         "clusters.blue.kubernetes_version",
     ),
     (
-        "two colours on one version",
-        {"clusters": {"blue": BLUE, "green": {**GREEN, "kubernetes_version": "1.34"}}},
+        "a version not in the EKS calendar",
+        {"clusters": {"blue": BLUE, "green": {**GREEN, "kubernetes_version": "1.37"}}},
         "clusters.green.kubernetes_version",
     ),
     ("too few AZs", {"network": {"az_count": 1}}, "network.az_count: 1"),

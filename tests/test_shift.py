@@ -116,8 +116,8 @@ def test_weights_written_into_a_config_without_clusters_keep_the_default_colours
     write_weights(path, {"blue": 80})
     written = json.loads(path.read_text())["context"]["config"]["clusters"]
     assert written == {
-        "blue": {"kubernetes_version": "1.34", "weight": 80, **named_release()},
-        "green": {"kubernetes_version": "1.35", "weight": 0},
+        "blue": {"kubernetes_version": "1.35", "weight": 80, **named_release()},
+        "green": {"kubernetes_version": "1.36", "weight": 0},
     }
 
 
