@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from model.paths import PROJECT_DIR, tools_first
+from model.platform import VERSIONED
 from tests.support.configs import example_raw
 from tests.test_operator_edits import tracked_copy
 
@@ -78,10 +79,12 @@ def move_main(repo: Path) -> None:
     (repo / "argocd/extra/templates/config.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n")
     deployment = next((repo / "argocd/sample-app/templates").glob("deployment*.yaml"))
     deployment.write_text(deployment.read_text() + "\n# next release\n")
-    # The defaults move: a newer ExternalDNS chart by default, another image tag.
-    registry = repo / "argocd/apps/platform/external-dns/component.yaml"
+    # The defaults move: another chart by default (one green's version can run), another image tag.
+    green = config("argocd")["clusters"]["green"]["kubernetes_version"]
+    component = next(c for c in VERSIONED if len(c.working_versions(green)) > 1)
+    registry = repo / f"argocd/apps/platform/{component.name}/component.yaml"
     entry = yaml.safe_load(registry.read_text())
-    entry["chart"]["default"] = entry["chart"]["releases"][-1]["version"]
+    entry["chart"]["default"] = next(v for v in component.working_versions(green) if v != entry["chart"]["default"])
     registry.write_text(yaml.safe_dump(entry, sort_keys=False))
     for name in ("argocd", "helm"):
         path = repo / f"{name}.json"
