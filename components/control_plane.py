@@ -1,11 +1,12 @@
-"""EKS control plane: cluster role, a KMS key of its own for secrets, logs with a retention, and a refusal
-to replace a cluster that exists."""
+"""EKS control plane: cluster role, a KMS key of its own for secrets, logs with a retention (a group a destroyed
+incarnation of the colour left behind removed first), its support policy, and a refusal to replace a cluster
+that exists."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cdktf import Precondition, TerraformResourceLifecycle, Token
+from cdktf import DataResource, LocalExecProvisioner, Precondition, TerraformResourceLifecycle, Token
 from cdktf_cdktf_provider_aws.cloudwatch_log_group import CloudwatchLogGroup
 from cdktf_cdktf_provider_aws.data_aws_eks_cluster import DataAwsEksCluster
 from cdktf_cdktf_provider_aws.data_aws_eks_clusters import DataAwsEksClusters
@@ -16,10 +17,13 @@ from cdktf_cdktf_provider_aws.iam_role_policy_attachment import IamRolePolicyAtt
 from constructs import Construct
 
 import policies
+from components.destroy_hook import python_command
 from components.kms_key import AccountKey
-from model.config import EksConfig
+from model.config import EksConfig, SupportType
+from tools.log_group import LOG_GROUP_ENV
 
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
+REMOVE_ORPHANED_LOGS = python_command("tools.log_group")
 
 
 class ControlPlane(Construct):
@@ -31,6 +35,7 @@ class ControlPlane(Construct):
         colour: str,
         cluster_name: str,
         kubernetes_version: str,
+        support_type: SupportType,
         subnet_ids: Sequence[str],
         public_access_cidrs: Sequence[str],
         settings: EksConfig,
@@ -39,7 +44,8 @@ class ControlPlane(Construct):
         region: str,
     ) -> None:
         """public_access_cidrs: who may reach the public endpoint (settings.public_access_cidrs and, when the
-        private endpoint is off, the addresses the nodes come from)."""
+        private endpoint is off, the addresses the nodes come from). support_type: clusters.<colour>.support_type,
+        what AWS does with the cluster at the end of standard support."""
         super().__init__(scope, id_)
         role = IamRole(self, "role", name=f"{cluster_name}-cluster", assume_role_policy=policies.render("eks_cluster_trust"))
         policy = IamRolePolicyAttachment(
@@ -56,12 +62,14 @@ class ControlPlane(Construct):
         )
         IamRolePolicy(self, "encryption", role=role.id, policy=policies.render("eks_cluster_encryption", KEY_ARN=key.key_arn))
         # EKS would create this group itself, without a retention; creating it first sets one.
+        log_group = f"/aws/eks/{cluster_name}/cluster"
         logs = CloudwatchLogGroup(
             self,
             "logs",
-            name=f"/aws/eks/{cluster_name}/cluster",
+            name=log_group,
             retention_in_days=settings.log_retention_days,
             kms_key_id=key.key_arn,
+            depends_on=[_orphaned_logs_removed(self, log_group=log_group, cluster_name=cluster_name, region=region)],
         )
         cluster = EksCluster(
             self,
@@ -81,14 +89,46 @@ class ControlPlane(Construct):
             kubernetes_network_config={"service_ipv4_cidr": settings.service_ipv4_cidr},
             enabled_cluster_log_types=list(LOG_TYPES),
             encryption_config={"provider": {"key_arn": key.key_arn}, "resources": ["secrets"]},
+            # Named, so that what AWS does at the end of standard support is the config's choice, not AWS's default:
+            # EXTENDED stays on the version at the extended rate, STANDARD is upgraded in place. Updated in place.
+            upgrade_policy={"support_type": support_type},
             depends_on=[policy, logs],
             lifecycle=TerraformResourceLifecycle(
                 precondition=[_never_replaced(self, colour=colour, cluster_name=cluster_name, settings=settings)]
             ),
         )
         self.cluster_name = cluster.name
+        # The version the cluster runs, as a reference: what follows it (the node group) is updated after it.
+        self.version = cluster.version
         self.endpoint = cluster.endpoint
         self.certificate_authority = cluster.certificate_authority.get(0).data
+
+
+def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: str, region: str) -> DataResource:
+    """A step before the log group: deletes a group of that name which a destroyed incarnation left behind.
+
+    Without it a colour destroyed and rebuilt under the same name fails on its log group: EKS delivers the
+    cluster's last logs after Terraform has deleted the group, CloudWatch creates it again, and the next create
+    meets ResourceAlreadyExistsException (terraform-aws-modules/terraform-aws-eks issues 920 and 2486).
+    tools/log_group.py deletes it only when no cluster of that name exists, and says so.
+
+    A create-time provisioner: it runs when the colour is created, and again after each destroy (the step goes
+    with the colour); on a running colour only once, when the step is first added, and then leaves the group to
+    its cluster. Nothing runs on destroy. When it fails, the log group and the cluster are not created and the
+    step is tainted: the next deploy runs it again.
+
+    Rather than an `import` block adopting the group (Terraform 1.7+ import for_each, decided at plan): checkov
+    cannot parse a stack holding one, and import blocks are refused in a module, as the stacks are validated.
+    """
+    provisioner = LocalExecProvisioner(
+        type="local-exec", command=REMOVE_ORPHANED_LOGS, environment={LOG_GROUP_ENV: "${jsonencode(self.input)}"}
+    )
+    return DataResource(
+        scope,
+        "orphaned-logs",
+        input={"log_group": log_group, "cluster": cluster_name, "region": region},
+        provisioners=[provisioner],
+    )
 
 
 def _never_replaced(scope: Construct, *, colour: str, cluster_name: str, settings: EksConfig) -> Precondition:

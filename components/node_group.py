@@ -31,11 +31,13 @@ class NodeGroup(Construct):
         id_: str,
         *,
         cluster_name: str,
+        kubernetes_version: str,
         subnet_ids: Sequence[str],
         nodes: NodeGroupConfig,
         partition: str,
         depends_on: Sequence[ITerraformDependable],
     ) -> None:
+        """kubernetes_version: the cluster's `version` attribute (ControlPlane.version), not the config's string."""
         super().__init__(scope, id_)
         role = IamRole(self, "role", name=f"{cluster_name}-nodes", assume_role_policy=policies.render("ec2_trust"))
         attachments = [
@@ -65,6 +67,10 @@ class NodeGroup(Construct):
             cluster_name=cluster_name,
             node_group_name_prefix=f"{cluster_name}-",
             node_role_arn=role.arn,
+            # The cluster's version, by reference: an in-place control-plane upgrade is applied first, then the
+            # nodes roll to the new version's AMI (an in-place update of the group, max_unavailable at a time).
+            # Without it the kubelets stay on the old minor. Allowed with this launch template: it names no AMI.
+            version=kubernetes_version,
             subnet_ids=list(subnet_ids),
             ami_type=nodes.ami_type,
             capacity_type=nodes.capacity_type,

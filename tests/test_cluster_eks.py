@@ -9,11 +9,13 @@ import pytest
 import yaml
 from cdktf import Testing
 
-from model.config import Config
+from components.destroy_hook import python_command
+from model.config import Config, SupportType
 from model.eks_addons import ADDONS
+from model.loading import config_from_dict
 from model.platform import ARGO_CD
 from model.workloads import WORKLOADS
-from tests.support.configs import ADMIN_ROLE, EXAMPLE_COLOURS, PINNED_ADDONS, example
+from tests.support.configs import ADMIN_ROLE, EVERYTHING_ON, EXAMPLE_COLOURS, PINNED_ADDONS, VARIANT, example
 from tests.support.synth import Synthesized
 
 COLOURS = EXAMPLE_COLOURS
@@ -90,6 +92,73 @@ def test_cluster_role(example_app: Synthesized, colour: str) -> None:
     assert json.loads(role["assume_role_policy"])["Statement"][0]["Principal"] == {"Service": "eks.amazonaws.com"}
     attachment = example_app.resource(colour, "aws_iam_role_policy_attachment", "eks/policy")
     assert attachment["policy_arn"] == "arn:${data.aws_partition.partition.partition}:iam::aws:policy/AmazonEKSClusterPolicy"
+
+
+def synthesized_config(fixture: str) -> Config:
+    """The configuration a session fixture synthesized (tests/conftest.py)."""
+    if fixture == "example_app":
+        return example()
+    return config_from_dict({"everything_on": EVERYTHING_ON, "variant_app": VARIANT}[fixture])
+
+
+@pytest.mark.parametrize("fixture", ["example_app", "everything_on", "variant_app"])
+def test_every_cluster_names_its_colours_support_policy(fixture: str, request: pytest.FixtureRequest) -> None:
+    """upgrade_policy.support_type as clusters.<colour>.support_type says: what AWS does at the end of standard
+    support is the config's choice, never AWS's default."""
+    app: Synthesized = request.getfixturevalue(fixture)
+    config = synthesized_config(fixture)
+    found = {
+        colour: [body.get("upgrade_policy") for body in app.resources(colour, "aws_eks_cluster").values()]
+        for colour in config.clusters
+    }
+    assert found == {colour: [{"support_type": cluster.support_type}] for colour, cluster in config.clusters.items()}
+
+
+@pytest.mark.parametrize("support_type", ["STANDARD", "EXTENDED"])
+def test_the_support_type_reaches_the_cluster_as_given(support_type: SupportType) -> None:
+    """Each value as such (the synthesized configs all run the default): the control plane alone, synthesized."""
+    from cdktf import TerraformStack
+
+    from components.control_plane import ControlPlane
+    from model.config import EksConfig
+
+    stack = TerraformStack(Testing.app(), "support")
+    ControlPlane(
+        stack,
+        "eks",
+        colour="blue",
+        cluster_name="eks-bg-blue",
+        kubernetes_version="1.35",
+        support_type=support_type,
+        subnet_ids=["subnet-1"],
+        public_access_cidrs=[],
+        settings=EksConfig(),
+        partition="aws",
+        account_id="123456789012",
+        region="ap-northeast-1",
+    )
+    (cluster,) = json.loads(Testing.synth(stack))["resource"]["aws_eks_cluster"].values()
+    assert cluster["upgrade_policy"] == {"support_type": support_type}
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_a_leftover_log_group_is_removed_before_the_log_group_is_created(example_app: Synthesized, colour: str) -> None:
+    """A colour destroyed and rebuilt under the same name: EKS re-created its log group after the destroy. The step
+    runs tools.log_group once per incarnation, at create (tests/test_orphaned_logs.py runs it, and Terraform too)."""
+    step = example_app.resource(colour, "terraform_data", "eks/orphaned-logs")
+    assert step["input"] == {
+        "log_group": f"/aws/eks/eks-bg-{colour}/cluster",
+        "cluster": f"eks-bg-{colour}",
+        "region": "ap-northeast-1",
+    }
+    (provisioner,) = step["provisioner"]
+    assert provisioner["local-exec"] == {
+        "command": python_command("tools.log_group"),
+        "environment": {"ORPHANED_LOG_GROUP": "${jsonencode(self.input)}"},
+    }  # no "when": at create, never at destroy
+    assert "triggers_replace" not in step  # once per incarnation, not on a running colour's changes
+    logs = example_app.resource(colour, "aws_cloudwatch_log_group", "eks/logs")
+    assert logs["depends_on"] == [address(example_app, colour, "terraform_data", "eks/orphaned-logs")]
 
 
 def test_endpoint_access_from_config(variant: Synthesized) -> None:
@@ -183,6 +252,19 @@ def test_node_group(example_app: Synthesized, colour: str) -> None:
     }
     # No AmazonEKS_CNI_Policy: only aws-node holds the CNI's EC2 permissions (its own role, below).
     assert policies == {"AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly"}
+
+
+@pytest.mark.parametrize("fixture", ["example_app", "variant"])
+def test_the_node_group_follows_its_clusters_version(fixture: str, request: pytest.FixtureRequest) -> None:
+    """The cluster's own attribute, not the config's string: an in-place control-plane upgrade is applied first,
+    then the nodes move to the new version (an in-place update of the group)."""
+    app: Synthesized = request.getfixturevalue(fixture)
+    for colour in app.stacks():
+        if colour == "common":
+            continue
+        group = app.resource(colour, "aws_eks_node_group", "nodes/group")
+        assert group["version"] == ref(app, colour, "aws_eks_cluster", "eks/cluster", "version")
+        assert "image_id" not in app.resource(colour, "aws_launch_template", "nodes/template")  # EKS picks the AMI
 
 
 def test_node_group_from_config(variant: Synthesized) -> None:

@@ -78,7 +78,8 @@ def in_facts(stack: dict[str, Any], leaf: str) -> str:
 
 
 def teardown_hook(stack: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    ((name, body),) = stack["resource"]["terraform_data"].items()
+    hooks = stack["resource"]["terraform_data"].items()
+    ((name, body),) = [(n, b) for n, b in hooks if b["//"]["metadata"]["path"].endswith("/teardown/hook")]
     return f"terraform_data.{name}", {"id": "6f1c", "input": body["input"], "output": body["input"]}
 
 

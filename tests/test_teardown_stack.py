@@ -20,7 +20,8 @@ def addresses(app: Synthesized, stack: str) -> set[str]:
 
 
 def hook_address(app: Synthesized, stack: str) -> str:
-    (name,) = app.json(stack)["resource"]["terraform_data"]
+    hooks = app.json(stack)["resource"]["terraform_data"].items()
+    (name,) = [n for n, body in hooks if body["//"]["metadata"]["path"] == f"{stack}/{HOOK}"]
     return f"terraform_data.{name}"
 
 
