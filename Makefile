@@ -23,24 +23,16 @@ TEST_STAMPS := $(VENV_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
 INDEX_URL := PIP_INDEX_URL="$${PIP_INDEX_URL:-$$($(PYTHON) -m scripts.pip_index_url)}"
 UV_INDEX := UV_DEFAULT_INDEX="$${PIP_INDEX_URL:-$$($(PYTHON) -m scripts.pip_index_url)}"
 
-# The pinned Node 22 (npm package `node`) and the project's virtualenv come first, so the cdktf
-# CLI and the jsii runtime never run on the machine's end-of-life Node.
-export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/.venv/bin:$(PATH)
+# Every recipe line runs in the environment a shell gets from `source scripts/env.sh` (README): bash reads
+# BASH_ENV before each `bash -c`, so make and a shell by hand cannot drift. The variables and why: scripts/env.py
+# (the pinned Node and the virtualenv first on PATH, the provider mirror when there is one, no checkpoint call,
+# NODE_OPTIONS, the jsii cache, and CI=true when the output goes to no terminal: no spinner frames in logs).
+export BASH_ENV := $(CURDIR)/scripts/env.sh
+# Only for `make lock`'s own pipenv.
 export PIPENV_VENV_IN_PROJECT := 1
 export PIPENV_VERBOSITY := -1
 export PIPENV_NOSPIN := 1
 export PIPENV_YES := 1
-export CHECKPOINT_DISABLE := 1
-# jsii unpacks each provider's bindings once into this cache, not on every run.
-export JSII_RUNTIME_PACKAGE_CACHE_ROOT := $(CURDIR)/.cache/jsii
-# cdktf keeps its own heap setting only when NODE_OPTIONS names one; jsii deprecation notices are noise.
-export NODE_OPTIONS := --max-old-space-size=4096 --no-deprecation
-
-# Providers from the local filesystem mirror when the machine has one (see scripts/terraformrc.py).
-TF_MIRROR_CONFIG := $(shell $(PYTHON) -m scripts.terraformrc)
-ifneq ($(TF_MIRROR_CONFIG),)
-export TF_CLI_CONFIG_FILE := $(TF_MIRROR_CONFIG)
-endif
 
 PIPENV := $(TOOLS)/pipenv/bin/pipenv
 

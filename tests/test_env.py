@@ -1,0 +1,88 @@
+"""One line gives a shell what make has (`source scripts/env.sh`, README), and make's recipes source the same file:
+the variables of scripts/env.py, read back from a sourcing shell and from a recipe."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from model.paths import PROJECT_DIR
+from scripts import env as project_env
+
+NAMES = ("PATH", "CHECKPOINT_DISABLE", "NODE_OPTIONS", "JSII_RUNTIME_PACKAGE_CACHE_ROOT", "TF_CLI_CONFIG_FILE", "CI")
+MAKE_VARIABLES = ("BASH_ENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT", "MAKE_TERMERR")
+PRINT = "; ".join(f'echo "{name}=${{{name}-<unset>}}"' for name in NAMES)
+
+
+def a_new_users_environment() -> dict[str, str]:
+    """The machine's environment without what the project sets (pytest's process has it: tests/conftest.py)."""
+    # make's own variables too: under `make test` the jobserver flags would reach the probe's make (a warning).
+    env = {k: v for k, v in os.environ.items() if k not in (*NAMES[1:], *MAKE_VARIABLES)}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p not in project_env.TOOL_DIRS)
+    return env
+
+
+def printed(output: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in output.splitlines() if line.split("=", 1)[0] in NAMES)
+
+
+def test_the_tools_come_first_once_and_the_variables_make_had_are_set() -> None:
+    base = {"PATH": os.pathsep.join(["/usr/bin", project_env.TOOL_DIRS[1], "/bin"])}
+    got = project_env.environment(base, terminal=True)
+    assert got["PATH"].split(os.pathsep) == [*project_env.TOOL_DIRS, "/usr/bin", "/bin"]
+    # Sourced again (a make recipe under a shell that has it already): nothing grows.
+    assert project_env.environment(got, terminal=True)["PATH"] == got["PATH"]
+    assert got["CHECKPOINT_DISABLE"] == "1"
+    assert "--no-deprecation" in got["NODE_OPTIONS"]
+    assert "--max-old-space-size=" in got["NODE_OPTIONS"]  # else the cdktf CLI warns and sets its own
+    assert got["JSII_RUNTIME_PACKAGE_CACHE_ROOT"] == str(PROJECT_DIR / ".cache" / "jsii")
+    assert "CI" not in got  # a terminal keeps the CLI's spinner
+
+
+def test_output_to_no_terminal_sets_ci_unless_ci_says_otherwise() -> None:
+    assert project_env.environment({"PATH": "/bin"}, terminal=False)["CI"] == "true"
+    assert "CI" not in project_env.environment({"PATH": "/bin", "CI": "false"}, terminal=False)
+
+
+def test_the_provider_mirror_is_used_when_the_machine_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mirror_config = tmp_path / "terraformrc"
+    monkeypatch.setattr(project_env, "write_config", lambda: mirror_config)
+    assert project_env.environment({"PATH": "/bin"}, terminal=True)["TF_CLI_CONFIG_FILE"] == str(mirror_config)
+    monkeypatch.setattr(project_env, "write_config", lambda: None)
+    assert "TF_CLI_CONFIG_FILE" not in project_env.environment({"PATH": "/bin"}, terminal=True)
+
+
+def test_sourcing_env_sh_from_another_directory_and_a_make_recipe_give_the_same_environment(tmp_path: Path) -> None:
+    """One source of truth: the Makefile's recipes run under BASH_ENV=scripts/env.sh; outputs here are pipes."""
+    env = a_new_users_environment()
+    by_hand = subprocess.run(
+        ["bash", "-c", f"source {PROJECT_DIR / 'scripts' / 'env.sh'} && {PRINT}"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    recipe = f"probe: ; @{PRINT.replace('$', '$$')}; bash -c 'echo \"child BASH_ENV=$${{BASH_ENV-<unset>}}\"'"
+    under_make = subprocess.run(
+        ["make", "--no-print-directory", f"--eval={recipe}", "probe"],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert by_hand.stderr == under_make.stderr == ""
+    shell, make = printed(by_hand.stdout), printed(under_make.stdout)
+    assert shell == make
+    assert shell["PATH"].split(os.pathsep)[:2] == list(project_env.TOOL_DIRS)
+    assert shell["CI"] == "true"  # a pipe is no terminal
+    expected = project_env.environment(env, terminal=False)
+    assert {name: shell[name] for name in expected} == expected
+    # The hook is for make's recipe lines only: their children (a pyenv shim is a bash script) do not source it again.
+    assert "child BASH_ENV=<unset>" in under_make.stdout
