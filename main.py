@@ -10,6 +10,9 @@ from pathlib import Path
 from model.loading import ConfigError, load_config
 from model.rules import config_warnings
 
+# What the cdktf CLI sets for the app it runs (cdktf's CONTEXT_ENV; not imported: the refusal loads no jsii).
+CONTEXT_ENV = "CDKTF_CONTEXT_JSON"
+
 
 def main(outdir: str | None = None) -> int:
     """outdir: default: what the cdktf CLI asks for (CDKTF_OUTDIR), else ./cdktf.out."""
@@ -18,9 +21,8 @@ def main(outdir: str | None = None) -> int:
     except ConfigError as err:
         # Before App() exists: a bad config writes nothing to cdktf.out, and fails in a
         # fraction of a second instead of after the ~15 s the provider bindings take to load.
-        print(err, file=sys.stderr)
         _forget_previous_output(Path(outdir or os.environ.get("CDKTF_OUTDIR") or "cdktf.out"))
-        return 2
+        return _refuse(err)
     for warning in config_warnings(config):
         # stdout: the cdktf CLI labels every line of the app's stderr "[ERROR]", and these are not errors.
         print(f"warning: {warning}")
@@ -30,6 +32,18 @@ def main(outdir: str | None = None) -> int:
     from stacks.app import build
 
     build(App(outdir=outdir), config).synth()
+    return 0
+
+
+def _refuse(err: ConfigError) -> int:
+    """Say what is wrong, once. Run directly: on stderr, exit status 2. Run by the cdktf CLI (it passes the context in
+    CDKTF_CONTEXT_JSON): the CLI shows the app's stderr live as "[ERROR]" lines and, after a non-zero exit, all of its
+    output (stdout and stderr) again; so the problems go to stdout, the app exits 0 without a manifest, and the CLI
+    adds one line ("synthesis failed ... manifest.json was not created") and exits 1 (tests/test_cli.py)."""
+    if CONTEXT_ENV not in os.environ:
+        print(err, file=sys.stderr)
+        return 2
+    print(f"{err}\nnothing synthesized: fix the configuration and run the command again")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Read, validate and write the configuration: `cdktf.json` -> `context.config`, or a JSON file it names.
+"""Read, validate and write the configuration: `cdktf.json` -> `context.config`, or the JSON file it names (the
+project ships `config.json`: the cdktf CLI never parses it, so a mistake there is the app's to report).
 
 `load_config` reports every problem at once, before any stack is built, each naming the key, the
 bad value and what is allowed; `write_weights` changes only the weights, validated first, atomically.
@@ -149,7 +150,9 @@ def _read_json(path: Path, source: str) -> Any:
         return json.loads(path.read_text(), object_pairs_hook=reject_duplicate_keys)
     except FileNotFoundError:
         raise ConfigError(source, [f"{path}: file not found"]) from None
-    except ValueError as err:  # JSONDecodeError is a ValueError, and so is a duplicate key
+    except json.JSONDecodeError as err:  # where the mistake is, as an editor counts: line and column from 1
+        raise ConfigError(source, [f"{path}: not valid JSON: line {err.lineno} column {err.colno}: {err.msg}"]) from None
+    except ValueError as err:  # a duplicate key
         raise ConfigError(source, [f"{path}: not valid JSON: {err}"]) from None
 
 

@@ -1,16 +1,23 @@
 """The commands README gives, through the pinned cdktf CLI, as a user runs them: `cdktf synth` in a scratch copy of
-the project (a background check: tests/support/background_checks.py)."""
+the project (a background check: tests/support/background_checks.py), and by hand after `source scripts/env.sh`
+(one CLI process per case, on the main thread while the background checks run)."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
 from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from model.loading import load_config
 from model.paths import PROJECT_DIR
-from scripts.scratch_project import Project
+from scripts.scratch_project import Project, link_project, write_project_file
+from tests.support.configs import example_raw
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.background("cli_synth")
@@ -48,3 +55,78 @@ def test_cli_output_holds_no_absolute_path_of_the_project(project: Project) -> N
     assert len(texts) >= 4
     for place in (str(project.root), str(PROJECT_DIR)):
         assert [str(p.relative_to(out)) for p, text in texts.items() if place in text] == [], place
+
+
+# --- `source scripts/env.sh`, then the CLI by hand: what README tells an operator to run ---------------------------
+
+# What a new user's shell lacks before `source scripts/env.sh` (pytest's own process has them: tests/conftest.py).
+MAKE_ONLY = ("CHECKPOINT_DISABLE", "NODE_OPTIONS", "JSII_RUNTIME_PACKAGE_CACHE_ROOT", "TF_CLI_CONFIG_FILE", "CI", "BASH_ENV")
+SPINNER = re.compile("[\u2800-\u28ff]")  # the CLI's spinner frames are braille characters
+
+
+@dataclass
+class ByHand:
+    returncode: int
+    output: str
+    stacks: list[str]
+
+
+def synth_by_hand(tmp_path: Path, config_text: str) -> ByHand:
+    """`source scripts/env.sh && cdktf synth` in a scratch copy with config_text as its config.json, over the stacks
+    of an earlier synth; output to a pipe, as in CI."""
+    project = tmp_path / "project"
+    link_project(project, own={"cdktf.json", "config.json", "cdktf.out", "terraform-state", ".git"})
+    # The project's CLI settings (app command, language), naming config.json as the shipped project file does.
+    cdktf = json.loads(write_project_file(project, {}).read_text())
+    (project / "cdktf.json").write_text(json.dumps({**cdktf, "context": {"config": "config.json"}}, indent=2))
+    (project / "config.json").write_text(config_text)
+    (project / "cdktf.out" / "stacks" / "yesterday").mkdir(parents=True)
+    (project / "cdktf.out" / "stacks" / "yesterday" / "cdk.tf.json").write_text("{}")
+    ours = {str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin")}
+    env = {k: v for k, v in os.environ.items() if k not in MAKE_ONLY and not k.startswith(("PYTEST", "COV_"))}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p not in ours)
+    done = subprocess.run(
+        ["bash", "-c", "source scripts/env.sh && cdktf synth"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    stacks_dir = project / "cdktf.out" / "stacks"
+    stacks = sorted(p.name for p in stacks_dir.iterdir()) if stacks_dir.exists() else []
+    return ByHand(done.returncode, done.stdout + done.stderr, stacks)
+
+
+def example_config_text() -> str:
+    return json.dumps({"$schema": "./config.schema.json", **example_raw()}, indent=2) + "\n"
+
+
+def test_cdktf_synth_by_hand_after_sourcing_env_sh_prints_no_error_and_no_spinner(tmp_path: Path) -> None:
+    """The Makefile's environment by one line: no `[ERROR]` (jsii's deprecation notices, HashiCorp's checkpoint call,
+    a missing Terraform CLI config), no spinner frames in a log, the stacks written and the earlier one gone."""
+    run = synth_by_hand(tmp_path, example_config_text())
+    assert run.returncode == 0, run.output[-3000:]
+    assert "Generated Terraform code for the stacks: blue, common, green" in run.output
+    assert "[ERROR]" not in run.output, run.output
+    assert SPINNER.findall(run.output) == [], run.output
+    assert run.stacks == ["blue", "common", "green"]
+
+
+def test_cdktf_synth_by_hand_names_a_json_mistake_once_by_file_line_and_column(tmp_path: Path) -> None:
+    """The config is the app's own file (cdktf.json names it; the CLI never parses it): a JSON mistake there is the
+    app's to report, once, with no Node stack trace, and the earlier synth is removed."""
+    text = example_config_text().replace('"region": "ap-northeast-1",', '"region": "ap-northeast-1"', 1)
+    line = text.splitlines().index('  "dns": {') + 1  # Python's JSON parser stops at the next key
+    run = synth_by_hand(tmp_path, text)
+    assert run.returncode != 0, run.output
+    message = f"config.json: not valid JSON: line {line} column 3: Expecting ',' delimiter"
+    assert run.output.count(message) == 1, run.output
+    assert run.output.count("invalid configuration in config.json") == 1, run.output
+    for trace in ("Traceback", "SyntaxError", "    at ", "JSON.parse"):
+        assert trace not in run.output, run.output
+    # At most the CLI's own line after an app that synthesized nothing ("... manifest.json was not created"): main.py.
+    assert run.output.count("[ERROR]") <= 1, run.output
+    assert len(SPINNER.findall(run.output)) <= 1, run.output  # the last frame, printed once on exit
+    assert run.stacks == []

@@ -1,7 +1,7 @@
-"""A team forks the project, edits its cdktf.json as README says (its zone, repository and image; the shift done;
-a colour retired and removed; a new one added) and runs `make test` in CI. Nothing the suite synthesizes or
-loads, and nothing the generated docs say, may come from that file: the suite tests the code on the
-configurations it owns (tests/support/configs.py), and the docs describe the shipped example."""
+"""A team forks the project, edits its configuration (config.json, which cdktf.json names) as README says (its
+zone, repository and image; the shift done; a colour retired and removed; a new one added) and runs `make test` in
+CI. Nothing the suite synthesizes or loads, and nothing the generated docs say, may come from that file: the suite
+tests the code on the configurations it owns (tests/support/configs.py), and the docs describe the shipped example."""
 
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ NEXT_CYCLE: dict[str, Any] = {
 # Where the project's own files may name cdktf.json: code that reads the operator's config on purpose (main.py, the
 # operator commands, `make rehearse`) is elsewhere; the suite, the docs generators and the bench must not.
 NOT_READING_IT = ("tests", "bench", "scripts/docs.py", "policies/readme.py")
-READS_THE_PROJECT_FILE = re.compile(r"""(PROJECT_DIR|project_dir)\s*/\s*["']cdktf\.json["']""")
+# Its configuration file too (cdktf.json's `context.config` names config.json).
+READS_THE_PROJECT_FILE = re.compile(r"""(PROJECT_DIR|project_dir)\s*/\s*["'](cdktf|config)\.json["']""")
 
 
 def tracked_copy(project_dir: Path, into: Path) -> Path:
@@ -62,9 +63,13 @@ def test_an_operators_cdktf_json_changes_nothing_the_suite_runs_on(
     project_dir: Path, tmp_path: Path, edited: dict[str, Any]
 ) -> None:
     copy = tracked_copy(project_dir, tmp_path / "fork")
+    # Where cdktf.json keeps the configuration: the file it names (config.json as shipped), or inline.
     cdktf = json.loads((copy / "cdktf.json").read_text())
-    cdktf["context"]["config"] = edited
-    (copy / "cdktf.json").write_text(json.dumps(cdktf, indent=2))
+    if isinstance(cdktf["context"]["config"], str):
+        (copy / cdktf["context"]["config"]).write_text(json.dumps({"$schema": "./config.schema.json", **edited}, indent=2))
+    else:
+        cdktf["context"]["config"] = edited
+        (copy / "cdktf.json").write_text(json.dumps(cdktf, indent=2))
     probe = "import json; from tests.support.configs import suite_inputs; print(json.dumps(suite_inputs()))"
     done = subprocess.run([sys.executable, "-c", probe], cwd=copy, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -26,7 +26,12 @@ from tools.teardown import UnsafeTeardownError, check_weight
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.retire", description=__doc__.split("\n\n")[0])
     parser.add_argument("colour", help="the colour to destroy")
-    parser.add_argument("--force", action="store_true", help="destroy although the colour still has weight")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="destroy although the colour still has weight, or its cluster cannot be reached: the teardown then skips "
+        "the apps and still waits for the load balancer and records they made (docs/upgrade-runbook.md)",
+    )
     parser.add_argument("--auto-approve", action="store_true", help="do not ask before destroying (cdktf's flag)")
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
