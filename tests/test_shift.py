@@ -334,6 +334,30 @@ def test_the_command_exits_1_with_the_reason_when_a_step_fails(
     assert load_config(path).weights == {"blue": 100, "green": 0}
 
 
+def test_a_login_that_expires_mid_shift_fails_the_step_and_rolls_back_in_one_line(shift_in: ShiftIn, deployed: Emulated) -> None:
+    """AWS stops answering once weight has moved (CloudWatch, reading the window): the step fails and is rolled back,
+    and the reason is AWS's, in one line (exit 1 through the command, tools/cli.py), never a traceback."""
+    from botocore.exceptions import ClientError
+
+    shift, _, _ = shift_in(deployed)
+
+    class Expired:
+        def get_metric_data(self, **_: Any) -> Any:
+            error = {"Error": {"Code": "ExpiredToken", "Message": "The security token included in the request is expired"}}
+            raise ClientError(error, "GetMetricData")  # type: ignore[arg-type]
+
+    shift.aws._clients["cloudwatch"] = Expired()
+    with pytest.raises(ShiftError) as failed:
+        shift.run("green")
+    assert str(failed.value) == (
+        "step 1/5  blue 80  green 20: cannot read the window's metrics: the AWS credentials have expired (GetMetricData: "
+        "ExpiredToken): log in to the account (`aws sso login`, or set AWS_PROFILE or the AWS_* keys) and run the command "
+        "again; rolled back to blue 100  green 0"
+    )
+    assert configured_weights(shift) == {"blue": 100, "green": 0}
+    assert deployed.weights() == {"blue": 100, "green": 0}
+
+
 def test_route53_that_never_changes_times_out_and_rolls_back(shift_in: ShiftIn, deployed: Emulated) -> None:
     shift, world, _ = shift_in(deployed, dns_timeout_seconds=120)
     world.dns_delay = 10_000

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from tools.kube import KubeApi
 
@@ -21,6 +21,27 @@ LBC_CLUSTER_TAG = "elbv2.k8s.aws/cluster"
 ALIAS_TTL = 60
 _ADDRESS_TYPES = ("A", "AAAA", "CNAME")  # kinds of record a weighted host name may be
 _TAG_BATCH = 20  # ELBv2 DescribeTags takes at most 20 ARNs
+
+# What AWS answers when the caller's credentials are no longer (or never were) good, when it denies the caller an
+# action, by service: STS and IAM say ExpiredToken, JSON services ExpiredTokenException, EC2 RequestExpired or
+# AuthFailure, IAM-style services AccessDenied, EC2 UnauthorizedOperation, EKS and CloudWatch AccessDeniedException.
+_EXPIRED = {"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"}
+_NOT_ACCEPTED = {
+    "InvalidClientTokenId",
+    "UnrecognizedClientException",
+    "SignatureDoesNotMatch",
+    "InvalidSignatureException",
+    "AuthFailure",
+}
+_DENIED = {
+    "AccessDenied",
+    "AccessDeniedException",
+    "UnauthorizedOperation",
+    "UnauthorizedException",
+    "AuthorizationError",
+    "Forbidden",
+}
+_LOG_IN = "log in to the account (`aws sso login`, or set AWS_PROFILE or the AWS_* keys) and run the command again"
 
 
 class Aws:
@@ -183,6 +204,52 @@ def _tagged(elbv2: Any, arns: list[str], cluster: str) -> list[str]:
             if tags.get(LBC_CLUSTER_TAG) == cluster:
                 tagged.append(description["ResourceArn"])
     return tagged
+
+
+class AwsAccessError(Exception):
+    """AWS could not be asked: no credentials, expired or refused ones, an action denied, the endpoint unreachable.
+    The message says which, in AWS's words, and what to do."""
+
+
+def aws_problem(err: BaseException) -> str | None:
+    """One line for an operator when err is an AWS SDK error (credentials, access, network, an API error); None for
+    anything else, which stays a bug with its traceback. botocore is imported only here, once such an error exists."""
+    if not type(err).__module__.startswith("botocore"):
+        return None
+    from botocore import exceptions as sdk
+
+    said = " ".join(str(err).split())
+    if isinstance(err, sdk.ClientError):
+        code = err.response.get("Error", {}).get("Code", "")
+        message = " ".join(str(err.response.get("Error", {}).get("Message", "")).split())[:300]
+        operation = err.operation_name
+        if code in _EXPIRED:
+            return f"the AWS credentials have expired ({operation}: {code}): {_LOG_IN}"
+        if code in _NOT_ACCEPTED:
+            return f"AWS does not accept these credentials ({operation}: {code}: {message}): {_LOG_IN}"
+        if code in _DENIED:
+            return (
+                f"AWS denied {operation} to this identity ({code}: {message}): it needs the deployer policy "
+                "(policies/README.md), and a cluster admin access entry for the Kubernetes API"
+            )
+        return f"AWS {operation} failed ({code}: {message})"
+    if isinstance(err, sdk.NoCredentialsError | sdk.PartialCredentialsError | sdk.ProfileNotFound):
+        return f"no usable AWS credentials ({said}): {_LOG_IN}"
+    if isinstance(err, sdk.SSOError | sdk.TokenRetrievalError | sdk.CredentialRetrievalError):
+        return f"the AWS login has expired or cannot be refreshed ({said}): {_LOG_IN}"
+    if isinstance(err, sdk.ConnectionError | sdk.HTTPClientError):
+        return f"cannot reach AWS ({said}): check the network, the region and AWS_ENDPOINT_URL if one is set"
+    if isinstance(err, sdk.NoRegionError):
+        return f"{said}: set the project's `region` or AWS_REGION"
+    return f"the AWS SDK failed ({type(err).__name__}: {said})"
+
+
+def raise_as_access_error(err: BaseException) -> NoReturn:
+    """Re-raise an AWS SDK error as AwsAccessError with its operator's line; anything else unchanged."""
+    said = aws_problem(err)
+    if said is None:
+        raise err
+    raise AwsAccessError(said) from None
 
 
 def _host(dns_name: str) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from model.paths import PROJECT_DIR, tools_first
+from tools.aws import AwsAccessError, aws_problem
 
 
 def run_cdktf(arguments: Sequence[str], *, cwd: Path = PROJECT_DIR, env: Mapping[str, str] | None = None) -> int:
@@ -20,7 +21,11 @@ def run_cdktf(arguments: Sequence[str], *, cwd: Path = PROJECT_DIR, env: Mapping
 def exit_status(
     action: Callable[[], None], *, refused: tuple[type[Exception], ...], failed: tuple[type[Exception], ...], prefix: str = ""
 ) -> int:
-    """0: done; 1: failed part-way (the message says what is in place); 2: refused, nothing changed."""
+    """0: done; 1: failed part-way (the message says what is in place); 2: refused, nothing changed.
+
+    An AWS SDK error that reaches here (missing, expired or refused credentials, a denied action, no network) came
+    before the command changed anything: a command that has changed something turns such errors into its `failed`
+    kind, saying what is in place. Either way the operator reads one line, not a traceback."""
     try:
         action()
     except refused as err:
@@ -29,4 +34,13 @@ def exit_status(
     except failed as err:
         print(f"{prefix}failed: {err}", file=sys.stderr)
         return 1
+    except AwsAccessError as err:
+        print(f"{prefix}refused: {err}; nothing was changed", file=sys.stderr)
+        return 2
+    except Exception as err:
+        said = aws_problem(err)
+        if said is None:
+            raise
+        print(f"{prefix}refused: {said}; nothing was changed", file=sys.stderr)
+        return 2
     return 0

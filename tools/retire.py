@@ -18,7 +18,7 @@ from pathlib import Path
 from model.config import Config
 from model.loading import ConfigError, load_config
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
-from tools.aws import Aws, colour_weight, find_zone
+from tools.aws import Aws, aws_problem, colour_weight, find_zone
 from tools.cli import exit_status, run_cdktf
 from tools.teardown import UnsafeTeardownError, check_weight
 
@@ -69,19 +69,40 @@ def deployed_state(config: Config, colour: str, aws: Aws) -> str | None:
     state = config.state
     if state.backend == "local":
         path = state.file(colour)
+        where = str(path)
         if not path.exists():
             return f"no state file {path}"
-        text = path.read_text()
+        try:
+            text = path.read_text()
+        except OSError as err:
+            raise _unreadable(colour, where, err.strerror or str(err)) from None
     else:
         key = state.key(colour)
+        where = f"s3://{state.bucket}/{key}"
         s3 = aws.client("s3") if state.region == config.region else Aws(state.region).s3
         try:
             text = s3.get_object(Bucket=state.bucket, Key=key)["Body"].read().decode()
         except s3.exceptions.NoSuchKey:
-            return f"no state s3://{state.bucket}/{key}"
-    if not json.loads(text or "{}").get("resources"):
+            return f"no state {where}"
+        except Exception as err:
+            said = aws_problem(err)
+            if said is None:
+                raise
+            raise _unreadable(colour, where, said) from None
+    try:
+        held = json.loads(text or "{}")
+    except ValueError as err:
+        raise _unreadable(colour, where, f"not Terraform state: {err}") from None
+    if not isinstance(held, dict) or not held.get("resources"):
         return "its state holds no resources"
     return None
+
+
+def _unreadable(colour: str, where: str, why: str) -> UnsafeTeardownError:
+    return UnsafeTeardownError(
+        f"cannot read {colour}'s Terraform state {where} ({why}): whether it is deployed is unknown, so nothing was "
+        "destroyed. Check the `state` settings of the config and access to the state"
+    )
 
 
 def _live_weight(plan: TeardownPlan, aws: Aws) -> int | None:

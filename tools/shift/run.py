@@ -6,7 +6,8 @@ same way."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +17,7 @@ from model.config import Config, ShiftConfig, cluster_name
 from model.loading import load_config, write_weights
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tools import readiness
-from tools.aws import Aws, load_balancer_for, load_balancer_name, weighted_records, zone_id
+from tools.aws import Aws, aws_problem, load_balancer_for, load_balancer_name, weighted_records, zone_id
 from tools.clock import POLL_SECONDS, Clock
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.deploy import Deployer, Plan
@@ -80,7 +81,11 @@ class Shift:
             window_start = self.clock.now()
             self.clock.sleep(window)
             self.clock.sleep(METRICS_DELAY_SECONDS)
-            metrics = read_metrics(self.aws.cloudwatch, dimension, window_start, window)
+            try:
+                with _aws_fails_the_step():
+                    metrics = read_metrics(self.aws.cloudwatch, dimension, window_start, window)
+            except ShiftError as err:
+                self._roll_back(previous, affected, zone, f"{label}: cannot read the window's metrics: {err}")
             breach = judge(metrics, s)
             left = (self.clock.now() - started) * (len(plan) - number)
             verdict = "GATE TRIPPED" if breach else "ok, IDLE (allowed)" if is_idle(metrics, s) else "ok"
@@ -160,6 +165,10 @@ class Shift:
         """Write the weights, plan every colour, apply the plans if each changes nothing but weights, and return
         once clients can be getting them. A plan that changes more is refused (UnsafeShiftError) before any is
         applied, with the config back at the weights it held."""
+        with _aws_fails_the_step():
+            self._apply_now(state, affected, zone)
+
+    def _apply_now(self, state: Weights, affected: list[str], zone: str) -> None:
         before = load_config(self.config_path).weights
         write_weights(self.config_path, state)
         # Colours that gain weight first: between two applies the total only grows, never reaching all 0.
@@ -208,6 +217,20 @@ class Shift:
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
+
+
+@contextmanager
+def _aws_fails_the_step() -> Iterator[None]:
+    """Once weights move, AWS that cannot be asked (an expired login, a denied call, no network) fails the step: it is
+    rolled back (or the roll-back says it could not be), and the operator reads AWS's reason in one line. Before the
+    first step such an error refuses the shift instead (tools/cli.py: exit 2, nothing changed)."""
+    try:
+        yield
+    except Exception as err:
+        said = aws_problem(err)
+        if said is None:
+            raise
+        raise ShiftError(said) from None
 
 
 def refuse_pending(deployer: Deployer, colours: Sequence[str], weights: Weights, say: Callable[[str], None]) -> None:
