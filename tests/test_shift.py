@@ -344,7 +344,7 @@ def test_a_login_that_expires_mid_shift_fails_the_step_and_rolls_back_in_one_lin
     class Expired:
         def get_metric_data(self, **_: Any) -> Any:
             error = {"Error": {"Code": "ExpiredToken", "Message": "The security token included in the request is expired"}}
-            raise ClientError(error, "GetMetricData")  # type: ignore[arg-type]
+            raise ClientError(error, "GetMetricData")
 
     shift.aws._clients["cloudwatch"] = Expired()
     with pytest.raises(ShiftError) as failed:
