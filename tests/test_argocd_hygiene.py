@@ -69,6 +69,10 @@ def child(
         pytest.param(child(health="Degraded", sync="Synced", phase="Succeeded"), "Degraded", id="degraded"),
         # An upgrade: still Healthy from before while the new sync runs; the next wave must wait.
         pytest.param(child(health="Healthy", sync="OutOfSync", phase="Running"), "Progressing", id="healthy, sync running"),
+        # A failed upgrade: what ran before is still Healthy, but the sync failed; the next wave must not start.
+        pytest.param(child(health="Healthy", sync="OutOfSync", phase="Failed"), "Degraded", id="healthy, last sync failed"),
+        pytest.param(child(health="Healthy", sync="OutOfSync", phase="Error"), "Degraded", id="healthy, last sync errored"),
+        pytest.param(child(health="Healthy", sync="OutOfSync", phase="Terminating"), "Progressing", id="sync terminating"),
     ],
 )
 def test_a_child_is_healthy_only_once_its_sync_has_finished(obj: dict[str, Any], expected: str) -> None:
@@ -81,6 +85,12 @@ def test_the_health_message_is_passed_on_and_says_when_a_sync_runs() -> None:
         "message": "Deployment x exceeded its deadline",
     }
     assert application_health(child(health="Healthy", phase="Running"))["message"] == "sync operation running"
+    failed = child(health="Healthy", phase="Failed")
+    failed["status"]["operationState"]["message"] = "one or more objects failed to apply"
+    assert application_health(failed) == {
+        "status": "Degraded",
+        "message": "last sync failed: one or more objects failed to apply",
+    }
 
 
 # --- retries ------------------------------------------------------------------------------------
