@@ -1,6 +1,6 @@
 """Sample service: reads the shared DynamoDB table with its pod's EKS Pod Identity credentials.
 
-Configured only from the environment: TABLE_NAME, AWS_REGION, CLUSTER_COLOR (and, for an
+Configured only from the environment: TABLE_NAME, AWS_REGION, CLUSTER_COLOR, IMAGE_TAG (and, for an
 emulator, the SDK's standard AWS_ENDPOINT_URL). No credentials in code or image: boto3 takes
 them from the Pod Identity agent.
 """
@@ -135,6 +135,22 @@ def items_page(limit: int = Query(100, ge=1, le=1000), cursor: str | None = None
 def healthz() -> dict[str, str]:
     """Liveness: the process answers. No AWS call, so an AWS outage does not restart pods."""
     return {"status": "ok"}
+
+
+@app.get("/probe")
+def probe() -> dict[str, Any]:
+    """The end-to-end proof readiness asks for through the colour's preview host (tools/readiness/probe.py): the
+    request crossed DNS, the ALB, TLS and this pod, which read the table with its Pod Identity credentials. It says
+    which colour answered and the image tag it runs (the chart sets IMAGE_TAG from the colour's release)."""
+    status = call("describe_table", TableName=table_name())["Table"]["TableStatus"]
+    page = call("scan", TableName=table_name(), Limit=1)
+    return {
+        "colour": os.environ.get("CLUSTER_COLOR", "unknown"),
+        "image_tag": os.environ.get("IMAGE_TAG", "unknown"),
+        "table": table_name(),
+        "table_status": status,
+        "items_read": len(page.get("Items", [])),
+    }
 
 
 @app.get("/readyz")

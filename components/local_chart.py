@@ -15,6 +15,7 @@ from typing import Any
 
 from cdktf import AssetType, ITerraformDependable, TerraformAsset
 from cdktf_cdktf_provider_helm.release import Release
+from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
 from constructs import Construct
 
 
@@ -29,19 +30,25 @@ class LocalChart(Construct):
         namespace: str,
         values: Mapping[str, Any],
         depends_on: Sequence[ITerraformDependable],
-        create_namespace: bool = False,
+        namespace_labels: Mapping[str, str] | None = None,
     ) -> None:
         """depends_on: what the chart's workloads need; on destroy the release then goes first,
-        while all of that still runs."""
+        while all of that still runs. namespace_labels: create the namespace first, with these labels (Helm's
+        own create_namespace cannot label it, and a label such as the readiness gate's must be there before
+        the first pod); None: the namespace exists already."""
         super().__init__(scope, id_)
         source = TerraformAsset(self, "chart", path=str(chart), type=AssetType.DIRECTORY)
+        if namespace_labels is not None:
+            created = NamespaceV1(
+                self, "namespace", metadata={"name": namespace, "labels": dict(namespace_labels)}, depends_on=list(depends_on)
+            )
+            namespace = created.metadata.name
         self.release = Release(
             self,
             "release",
             name=release_name,
             chart=source.path,
             namespace=namespace,
-            create_namespace=create_namespace,
             # JSON is YAML; Terraform fills the ${...} references inside the string at apply.
             values=[json.dumps(values, indent=2, sort_keys=True)],
             depends_on=list(depends_on),

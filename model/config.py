@@ -298,6 +298,12 @@ class DnsConfig(Section):
     def app_hostname(self) -> str:
         return f"{self.app_host}.{self.zone_name}"
 
+    def preview_hostname(self, colour: str) -> str:
+        """The colour's own host name, beside the weighted one: its Ingress answers both, its ExternalDNS alone writes
+        this record, so it reaches that colour whatever the weights (smoke tests, readiness, a browser). One label
+        (`app-green`), so the sub-zone's wildcard certificate covers it."""
+        return f"{self.app_host}-{colour}.{self.zone_name}"
+
 
 class EksConfig(Section):
     """Settings every colour's cluster shares."""

@@ -82,6 +82,8 @@ class Component(_Entry):
     chart: Chart | None = None  # a chart from a Helm repository, at this colour's version of it
     path: str | None = None  # or a chart of this repository, at this colour's Git revision
     identity: Identity | None = None
+    # Labels of its namespace (Argo CD's managedNamespaceMetadata; with app delivery "helm", Terraform's namespace).
+    namespace_labels: dict[str, str] = Field(default_factory=dict, alias="namespaceLabels")
     ignore_differences: tuple[dict[str, Any], ...] = Field(default=(), alias="ignoreDifferences")  # Argo CD's, as is
 
     @property

@@ -73,6 +73,19 @@ def _network_rules(c: Config, p: Problems) -> None:
 def _dns_rules(c: Config, p: Problems) -> None:
     d = c.dns
     _check(p, "dns.app_host", d.app_hostname, len(d.app_hostname) <= 253, "the full host name must be at most 253 characters")
+    for colour in c.clusters:
+        if not _COLOUR.match(colour):
+            continue  # the colour's own problem says why
+        preview = d.preview_hostname(colour)
+        label = preview.split(".", 1)[0]
+        _check(
+            p,
+            "dns.app_host",
+            d.app_host,
+            len(label) <= 63 and len(preview) <= 253,
+            f"colour {colour}'s preview host {preview} needs `<app_host>-<colour>` within one DNS label (63 characters) "
+            "and the name within 253: shorten dns.app_host or the colour",
+        )
 
 
 def _eks_rules(c: Config, p: Problems) -> None:

@@ -44,6 +44,9 @@ def cluster_facts(
         "dns": {
             "zoneName": common(CommonOutput.ZONE_NAME),
             "hostname": config.dns.app_hostname,
+            # Only this colour's: readiness probes it end to end before the colour gets any weight (additive: charts
+            # of an older revision ignore it, so the contract version stays).
+            "previewHostname": config.dns.preview_hostname(colour),
             # One owner per cluster: each colour's ExternalDNS updates only the records it wrote.
             "txtOwnerId": cluster_name,
             "syncInterval": f"{config.traffic.sync_interval_seconds}s",

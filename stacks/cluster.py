@@ -133,7 +133,7 @@ class ClusterStack(TerraformStack):
                 chart=files_at(release.gitops_revision, SAMPLE_APP.path or "", key=f"clusters.{colour}.gitops_revision"),
                 release_name=SAMPLE_APP.name,
                 namespace=SAMPLE_APP.namespace,
-                create_namespace=True,
+                namespace_labels=SAMPLE_APP.namespace_labels,
                 values=sample_app_values(facts),
                 depends_on=[root.release],
             )

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from model.platform import CHILDREN
-from tests.support.checkov import CONFIG_FILE, FRAMEWORKS
+from tests.support.checkov import CONFIG_FILE, FRAMEWORKS, OWN_CHECKS
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.synth import Synthesized
 
@@ -79,6 +79,17 @@ def test_every_rendered_manifest_was_scanned(
     assert sum(doc["kind"] == "Application" for doc in docs) == len(EXAMPLE_COLOURS) * (2 * (1 + len(CHILDREN)) - 1)
     assert pod_templates == 4  # the app, delivered both ways, in both colours
     assert {"Deployment.sample-app.sample-app", "Service.sample-app.sample-app"} <= scanned(results["kubernetes"])
+
+
+def test_the_projects_own_check_ran_on_each_ingress_and_passed(results: dict[str, dict[str, Any]]) -> None:
+    """scripts/checkov/checks/ingress_hosts.py: the sample app's Ingress routes exactly the hosts it publishes (the
+    weighted one and the colour's preview host), in every colour and both deliveries."""
+    (check_id,) = re.findall(r'^CHECK_ID = "([A-Z0-9_]+)"$', (OWN_CHECKS / "ingress_hosts.py").read_text(), re.MULTILINE)
+    result = results["kubernetes"]["results"]
+    ran = [c for c in [*result["passed_checks"], *result["failed_checks"]] if c["check_id"] == check_id]
+    assert {c["resource"] for c in ran} == {"Ingress.sample-app.sample-app"}
+    assert len(ran) == 2 * len(EXAMPLE_COLOURS)  # both syntheses
+    assert [c for c in ran if c["check_result"]["result"] != "PASSED"] == []
 
 
 def test_the_dockerfile_was_scanned(results: dict[str, dict[str, Any]]) -> None:

@@ -46,6 +46,21 @@ def test_defaults_synthesize_blue_and_green() -> None:
     assert config.table.deletion_protection is True
     assert config.state.backend == "local"
     assert config.dns.app_hostname == "app.eks.example.com"
+    assert config.dns.preview_hostname("green") == "app-green.eks.example.com"  # one label: the wildcard covers it
+
+
+def test_a_preview_host_label_longer_than_dns_allows_is_refused_naming_the_colour() -> None:
+    """`<app_host>-<colour>` is one DNS label (at most 63 characters); synth refuses what ExternalDNS could not write."""
+    host = "a" * 50
+    serving = {"kubernetes_version": "1.35", "weight": 100}
+    problem = one_problem({"dns": {"app_host": host}, **clusters(**{"green-rebuild-2026": serving})})
+    assert problem == (
+        f'dns.app_host: "{host}" is not allowed; colour green-rebuild-2026\'s preview host'
+        f" {host}-green-rebuild-2026."
+        "eks.example.com needs `<app_host>-<colour>` within one DNS label (63 characters) and the name within 253: "
+        "shorten dns.app_host or the colour"
+    )
+    assert config_from_dict({"dns": {"app_host": host}, **clusters(blue=serving)}).dns.app_host == host  # 55: fits
 
 
 @pytest.mark.parametrize(

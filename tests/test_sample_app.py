@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from moto import mock_aws
 
-from scripts.seed_table import create_table
+from scripts.seed_table import create_table, seed
 from tests.support.sample_app import APP_ENV, REGION, TABLE, fill, load_app
 
 
@@ -126,6 +126,25 @@ def test_readyz_both_ways(aws: Any, client: TestClient) -> None:
     assert ready.json() == {"status": "ready", "table": TABLE, "table_status": "ACTIVE"}
 
 
+def test_probe_answers_what_readiness_holds_the_colour_to(aws: Any, client: TestClient) -> None:
+    """/probe is the end of readiness's request through the preview host (tools/readiness/probe.py): the colour and
+    the image tag its pods run, after reading the table. The probe's own judge reads this very answer."""
+    from tools.readiness import Target
+    from tools.readiness.probe import PROBE_PATH, ProbeFailedError, judge
+
+    assert client.get(PROBE_PATH).status_code == 503  # no table: the whole path is not there
+    seed(aws, TABLE, 1)
+    answer = client.get(PROBE_PATH)
+    assert answer.status_code == 200
+    assert answer.json() == {"colour": "green", "image_tag": "0.2.0", "table": TABLE, "table_status": "ACTIVE", "items_read": 1}
+    target = Target("green", "eks-bg-green", "1.36", "app-green.eks.example.com", image_tag="0.2.0")
+    assert judge(target, (200, answer.content)) == (
+        f"green answered through DNS, its ALB and TLS; read table {TABLE}; image 0.2.0 as configured"
+    )
+    with pytest.raises(ProbeFailedError, match=r"green runs image tag 0\.2\.0, but its release names 0\.3\.0"):
+        judge(Target("green", "eks-bg-green", "1.36", "app-green.eks.example.com", image_tag="0.3.0"), (200, answer.content))
+
+
 def test_every_response_names_the_serving_colour(aws: Any, client: TestClient) -> None:
     assert client.get("/healthz").headers["X-Cluster-Color"] == "green"
     assert client.get("/").headers["X-Cluster-Color"] == "green"  # errors too
@@ -141,8 +160,6 @@ def test_one_client_per_process(aws: Any, sample: ModuleType) -> None:
 
 
 def test_seed_table_helper_makes_what_the_readme_shows(aws: Any, client: TestClient) -> None:
-    from scripts.seed_table import seed
-
     seed(aws, TABLE, 3)
     seed(aws, TABLE, 3)  # idempotent: the table exists, items are overwritten
     assert sorted(client.get("/").json(), key=lambda i: i["UserId"]) == [

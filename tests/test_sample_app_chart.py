@@ -50,7 +50,15 @@ def test_both_delivery_modes_pass_the_same_values(via_argocd: Synthesized, via_h
     from_git, namespace = argocd_values(via_argocd, colour)
     release = releases(via_helm, colour)["sample-app"]
     assert values_of_release(release) == from_git
-    assert release["namespace"] == namespace
+    # Terraform makes the namespace first, labelled as Argo CD labels it (the readiness gate's injection label).
+    created = via_helm.resource(colour, "kubernetes_namespace_v1", f"{SAMPLE_APP.name}/namespace")
+    assert created["metadata"] == {"name": namespace, "labels": SAMPLE_APP.namespace_labels}
+    (address,) = [
+        a
+        for a, body in via_helm.json(colour)["resource"]["kubernetes_namespace_v1"].items()
+        if body is created or body == created
+    ]
+    assert release["namespace"] == f"${{kubernetes_namespace_v1.{address}.metadata[0].name}}"
     # The same chart Argo CD renders from Git, carried inside cdktf.out (tests/test_portable_output.py).
     copy = via_helm.stack_dir(colour) / release["chart"]
     assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == sorted(p.relative_to(CHART) for p in CHART.rglob("*"))
@@ -61,7 +69,7 @@ def test_helm_mode_installs_after_the_root_and_argocd_leaves_it_out(via_helm: Sy
     sample = releases(via_helm, colour)["sample-app"]
     (root,) = [n for n, r in via_helm.json(colour)["resource"]["helm_release"].items() if r["name"] == "app-of-apps"]
     assert sample["depends_on"] == [f"helm_release.{root}"]
-    assert sample["create_namespace"] is True
+    assert "create_namespace" not in sample  # Helm's cannot label it: Terraform's namespace (above) is used
     children = build_chain(via_helm, colour).children
     assert sorted(children) == sorted(c.name for c in CHILDREN if c != SAMPLE_APP)
     assert "aws-load-balancer-controller" in children
@@ -69,6 +77,19 @@ def test_helm_mode_installs_after_the_root_and_argocd_leaves_it_out(via_helm: Sy
 
 def test_argocd_mode_has_no_sample_app_release(via_argocd: Synthesized) -> None:
     assert sorted(releases(via_argocd, "blue")) == ["app-of-apps", "argo-cd"]
+
+
+@pytest.mark.parametrize("colour", CLUSTERS)
+def test_the_apps_namespace_gets_the_readiness_gate_label(via_argocd: Synthesized, colour: str) -> None:
+    """The load balancer controller injects its pod readiness gate into pods of a namespace labelled so; Argo CD
+    creates the namespace with it (managedNamespaceMetadata) and keeps it there."""
+    assert SAMPLE_APP.namespace_labels == {"elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}
+    child = build_chain(via_argocd, colour).children[SAMPLE_APP.name]
+    policy = child["spec"]["syncPolicy"]
+    assert "CreateNamespace=true" in policy["syncOptions"]
+    assert policy["managedNamespaceMetadata"] == {"labels": SAMPLE_APP.namespace_labels}
+    others = [c for name, c in build_chain(via_argocd, colour).children.items() if name != SAMPLE_APP.name]
+    assert [c["metadata"]["name"] for c in others if "managedNamespaceMetadata" in c["spec"]["syncPolicy"]] == []
 
 
 @pytest.mark.parametrize("mode", ["argocd", "helm"])
@@ -110,7 +131,9 @@ def test_ingress_annotations(via_argocd: Synthesized, colour: str) -> None:
     annotations = ingress["metadata"]["annotations"]
     assert annotations["external-dns.alpha.kubernetes.io/aws-weight"] == str(CLUSTERS[colour]["weight"])
     assert annotations["external-dns.alpha.kubernetes.io/set-identifier"] == colour
-    assert annotations["external-dns.alpha.kubernetes.io/hostname"] == "app.eks.example.com"
+    # The shared, weighted host and the colour's own preview host: both records, both served by this Ingress.
+    preview = f"app-{colour}.eks.example.com"
+    assert annotations["external-dns.alpha.kubernetes.io/hostname"] == f"app.eks.example.com,{preview}"
     assert annotations["external-dns.alpha.kubernetes.io/ttl"] == "60"
     assert annotations["alb.ingress.kubernetes.io/certificate-arn"] == sample_for("certificate_arn")
     assert annotations["alb.ingress.kubernetes.io/ssl-redirect"] == "443"
@@ -118,8 +141,21 @@ def test_ingress_annotations(via_argocd: Synthesized, colour: str) -> None:
     assert annotations["alb.ingress.kubernetes.io/scheme"] == "internet-facing"
     assert annotations["alb.ingress.kubernetes.io/target-type"] == "ip"
     assert annotations["alb.ingress.kubernetes.io/healthcheck-path"] == "/healthz"
+    assert annotations["alb.ingress.kubernetes.io/target-group-attributes"] == "deregistration_delay.timeout_seconds=30"
     assert ingress["spec"]["ingressClassName"] == "alb"
-    assert ingress["spec"]["rules"][0]["host"] == "app.eks.example.com"
+    assert [rule["host"] for rule in ingress["spec"]["rules"]] == ["app.eks.example.com", preview]
+    assert ingress["spec"]["rules"][0]["http"] == ingress["spec"]["rules"][1]["http"]  # the same backend
+
+
+@pytest.mark.parametrize("colour", CLUSTERS)
+def test_the_ingress_and_service_come_before_the_pods(via_argocd: Synthesized, colour: str) -> None:
+    """The readiness gate is injected only when a target group binding exists for the pod's Service: the Ingress
+    (whose load balancer makes it) and the Service sync a wave before the Deployment."""
+    rendered = manifests(*argocd_values(via_argocd, colour))
+    waves = {
+        kind: int(rendered[kind]["metadata"].get("annotations", {}).get("argocd.argoproj.io/sync-wave", 0)) for kind in rendered
+    }
+    assert waves["Ingress"] == waves["Service"] < waves["Deployment"]
 
 
 @pytest.mark.parametrize("colour", CLUSTERS)
@@ -139,7 +175,13 @@ def test_deployment(via_argocd: Synthesized, colour: str) -> None:
         "TABLE_NAME": sample_for("table_name"),
         "AWS_REGION": "ap-northeast-1",
         "CLUSTER_COLOR": colour,
+        "IMAGE_TAG": VARIANT["app"]["image_tag"],  # what /probe reports to readiness
     }
+    # Rollouts with the readiness gate: a new pod first, an old one out only once its replacement is healthy in the
+    # target group; a terminating pod keeps serving while it is deregistered, within its grace period.
+    assert deployment["spec"]["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
+    pause = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+    assert 0 < pause < spec["terminationGracePeriodSeconds"]
     assert (container["livenessProbe"]["httpGet"]["path"], container["readinessProbe"]["httpGet"]["path"]) == (
         "/healthz",
         "/readyz",

@@ -191,7 +191,10 @@ def test_weight_and_set_identifier_reach_the_ingress(chains: dict[str, Chain], c
     annotations = by_kind(chains[colour].sample_app, "Ingress")["sample-app"]["metadata"]["annotations"]
     assert annotations["external-dns.alpha.kubernetes.io/aws-weight"] == str(config.clusters[colour].weight)
     assert annotations["external-dns.alpha.kubernetes.io/set-identifier"] == colour
-    assert annotations["external-dns.alpha.kubernetes.io/hostname"] == "app.eks.example.com"
+    hosts = f"{config.dns.app_hostname},{config.dns.preview_hostname(colour)}"
+    assert (
+        annotations["external-dns.alpha.kubernetes.io/hostname"] == hosts == f"app.eks.example.com,app-{colour}.eks.example.com"
+    )
     assert annotations["external-dns.alpha.kubernetes.io/ttl"] == "60"
     assert annotations["alb.ingress.kubernetes.io/certificate-arn"] == sample_for("certificate_arn")
 

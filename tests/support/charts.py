@@ -11,9 +11,11 @@ from typing import Any
 import helm_python
 import yaml
 
-from model.bootstrap import MANIFESTS_CHART, facts_in
+from model.bootstrap import MANIFESTS_CHART, facts_in, parent_application
+from model.config import Config, cluster_name
 from model.paths import PROJECT_DIR
 from model.platform import SAMPLE_APP
+from model.values import cluster_facts
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.synth import Synthesized
 
@@ -97,11 +99,35 @@ def rendered_manifests(app: Synthesized, colour: str) -> list[dict[str, Any]]:
     docs = [chain.parent, *chain.children.values(), *chain.sample_app]
     for release in app.resources(colour, "helm_release").values():
         if release["name"] == SAMPLE_APP.name:
-            docs += render("sample-app", values_of_release(release), release=release["name"], namespace=release["namespace"])
+            namespace = release_namespace(app, colour, release)
+            docs += render("sample-app", values_of_release(release), release=release["name"], namespace=namespace)
     return docs
+
+
+def release_namespace(app: Synthesized, colour: str, release: dict[str, Any]) -> str:
+    """A helm_release's namespace: as written, or the name of the kubernetes_namespace_v1 it refers to."""
+    found = re.fullmatch(r"\$\{kubernetes_namespace_v1\.([^.]+)\.metadata\[0\]\.name\}", release["namespace"])
+    if not found:
+        return str(release["namespace"])
+    return str(app.json(colour)["resource"]["kubernetes_namespace_v1"][found.group(1)]["metadata"]["name"])
 
 
 def write_manifests(directory: Path, docs: list[dict[str, Any]]) -> None:
     directory.mkdir(parents=True)
     for i, doc in enumerate(docs):
         (directory / f"{i:02d}-{doc['kind'].lower()}-{doc['metadata']['name']}.yaml").write_text(yaml.safe_dump(doc))
+
+
+def release_applications(config: Config, colour: str) -> list[dict[str, Any]]:
+    """The Applications a colour runs, as the charts render them from the facts its stack hands over (no synthesis):
+    the parent (bootstrap/manifests) and argocd/apps' children, from the checkout's charts."""
+    facts = cluster_facts(
+        config=config,
+        colour=colour,
+        cluster=config.clusters[colour],
+        cluster_name=cluster_name(config, colour),
+        common=sample_for,
+    )
+    parent = parent_application(facts)
+    children = render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace=ARGOCD_NAMESPACE)
+    return [parent, *(doc for doc in children if doc["kind"] == "Application")]

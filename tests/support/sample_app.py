@@ -18,6 +18,7 @@ APP_ENV = {
     "AWS_REGION": REGION,
     "TABLE_NAME": TABLE,
     "CLUSTER_COLOR": "green",
+    "IMAGE_TAG": "0.2.0",
 }
 
 
