@@ -4,24 +4,28 @@ would then do; what a step may apply (weights only) and the changes pending befo
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from model.loading import ConfigError, load_config, write_weights
-from model.platform import CHILDREN
+from model.loading import ConfigError, config_from_dict, load_config, write_weights
+from model.platform import CHILDREN, COMPONENTS
 from model.workloads import PARENT_APPLICATION
+from tests.support.charts import release_applications
 from tests.support.configs import named_release, write_project
-from tests.support.emulated_aws import REGION, Emulated, FakeClock, WithInsights, base_config, insight, minutes
+from tests.support.emulated_aws import REGION, ZONE_NAME, Emulated, FakeClock, WithInsights, base_config, insight, minutes
 from tests.support.fake_deployer import APP_OF_APPS, FakeDeployer, image_tag_change, weight_changes
 from tests.support.fake_kubernetes import FakeKubernetes
+from tests.support.preview_server import Answer, PreviewServer
 from tools.aws import Aws, load_balancer_name
+from tools.readiness import Readiness, release
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.command import main
 from tools.shift.deploy import PLAN_FILE, CdktfDeployer
@@ -99,7 +103,7 @@ def test_a_failed_terraform_command_says_which_and_what_it_printed(project: Path
 
 @pytest.mark.parametrize("in_file", [False, True])
 def test_weights_are_written_where_the_config_lives_and_nothing_else_changes(tmp_path: Path, in_file: bool) -> None:
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     config["tags"] = {"Team": "platform"}
     path = write_project(tmp_path, config, in_file=in_file)
     write_weights(path, {"blue": 40, "green": 60})
@@ -108,7 +112,7 @@ def test_weights_are_written_where_the_config_lives_and_nothing_else_changes(tmp
     assert dict(loaded.tags) == {"Team": "platform"}
     written = json.loads((tmp_path / ("config.json" if in_file else "cdktf.json")).read_text())
     clusters = written["clusters"] if in_file else written["context"]["config"]["clusters"]
-    assert clusters["green"] == {**named_release(), "kubernetes_version": "1.35", "weight": 60}
+    assert clusters["green"] == {**named_release(), "kubernetes_version": "1.36", "weight": 60}
 
 
 def test_weights_written_into_a_config_without_clusters_keep_the_default_colours_releases(tmp_path: Path) -> None:
@@ -174,8 +178,8 @@ class World:
 
 @pytest.fixture
 def deployed(emulated: Emulated, percentiles: None) -> Emulated:
-    for colour, weight in (("blue", 100), ("green", 0)):
-        emulated.deploy_cluster(colour)
+    for colour, weight, version in (("blue", 100, "1.35"), ("green", 0, "1.36")):
+        emulated.deploy_cluster(colour, version)
         emulated.make_load_balancer(colour)
         emulated.write_records(colour, weight)
     return emulated
@@ -186,13 +190,38 @@ ShiftIn = Callable[..., tuple[Shift, World, io.StringIO]]
 APPLICATIONS = sorted([PARENT_APPLICATION, *(c.name for c in CHILDREN)])
 
 
+@pytest.fixture(scope="module")
+def preview() -> Iterator[PreviewServer]:
+    """green's preview host, answering as green's pods do (tests/support/preview_server.py)."""
+    server = PreviewServer(ZONE_NAME, answers={f"app-green.{ZONE_NAME}": Answer("green", named_release()["image_tag"])})
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def green_runs() -> list[dict[str, Any]]:
+    """green's release as its Argo CD holds it: the Applications the charts render from green's facts (once)."""
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
+    return release_applications(config_from_dict(config), "green")
+
+
 @pytest.fixture
-def shift_in(tmp_path: Path, argocd: FakeKubernetes) -> ShiftIn:
+def green_ready(argocd: FakeKubernetes, green_runs: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> FakeKubernetes:
+    """green's Argo CD runs its release; its children are read from the checkout's registry (tests/test_readiness.py
+    reads them at a revision)."""
+    argocd.runs(copy.deepcopy(green_runs))
+    monkeypatch.setattr(release, "registry_at", lambda _: COMPONENTS)
+    return argocd
+
+
+@pytest.fixture
+def shift_in(tmp_path: Path, green_ready: FakeKubernetes, preview: PreviewServer) -> ShiftIn:
     """A shift of blue 100 / green 0 to green on the emulated AWS, whose target is ready unless a test says otherwise."""
+    argocd = green_ready
 
     def make(aws: Emulated, *, step: int = 20, skip_readiness: bool = False, **settings: Any) -> tuple[Shift, World, io.StringIO]:
         config = base_config(
-            blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35", "weight": 0}
+            blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36", "weight": 0}
         )
         config["traffic"] = {
             "shift": {"step": step, "interval_seconds": 300, "max_5xx_ratio": 0.02, "max_p99_seconds": 1.0, **settings}
@@ -209,7 +238,8 @@ def shift_in(tmp_path: Path, argocd: FakeKubernetes) -> ShiftIn:
             eks=world.insights,
             kube=lambda _: argocd.api(),
         )
-        shift = Shift(path, loaded, loaded.traffic.shift, clients, world.deployer, clock, out, skip_readiness)
+        checks = Readiness(loaded, clients, clock, prober=preview.prober(), out=lambda line: print(line, file=out))
+        shift = Shift(path, loaded, loaded.traffic.shift, clients, world.deployer, clock, out, skip_readiness, checks)
         return shift, world, out
 
     return make
@@ -316,13 +346,21 @@ def test_a_failed_deploy_rolls_back(shift_in: ShiftIn, deployed: Emulated) -> No
 
 
 def test_the_command_exits_1_with_the_reason_when_a_step_fails(
-    tmp_path: Path, deployed: Emulated, argocd: FakeKubernetes, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, deployed: Emulated, green_ready: FakeKubernetes, preview: PreviewServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     path = write_project(tmp_path, config)
 
     broken = FakeDeployer(path, {"blue": 100, "green": 0}, failure="no", partial=True)
-    assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, argocd), deployer=broken) == 1
+    assert (
+        main(
+            ["--to", "green", "--config", str(path)],
+            aws=clients_of(deployed, green_ready),
+            deployer=broken,
+            prober=preview.prober(),
+        )
+        == 1
+    )
     # The shift names the step, what failed, that it tried to restore the weights and what to run now.
     assert capsys.readouterr().err == (
         "failed: step 1/5  blue 80  green 20: no; the roll-back to blue 100  green 0 failed too: no. The config holds "
@@ -399,7 +437,7 @@ def test_weights_that_differ_from_what_route53_serves_are_refused(shift_in: Shif
 
 
 def test_the_command_refuses_bad_requests_before_touching_aws(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     path = write_project(tmp_path, config)
     unreachable = Aws(REGION, route53=None, elbv2=None, ec2=None, eks=None, cloudwatch=None)  # any AWS call fails loudly
     assert main(["--to", "green", "--step", "0", "--config", str(path)], aws=unreachable) == 2
@@ -416,7 +454,7 @@ def test_a_shift_to_a_colour_that_inherits_part_of_its_release_is_refused_before
 ) -> None:
     """Its first step would give weight to a colour whose release the project defaults decide: the config refuses
     that (model/rules.py), so the shift refuses it up front, not after moving the serving colour's weight."""
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     del config["clusters"]["green"]["image_tag"]
     path = write_project(tmp_path, config)
     before = path.read_text()
@@ -430,23 +468,49 @@ def test_a_shift_to_a_colour_that_inherits_part_of_its_release_is_refused_before
     assert (deployer.applied, path.read_text()) == ([], before)
 
 
-def test_dry_run_prints_the_plan_and_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+def test_dry_run_prints_the_plan_and_the_readiness_report_and_changes_nothing(
+    tmp_path: Path, deployed: Emulated, green_ready: FakeKubernetes, preview: PreviewServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     path = write_project(tmp_path, config)
     before = path.read_text()
     deployer = FakeDeployer(path, {"blue": 100, "green": 0})
-    assert main(["--to", "green", "--step", "40", "--dry-run", "--config", str(path)], deployer=deployer) == 0
-    assert capsys.readouterr().out.splitlines()[:4] == [
+    clients = clients_of(deployed, green_ready)
+    argv = ["--to", "green", "--step", "40", "--dry-run", "--config", str(path)]
+    assert main(argv, aws=clients, deployer=deployer, prober=preview.prober()) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == [
         "now      blue 100  green 0",
         "step 1/3 blue 60  green 40",
         "step 2/3 blue 20  green 80",
         "step 3/3 blue 0  green 100",
     ]
-    assert (path.read_text(), deployer.applied) == (before, [])
-    assert main(["--to", "green", "--dry-run", "--allow-idle", "--config", str(path)], deployer=deployer) == 0
-    assert "gate: 5xx <= 1.00%, p99 <= 1.000 s, a window with fewer than 1 request(s) PASSES (idle allowed)" in (
-        capsys.readouterr().out.splitlines()
+    report = lines[lines.index("readiness of green:") + 1 : lines.index(PENDING_NONE)]
+    assert len([line for line in report if line.startswith("  ok       ")]) == 5 + len(CHILDREN)
+    assert lines[-1] == "dry run: green is ready and nothing is pending; the shift would start with step 1"
+    assert (path.read_text(), deployer.applied, deployed.weights()) == (before, [], {"blue": 100, "green": 0})
+
+
+def test_a_dry_run_of_a_colour_that_is_not_ready_prints_every_line_and_refuses(
+    tmp_path: Path, deployed: Emulated, green_ready: FakeKubernetes, preview: PreviewServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    green_ready.remove_application("external-dns")
+    path = write_project(
+        tmp_path, base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     )
+    deployer = FakeDeployer(path, {"blue": 100, "green": 0})
+    argv = ["--to", "green", "--dry-run", "--allow-idle", "--config", str(path)]
+    assert main(argv, aws=clients_of(deployed, green_ready), deployer=deployer, prober=preview.prober()) == 2
+    printed = capsys.readouterr()
+    lines = printed.out.splitlines()
+    assert "gate: 5xx <= 1.00%, p99 <= 1.000 s, a window with fewer than 1 request(s) PASSES (idle allowed)" in lines
+    report = lines[lines.index("readiness of green:") + 1 : lines.index(PENDING_NONE)]
+    assert [line for line in report if line.startswith("  MISSING")] == [
+        "  MISSING  Argo CD external-dns: missing from namespace argocd (green's release at main defines it, at chart "
+        f"{named_release()['platform']['external_dns']})"
+    ]
+    assert printed.err.startswith("refused: green has not proven itself ready for traffic: Argo CD external-dns: missing")
+    assert deployer.applied == []
 
 
 # --- readiness: traffic moves only to a colour that has proven itself ---------------------------
@@ -457,15 +521,20 @@ def test_a_ready_target_is_reported_check_by_check_before_the_first_step(shift_i
     world.insights.insights["eks-bg-green"] = [insight("Deprecated APIs removed in Kubernetes v1.36", "PASSING")]
     shift.run("green")
     lines = out.getvalue().splitlines()
-    assert lines[:5] == [
-        "readiness of green:",
-        "  ok       EKS cluster eks-bg-green is ACTIVE",
-        "  ok       no EKS insight in ERROR for eks-bg-green",
-        f"  ok       Argo CD applications Synced/Healthy: all {len(APPLICATIONS)} ({', '.join(APPLICATIONS)})",
+    report = lines[lines.index("readiness of green:") + 1 : lines.index(PENDING_NONE)]
+    checks = [line for line in report if not line.startswith("  ...")]  # progress while it waits
+    # The cluster, the insights, the parent and each child, the load balancer, the preview host: every one ok.
+    assert len(checks) == 5 + len(CHILDREN)
+    assert all(line.startswith("  ok       ") for line in checks), checks
+    assert checks[-2] == (
         f"  ok       load balancer {load_balancer_name(deployed.footprints['green'].alb_arn)}: every target group (1) "
-        "has healthy targets",
-    ]
+        "has healthy targets"
+    )
+    assert checks[-1].startswith(f"  ok       https://app-green.{ZONE_NAME}/probe: green answered through DNS")
     assert deployed.weights() == {"blue": 0, "green": 100}
+
+
+PENDING_NONE = "pending changes at the current weights (blue 100  green 0): none in blue, green"
 
 
 def test_a_target_that_has_not_proven_itself_gets_no_weight_and_every_gap_is_named(
@@ -473,27 +542,27 @@ def test_a_target_that_has_not_proven_itself_gets_no_weight_and_every_gap_is_nam
 ) -> None:
     shift, world, out = shift_in(deployed)
     world.insights.insights["eks-bg-green"] = [insight("Kubelet version skew", "ERROR")]
-    argocd.add_application("external-dns", sync="OutOfSync", health="Healthy")
-    argocd.add_application("sample-app", sync="Synced", health="Degraded")
+    dns = argocd.application_source("external-dns")
+    argocd.add_application("external-dns", wave=0, source=dns, sync="OutOfSync", health="Healthy")
     footprint = deployed.footprints["green"]
     deployed.elbv2.deregister_targets(TargetGroupArn=footprint.target_group_arn, Targets=[{"Id": "10.0.1.10", "Port": 8080}])
     assert_refused(shift, world, "green has not proven itself ready for traffic: ")
     refusal = [line for line in out.getvalue().splitlines() if line.startswith("  MISSING")]
-    assert refusal == [
-        "  MISSING  EKS insights in ERROR for eks-bg-green: Kubelet version skew (UPGRADE_READINESS)",
-        "  MISSING  Argo CD applications not Synced/Healthy: external-dns (OutOfSync/Healthy), sample-app (Synced/Degraded) "
-        f"({len(APPLICATIONS)} in all)",
-        "  MISSING  load balancer "
-        + load_balancer_name(footprint.alb_arn)
-        + ": target groups without a healthy target: k8s-sampleapp-green (no targets)",
-    ]
+    assert len(refusal) == 3
+    assert refusal[0].startswith("  MISSING  EKS upgrade insights of eks-bg-green in ERROR (refreshed ")
+    assert refusal[0].endswith(": Kubelet version skew (UPGRADE_READINESS)")
+    assert refusal[1] == f"  MISSING  Argo CD external-dns: OutOfSync/Healthy, chart {dns['targetRevision']}"
+    assert refusal[2] == (
+        f"  MISSING  load balancer {load_balancer_name(footprint.alb_arn)}: without a healthy target: "
+        "k8s-sampleapp-green (no targets)"
+    )
     assert deployed.weights() == {"blue": 100, "green": 0}
 
 
 def test_a_colour_without_its_app_of_apps_is_not_ready(shift_in: ShiftIn, deployed: Emulated, argocd: FakeKubernetes) -> None:
     argocd.objects.clear()
     shift, world, _ = shift_in(deployed)
-    assert_refused(shift, world, "Argo CD applications: no app-of-apps in namespace argocd")
+    assert_refused(shift, world, r"Argo CD app-of-apps: missing from namespace argocd \(the App of Apps defines it")
 
 
 def test_skipping_readiness_moves_weight_and_says_so_loudly(
@@ -508,14 +577,20 @@ def test_skipping_readiness_moves_weight_and_says_so_loudly(
     assert header(out).endswith("| READINESS NOT CHECKED (--skip-readiness)")
 
 
-def test_dry_run_says_whether_readiness_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+def test_dry_run_says_whether_readiness_is_checked(
+    tmp_path: Path, deployed: Emulated, green_ready: FakeKubernetes, preview: PreviewServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     path = write_project(tmp_path, config)
     deployer = FakeDeployer(path, {"blue": 100, "green": 0})
-    assert main(["--to", "green", "--dry-run", "--config", str(path)], deployer=deployer) == 0
+    clients = clients_of(deployed, green_ready)
+    argv = ["--to", "green", "--dry-run", "--config", str(path)]
+    assert main(argv, aws=clients, deployer=deployer, prober=preview.prober()) == 0
     assert "readiness: checked before the first step" in capsys.readouterr().out
-    assert main(["--to", "green", "--dry-run", "--skip-readiness", "--config", str(path)], deployer=deployer) == 0
-    assert "readiness: NOT CHECKED (--skip-readiness)" in capsys.readouterr().out
+    assert main([*argv, "--skip-readiness"], aws=clients, deployer=deployer) == 0
+    printed = capsys.readouterr().out
+    assert "readiness: NOT CHECKED (--skip-readiness)" in printed
+    assert "readiness of green:" not in printed
 
 
 # --- a shift changes weights only ----------------------------------------------------------------
@@ -540,15 +615,20 @@ def test_each_step_applies_the_very_plans_it_judged_and_nothing_planned_before_t
 
 @pytest.mark.parametrize("dry_run", [False, True])
 def test_changes_pending_at_the_current_weights_refuse_the_shift_before_any_weight_moves(
-    tmp_path: Path, deployed: Emulated, argocd: FakeKubernetes, capsys: pytest.CaptureFixture[str], dry_run: bool
+    tmp_path: Path,
+    deployed: Emulated,
+    green_ready: FakeKubernetes,
+    preview: PreviewServer,
+    capsys: pytest.CaptureFixture[str],
+    dry_run: bool,
 ) -> None:
     """A release bump waiting for blue would land with the first step, on the colour serving everything."""
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     path = write_project(tmp_path, config)
     before = path.read_text()
     fake = FakeDeployer(path, {"blue": 100, "green": 0}, pending={"blue": [image_tag_change("blue", 100)]})
     argv = ["--to", "green", "--config", str(path)] + (["--dry-run"] if dry_run else [])
-    assert main(argv, aws=clients_of(deployed, argocd), deployer=fake) == 2
+    assert main(argv, aws=clients_of(deployed, green_ready), deployer=fake, prober=preview.prober()) == 2
     assert capsys.readouterr().err == (
         "refused: changes are pending at the current weights (blue 100  green 0), and the shift applies weights only; "
         "nothing was changed:\n"
@@ -588,9 +668,9 @@ def test_a_step_whose_plan_changes_more_than_the_weights_applies_nothing_and_res
 
 
 def test_the_command_exits_2_when_the_first_steps_plan_changes_more_than_the_weights(
-    tmp_path: Path, deployed: Emulated, argocd: FakeKubernetes, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, deployed: Emulated, green_ready: FakeKubernetes, preview: PreviewServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = base_config(blue={"kubernetes_version": "1.34", "weight": 100}, green={"kubernetes_version": "1.35"})
+    config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     path = write_project(tmp_path, config)
     fake = FakeDeployer(path, {"blue": 100, "green": 0})
 
@@ -599,7 +679,15 @@ def test_the_command_exits_2_when_the_first_steps_plan_changes_more_than_the_wei
             fake.pending["green"] = [image_tag_change("green", 0)]
 
     fake.on_synth.append(drift_after_the_preflight)
-    assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, argocd), deployer=fake) == 2
+    assert (
+        main(
+            ["--to", "green", "--config", str(path)],
+            aws=clients_of(deployed, green_ready),
+            deployer=fake,
+            prober=preview.prober(),
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith(
         "refused: step 1/5  blue 80  green 20: its plan changes more than the weights, so none of it was applied and "

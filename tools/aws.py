@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 from tools.kube import KubeApi
 
@@ -185,15 +185,26 @@ def colour_leftovers(*, route53: Any, elbv2: Any, ec2: Any, zone: str, colour: s
             found.append(f"Route53 {record['Type']} record {record['Name']} (set identifier {colour})")
         elif record["Type"] == "TXT" and owner in values:
             found.append(f"Route53 TXT record {record['Name']} (ExternalDNS owner {cluster})")
-    for kind, operation, key, arn_key in (
-        ("load balancer", "describe_load_balancers", "LoadBalancers", "LoadBalancerArn"),
-        ("target group", "describe_target_groups", "TargetGroups", "TargetGroupArn"),
-    ):
-        arns = [item[arn_key] for page in elbv2.get_paginator(operation).paginate() for item in page[key]]
-        found += [f"{kind} {arn}" for arn in _tagged(elbv2, arns, cluster)]
+    found += [f"load balancer {arn}" for arn in cluster_load_balancers(elbv2, cluster)]
+    arns = [
+        item["TargetGroupArn"]
+        for page in elbv2.get_paginator("describe_target_groups").paginate()
+        for item in page["TargetGroups"]
+    ]
+    found += [f"target group {arn}" for arn in _tagged(elbv2, arns, cluster)]
     groups = ec2.describe_security_groups(Filters=[{"Name": f"tag:{LBC_CLUSTER_TAG}", "Values": [cluster]}])["SecurityGroups"]
     found += [f"security group {g['GroupId']} ({g['GroupName']})" for g in groups]
     return found
+
+
+def cluster_load_balancers(elbv2: Any, cluster: str) -> list[str]:
+    """ARNs of the load balancers the cluster's load balancer controller made (its tag names the cluster)."""
+    arns = [
+        lb["LoadBalancerArn"]
+        for page in elbv2.get_paginator("describe_load_balancers").paginate()
+        for lb in page["LoadBalancers"]
+    ]
+    return _tagged(elbv2, arns, cluster)
 
 
 def _tagged(elbv2: Any, arns: list[str], cluster: str) -> list[str]:
@@ -204,11 +215,6 @@ def _tagged(elbv2: Any, arns: list[str], cluster: str) -> list[str]:
             if tags.get(LBC_CLUSTER_TAG) == cluster:
                 tagged.append(description["ResourceArn"])
     return tagged
-
-
-class AwsAccessError(Exception):
-    """AWS could not be asked: no credentials, expired or refused ones, an action denied, the endpoint unreachable.
-    The message says which, in AWS's words, and what to do."""
 
 
 def aws_problem(err: BaseException) -> str | None:
@@ -242,14 +248,6 @@ def aws_problem(err: BaseException) -> str | None:
     if isinstance(err, sdk.NoRegionError):
         return f"{said}: set the project's `region` or AWS_REGION"
     return f"the AWS SDK failed ({type(err).__name__}: {said})"
-
-
-def raise_as_access_error(err: BaseException) -> NoReturn:
-    """Re-raise an AWS SDK error as AwsAccessError with its operator's line; anything else unchanged."""
-    said = aws_problem(err)
-    if said is None:
-        raise err
-    raise AwsAccessError(said) from None
 
 
 def _host(dns_name: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from model.paths import PROJECT_DIR, tools_first
-from tools.aws import AwsAccessError, aws_problem
+from tools.aws import aws_problem
 
 
 def run_cdktf(arguments: Sequence[str], *, cwd: Path = PROJECT_DIR, env: Mapping[str, str] | None = None) -> int:
@@ -34,9 +34,6 @@ def exit_status(
     except failed as err:
         print(f"{prefix}failed: {err}", file=sys.stderr)
         return 1
-    except AwsAccessError as err:
-        print(f"{prefix}refused: {err}; nothing was changed", file=sys.stderr)
-        return 2
     except Exception as err:
         said = aws_problem(err)
         if said is None:

@@ -98,11 +98,12 @@ class Emulated:
             get_backend(service).reset()  # type: ignore[call-overload]
         self.footprints, self.clusters = {}, []
 
-    def deploy_cluster(self, colour: str) -> None:
+    def deploy_cluster(self, colour: str, version: str | None = None) -> None:
         self.eks.create_cluster(
             name=cluster(colour),
             roleArn="arn:aws:iam::123456789012:role/cluster",
             resourcesVpcConfig={"subnetIds": self.subnets},
+            **({"version": version} if version else {}),
         )
         self.clusters.append(cluster(colour))
 
@@ -255,17 +256,55 @@ def teach_percentiles(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 class WithInsights:
-    """moto's EKS with ListInsights on top: moto answers it with 404 "Not yet implemented", so the
-    insights a test sets (cluster -> insight summaries) are served here; every other call goes to moto."""
+    """moto's EKS with what it answers "Not yet implemented" to: upgrade insights (ListInsights), their on-demand
+    refresh (StartInsightsRefresh, DescribeInsightsRefresh) and a cluster's updates (ListUpdates, DescribeUpdate),
+    served from what a test sets; every other call goes to moto.
+
+    A refresh asked for starts now (AWS's time, as moto stamps a cluster's creation) and completes after
+    `refresh_polls` readings (or fails with `refresh_failure`); `refresh_denied` makes StartInsightsRefresh answer
+    AccessDeniedException."""
 
     def __init__(self, eks: Any) -> None:
         self._eks = eks
         self.insights: dict[str, list[dict[str, Any]]] = {}
+        self.updates: dict[str, list[datetime]] = {}  # cluster -> when each update was made
+        self.refresh_polls = 1
+        self.refresh_failure = ""
+        self.refresh_denied = False
+        self.refreshes: dict[str, dict[str, Any]] = {}  # cluster -> the latest refresh, as DescribeInsightsRefresh says
 
     def list_insights(self, *, clusterName: str, filter: dict[str, list[str]], **_: Any) -> dict[str, Any]:  # noqa: N803
         wanted = filter.get("statuses") or ["PASSING", "WARNING", "ERROR", "UNKNOWN"]
         found = [i for i in self.insights.get(clusterName, []) if i["insightStatus"]["status"] in wanted]
         return {"insights": found}
+
+    def start_insights_refresh(self, *, clusterName: str) -> dict[str, Any]:  # noqa: N803
+        from botocore.exceptions import ClientError
+
+        if self.refresh_denied:
+            message = (
+                f"User: arn:aws:iam::123456789012:user/ci is not authorized to perform: eks:StartInsightsRefresh on {clusterName}"
+            )
+            raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": message}}, "StartInsightsRefresh")
+        started = datetime.now(UTC)
+        self.refreshes[clusterName] = {"status": "IN_PROGRESS", "startedAt": started, "polls": self.refresh_polls}
+        return {"status": "IN_PROGRESS", "message": ""}
+
+    def describe_insights_refresh(self, *, clusterName: str) -> dict[str, Any]:  # noqa: N803
+        refresh = self.refreshes.get(clusterName)
+        if refresh is None:
+            return {"status": "COMPLETED", "message": "", "startedAt": datetime(2026, 1, 1, tzinfo=UTC)}
+        refresh["polls"] -= 1
+        if refresh["polls"] <= 0 and refresh["status"] == "IN_PROGRESS":
+            refresh["status"] = "FAILED" if self.refresh_failure else "COMPLETED"
+        return {"status": refresh["status"], "message": self.refresh_failure, "startedAt": refresh["startedAt"]}
+
+    def list_updates(self, *, name: str, **_: Any) -> dict[str, Any]:
+        return {"updateIds": [f"{name}-{i}" for i in range(len(self.updates.get(name, [])))]}
+
+    def describe_update(self, *, name: str, updateId: str) -> dict[str, Any]:  # noqa: N803
+        made = self.updates[name][int(updateId.rsplit("-", 1)[1])]
+        return {"update": {"id": updateId, "status": "Successful", "type": "VersionUpdate", "createdAt": made}}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._eks, name)

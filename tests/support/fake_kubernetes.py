@@ -45,18 +45,43 @@ class FakeKubernetes:
         finalizers: list[str] | None = None,
         sync: str = "Synced",
         health: str = "Healthy",
+        source: dict[str, Any] | None = None,
+        phase: str | None = None,
     ) -> None:
         """An Application as argocd/apps renders a child: deleting it deletes what it installed (the resources
         finalizer) unless `finalizers` says otherwise. wave: its sync-wave annotation (a string, as Kubernetes
-        keeps it; a str is written as is, malformed or not); None: no annotation."""
+        keeps it; a str is written as is, malformed or not); None: no annotation. source: its spec.source (what it
+        installs, at which targetRevision); phase: its last sync operation's."""
         metadata: dict[str, Any] = {"name": name, "finalizers": [RESOURCES_FINALIZER] if finalizers is None else finalizers}
         if wave is not None:
             metadata["annotations"] = {SYNC_WAVE_ANNOTATION: str(wave)}
+        status: dict[str, Any] = {"sync": {"status": sync}, "health": {"status": health}}
+        if source and "chart" in source:  # what Argo CD reports as synced: the chart version, for a Helm repository
+            status["sync"]["revision"] = source["targetRevision"]
+        if phase:
+            status["operationState"] = {"phase": phase, "message": f"sync {phase.lower()}"}
         self.objects[self._application_path(name)] = {
             "metadata": metadata,
-            "spec": {"syncPolicy": {"automated": {"prune": True}}},
-            "status": {"sync": {"status": sync}, "health": {"status": health}},
+            "spec": {"syncPolicy": {"automated": {"prune": True}}, **({"source": source} if source else {})},
+            "status": status,
         }
+
+    def runs(self, applications: list[dict[str, Any]]) -> None:
+        """Exactly these Applications (as rendered: the parent and argocd/apps' children), each Synced and Healthy."""
+        for name in self.application_names():
+            self.remove_application(name)
+        for app in applications:
+            metadata = app["metadata"]
+            wave = (metadata.get("annotations") or {}).get(SYNC_WAVE_ANNOTATION)
+            self.add_application(
+                metadata["name"], wave=wave, finalizers=metadata.get("finalizers", []), source=app["spec"]["source"]
+            )
+
+    def application_source(self, name: str) -> dict[str, Any]:
+        found = self.application(name)
+        assert found is not None, name
+        source: dict[str, Any] = found["spec"]["source"]
+        return source
 
     def remove_application(self, name: str) -> None:
         """The cluster does not run it (a colour following a revision without it)."""

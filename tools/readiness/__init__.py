@@ -1,113 +1,130 @@
-"""Has a colour proven itself? What `python -m tools.shift --to <colour>` checks before it moves any weight.
+"""Has a colour proven itself? What `python -m tools.shift --to <colour>` checks before it moves any weight, and what
+`python -m tools.readiness <colour>` reports on its own. Each check can fail on a colour built an hour ago:
 
-1. Its EKS cluster is ACTIVE, and EKS reports no upgrade insight in ERROR (ListInsights): a
-   deprecated API still in use, an add-on or node version the Kubernetes version does not support.
-2. Every Argo CD Application of the colour (the App of Apps and its children) is Synced and Healthy:
-   its controllers and the sample app run the colour's platform release as configured.
-3. The target groups of its load balancer each have healthy targets: the app answers health checks.
+1. cluster_state.py: its EKS cluster is ACTIVE at the Kubernetes version its config names.
+2. insights.py: EKS upgrade insights, refreshed on request (StartInsightsRefresh) and newer than the cluster's last
+   update: ERROR blocks, WARNING is listed. EKS itself refreshes them about once a day.
+3. release.py: the release the config names is what runs: the parent Application and every child the colour's
+   release defines (the component registry at its Git revision), each Synced and Healthy at the chart version or
+   revision configured for that colour. A child that is missing is named; Applications outside that set are ignored.
+4. targets.py: the colour's load balancers (the controller's tag) have healthy targets.
+5. probe.py: an HTTPS request through the colour's own preview host name crosses DNS, the ALB, TLS and a pod that
+   reads DynamoDB, and the pod runs the image tag the config names.
 
-Every check runs, so one report names everything that is missing.
+Every check runs (but those the cluster's absence makes meaningless), so one report names everything missing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from tools.aws import load_balancer_name
-from tools.kube import APPLICATIONS, KubeApi, KubeError
+from model.config import Config, cluster_name
+from model.platform import Component
+from tools.aws import Aws, aws_problem
+from tools.clock import Clock
 
 
 @dataclass(frozen=True)
 class Finding:
     ready: bool
     detail: str
+    notes: tuple[str, ...] = ()  # listed under the line, not blocking (insights in WARNING, say)
 
-    def line(self) -> str:
-        return f"  {'ok     ' if self.ready else 'MISSING'}  {self.detail}"
-
-
-def check(
-    *,
-    eks: Any,
-    elbv2: Any,
-    kube: Callable[[], KubeApi],
-    cluster: str,
-    load_balancer_arn: str,
-    argocd_namespace: str,
-    parent_application: str,
-) -> list[Finding]:
-    """kube: called only once the cluster is known to be ACTIVE."""
-    active = cluster_active(eks, cluster)
-    if not active.ready:
-        return [active, Finding(False, "Argo CD applications: not checked (the cluster is not ACTIVE)")]
-    return [
-        active,
-        upgrade_insights(eks, cluster),
-        applications(kube, argocd_namespace, parent_application),
-        healthy_targets(elbv2, load_balancer_arn),
-    ]
+    def lines(self) -> list[str]:
+        return [f"  {'ok     ' if self.ready else 'MISSING'}  {self.detail}", *(f"           {note}" for note in self.notes)]
 
 
-def cluster_active(eks: Any, cluster: str) -> Finding:
-    try:
-        status = eks.describe_cluster(name=cluster)["cluster"]["status"]
-    except eks.exceptions.ResourceNotFoundException:
-        return Finding(False, f"EKS cluster {cluster} does not exist")
-    return Finding(status == "ACTIVE", f"EKS cluster {cluster} is {status}")
+@dataclass(frozen=True)
+class Target:
+    """What the config says the colour runs: the facts each check holds the colour to."""
 
+    colour: str
+    cluster: str
+    kubernetes_version: str
+    preview_hostname: str
+    image_tag: str
 
-def upgrade_insights(eks: Any, cluster: str) -> Finding:
-    """EKS upgrade insights (AWS: "Prepare for Kubernetes version upgrades with cluster insights")."""
-    failing: list[str] = []
-    more: dict[str, str] = {}
-    while True:
-        page = eks.list_insights(clusterName=cluster, filter={"statuses": ["ERROR"]}, **more)
-        failing += [f"{insight['name']} ({insight.get('category', 'insight')})" for insight in page["insights"]]
-        if not page.get("nextToken"):
-            break
-        more = {"nextToken": page["nextToken"]}
-    if failing:
-        return Finding(False, f"EKS insights in ERROR for {cluster}: {', '.join(failing)}")
-    return Finding(True, f"no EKS insight in ERROR for {cluster}")
-
-
-def applications(kube: Callable[[], KubeApi], namespace: str, parent: str) -> Finding:
-    try:
-        listed = kube().get(APPLICATIONS.format(namespace=namespace)) or {}
-    except KubeError as err:
-        return Finding(False, f"Argo CD applications: the Kubernetes API did not answer ({err})")
-    states = {
-        item["metadata"]["name"]: (
-            item.get("status", {}).get("sync", {}).get("status", "Unknown"),
-            item.get("status", {}).get("health", {}).get("status", "Unknown"),
+    @classmethod
+    def of(cls, config: Config, colour: str) -> Target:
+        return cls(
+            colour=colour,
+            cluster=cluster_name(config, colour),
+            kubernetes_version=config.clusters[colour].kubernetes_version,
+            preview_hostname=config.dns.preview_hostname(colour),
+            image_tag=config.release(colour).image_tag,
         )
-        for item in listed.get("items", [])
-    }
-    if parent not in states:
-        return Finding(False, f"Argo CD applications: no {parent} in namespace {namespace} (is the colour deployed?)")
-    behind = [f"{name} ({sync}/{health})" for name, (sync, health) in sorted(states.items()) if (sync, health) != _PROVEN]
-    if behind:
-        return Finding(False, f"Argo CD applications not Synced/Healthy: {', '.join(behind)} ({len(states)} in all)")
-    return Finding(True, f"Argo CD applications Synced/Healthy: all {len(states)} ({', '.join(sorted(states))})")
 
 
-_PROVEN = ("Synced", "Healthy")
+@dataclass
+class Readiness:
+    """The checks of one colour against its config. Tests hand in the prober (a local HTTPS server stands in for the
+    preview host) and the registry of the colour's revision."""
+
+    config: Config
+    aws: Aws
+    clock: Clock
+    refresh_insights: bool = True  # False: --skip-insights-refresh, the insights as EKS last computed them
+    prober: Any = None  # probe.Prober; default: the system's DNS and trust store, port 443
+    components: Callable[[str], tuple[Component, ...]] | None = None  # by Git revision; default: release.registry_at
+    out: Callable[[str], None] = field(default=lambda line: None)  # progress while it waits (insights, the probe)
+
+    def check(self, colour: str) -> list[Finding]:
+        """Every check of the colour, each finding said (`out`) as soon as it is known, in the report's order."""
+        from tools.readiness import cluster_state, insights, probe, release, targets
+
+        target = Target.of(self.config, colour)
+        state = cluster_state.cluster_state(self.aws.eks, target)
+        findings = self._said([state.finding])
+        if not state.finding.ready:
+            skipped = "not checked: the cluster is not there at its configured version"
+            return findings + self._said([Finding(False, f"EKS insights, Argo CD, load balancer, preview host: {skipped}")])
+        refresh = self.refresh_insights
+        checks: list[Callable[[], list[Finding]]] = [
+            self._guarded(
+                "EKS upgrade insights",
+                lambda: [
+                    insights.fresh_insights(self.aws.eks, target, state.changed_at, self.clock, refresh=refresh, say=self.out)
+                ],
+            ),
+            self._guarded(
+                "Argo CD applications",
+                lambda: release.applications(
+                    lambda: self.aws.kube(target.cluster),
+                    release.expected(self.config, colour, self.components or release.registry_at),
+                ),
+            ),
+            self._guarded("load balancer", lambda: [targets.healthy_targets(self.aws.elbv2, target.cluster)]),
+            self._guarded(
+                "preview host", lambda: [probe.probe_preview(target, self.clock, self.prober or probe.Prober(), say=self.out)]
+            ),
+        ]
+        for run in checks:
+            findings += self._said(run())
+        return findings
+
+    def _said(self, findings: list[Finding]) -> list[Finding]:
+        for finding in findings:
+            for line in finding.lines():
+                self.out(line)
+        return findings
+
+    @staticmethod
+    def _guarded(what: str, check: Callable[[], list[Finding]]) -> Callable[[], list[Finding]]:
+        """An AWS call denied (or the login expiring) part-way fails that check with AWS's reason; the rest still run."""
+
+        def guarded() -> list[Finding]:
+            try:
+                return check()
+            except Exception as err:
+                said = aws_problem(err)
+                if said is None:
+                    raise
+                return [Finding(False, f"{what}: could not check: {said}")]
+
+        return guarded
 
 
-def healthy_targets(elbv2: Any, load_balancer_arn: str) -> Finding:
-    name = load_balancer_name(load_balancer_arn)
-    groups = elbv2.describe_target_groups(LoadBalancerArn=load_balancer_arn)["TargetGroups"]
-    if not groups:
-        return Finding(False, f"load balancer {name} has no target group")
-    empty = []
-    for group in groups:
-        health = elbv2.describe_target_health(TargetGroupArn=group["TargetGroupArn"])["TargetHealthDescriptions"]
-        healthy = sum(1 for target in health if target["TargetHealth"]["State"] == "healthy")
-        if not healthy:
-            states = sorted({target["TargetHealth"]["State"] for target in health}) or ["no targets"]
-            empty.append(f"{group['TargetGroupName']} ({', '.join(states)})")
-    if empty:
-        return Finding(False, f"load balancer {name}: target groups without a healthy target: {', '.join(empty)}")
-    return Finding(True, f"load balancer {name}: every target group ({len(groups)}) has healthy targets")
+def missing(findings: list[Finding]) -> list[str]:
+    return [f.detail for f in findings if not f.ready]

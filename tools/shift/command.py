@@ -13,14 +13,20 @@ from model.loading import ConfigError, check_weights, load_config
 from tools.aws import Aws
 from tools.cli import exit_status
 from tools.clock import SystemClock
+from tools.readiness import Readiness
+from tools.readiness.insights import SKIP_FLAG
+from tools.readiness.probe import Prober
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.deploy import CdktfDeployer, Deployer
 from tools.shift.gate import describe_gate
-from tools.shift.plan import describe, plan_weights, touched
-from tools.shift.run import Shift, refuse_pending
+from tools.shift.plan import describe, plan_weights
+from tools.shift.run import Shift
 
 
-def main(argv: Sequence[str] | None = None, *, aws: Aws | None = None, deployer: Deployer | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, aws: Aws | None = None, deployer: Deployer | None = None, prober: Prober | None = None
+) -> int:
+    """aws, deployer, prober: the world to act on (tests); default: the real one."""
     parser = argparse.ArgumentParser(prog="python -m tools.shift", description=(tools.shift.__doc__ or "").split("\n\n")[0])
     parser.add_argument("--to", required=True, help="the colour that ends with all the traffic")
     parser.add_argument("--step", type=int, help="weight moved per step, 1-255 (default: traffic.shift.step)")
@@ -36,14 +42,21 @@ def main(argv: Sequence[str] | None = None, *, aws: Aws | None = None, deployer:
         help="move weight without checking that the target is ready (EKS insights, Argo CD sync and health, targets)",
     )
     parser.add_argument(
-        "--dry-run", action="store_true", help="print the plan of weights and the changes pending, and change nothing"
+        SKIP_FLAG,
+        action="store_true",
+        help="read the target's EKS upgrade insights as EKS last computed them (about daily) instead of asking for a refresh",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan of weights, the target's readiness report and the changes pending, and change nothing",
     )
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
-    return exit_status(lambda: _run(args, aws, deployer), refused=(ConfigError, UnsafeShiftError), failed=(ShiftError,))
+    return exit_status(lambda: _run(args, aws, deployer, prober), refused=(ConfigError, UnsafeShiftError), failed=(ShiftError,))
 
 
-def _run(args: argparse.Namespace, aws: Aws | None, deployer: Deployer | None) -> None:
+def _run(args: argparse.Namespace, aws: Aws | None, deployer: Deployer | None, prober: Prober | None) -> None:
     config = load_config(args.config)
     settings = config.traffic.shift.model_copy(
         update={
@@ -61,11 +74,17 @@ def _run(args: argparse.Namespace, aws: Aws | None, deployer: Deployer | None) -
     deployer = deployer or CdktfDeployer(args.config.resolve().parent)
     if args.dry_run:
         _print_plan(config, settings, args.to, skip_readiness=args.skip_readiness)
-        if plan:  # what the first step would carry along, reported (and refused) as the shift itself would
-            refuse_pending(deployer, touched(config.weights, plan), config.weights, print)
-        return
+        if not plan:
+            return
     clients = aws or Aws(config.region)
-    Shift(args.config, config, settings, clients, deployer, SystemClock(), sys.stdout, args.skip_readiness).run(args.to)
+    clock = SystemClock()
+    checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
+    shift = Shift(args.config, config, settings, clients, deployer, clock, sys.stdout, args.skip_readiness, checks)
+    shift.run(args.to, dry_run=args.dry_run)
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
 
 
 def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:
@@ -97,8 +116,8 @@ def _print_plan(config: Config, settings: ShiftConfig, target: str, *, skip_read
             print(f"readiness: NOT CHECKED (--skip-readiness): weight may move to {target} before it has proven itself")
         else:
             print(
-                f"readiness: checked before the first step ({target}: EKS ACTIVE, no insight in ERROR, Argo CD Synced and "
-                "Healthy, healthy targets)"
+                f"readiness: checked before the first step ({target}: EKS ACTIVE at its version, fresh insights with none "
+                "in ERROR, its release Synced and Healthy in Argo CD, healthy targets, its preview host end to end)"
             )
     else:
         print(f"{target} already has all the traffic: nothing to do")

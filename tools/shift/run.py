@@ -15,10 +15,9 @@ from typing import NoReturn, TextIO
 
 from model.config import Config, ShiftConfig, cluster_name
 from model.loading import load_config, write_weights
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
-from tools import readiness
 from tools.aws import Aws, aws_problem, load_balancer_for, load_balancer_name, weighted_records, zone_id
 from tools.clock import POLL_SECONDS, Clock
+from tools.readiness import Readiness, missing
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.deploy import Deployer, Plan
 from tools.shift.gate import describe_gate, is_idle, judge
@@ -37,8 +36,10 @@ class Shift:
     clock: Clock
     out: TextIO
     skip_readiness: bool = False  # --skip-readiness: move weight without the target's proof (said loudly)
+    readiness: Readiness | None = None  # default: the real checks on self.aws (tools/readiness/)
 
-    def run(self, target: str) -> None:
+    def run(self, target: str, *, dry_run: bool = False) -> None:
+        """dry_run: everything before the first step (preflight, readiness, what is pending), reported; no weight moves."""
         weights = self.config.weights
         plan = plan_weights(weights, target, self.settings.step)
         if not plan:
@@ -46,8 +47,13 @@ class Shift:
             return
         affected = touched(weights, plan)
         zone, load_balancer = self._preflight(target, affected, weights)
-        self._readiness(target, load_balancer)
+        unready = self._readiness(target)
         refuse_pending(self.deployer, affected, weights, self._say)
+        if unready:
+            raise unready
+        if dry_run:
+            self._say(f"dry run: {target} is ready and nothing is pending; the shift would start with step 1")
+            return
         unproven = " | READINESS NOT CHECKED (--skip-readiness)" if self.skip_readiness else ""
         self._say(
             f"shifting to {target}: {describe(weights)} -> {describe(plan[-1])} in {len(plan)} step(s); each step is "
@@ -133,33 +139,24 @@ class Shift:
         except LookupError as err:
             raise UnsafeShiftError(str(err)) from None
 
-    def _readiness(self, target: str, load_balancer: str) -> None:
-        """Refuse to move weight to a colour that has not proven itself (tools/readiness.py), naming what is missing."""
+    def _readiness(self, target: str) -> UnsafeShiftError | None:
+        """Report whether the target has proven itself (tools/readiness/), every line; the refusal to raise (after what
+        is pending has been reported too) when it has not."""
         if self.skip_readiness:
             self._say(
-                f"WARNING: --skip-readiness: {target} has NOT been checked (EKS status and insights, Argo CD sync and "
-                "health, healthy targets); weight may move to a colour that cannot serve it"
+                f"WARNING: --skip-readiness: {target} has NOT been checked (EKS version and insights, its release in Argo "
+                "CD, healthy targets, its preview host end to end); weight may move to a colour that cannot serve it"
             )
-            return
-        name = cluster_name(self.config, target)
-        findings = readiness.check(
-            eks=self.aws.eks,
-            elbv2=self.aws.elbv2,
-            kube=lambda: self.aws.kube(name),
-            cluster=name,
-            load_balancer_arn=load_balancer,
-            argocd_namespace=ARGOCD_NAMESPACE,
-            parent_application=PARENT_APPLICATION,
-        )
+            return None
+        checks = self.readiness or Readiness(self.config, self.aws, self.clock, out=self._say)
         self._say(f"readiness of {target}:")
-        for finding in findings:
-            self._say(finding.line())
-        missing = [f.detail for f in findings if not f.ready]
-        if missing:
-            raise UnsafeShiftError(
-                f"{target} has not proven itself ready for traffic: {'; '.join(missing)}. Nothing was changed; fix what "
-                "is missing or wait, then run the shift again (--skip-readiness moves weight without this proof)"
+        findings = checks.check(target)  # each line said as it is known
+        if gaps := missing(findings):
+            return UnsafeShiftError(
+                f"{target} has not proven itself ready for traffic: {'; '.join(gaps)}. Nothing was changed; fix what is "
+                "missing or wait, then run the shift again (--skip-readiness moves weight without this proof)"
             )
+        return None
 
     def _apply(self, state: Weights, affected: list[str], zone: str) -> None:
         """Write the weights, plan every colour, apply the plans if each changes nothing but weights, and return

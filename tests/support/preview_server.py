@@ -1,0 +1,136 @@
+"""A local HTTPS server standing in for colours' preview hosts (`<app_host>-<colour>.<sub-zone>`): TLS with a
+certificate for the sub-zone's wildcard, signed by a certificate authority of its own (the probe trusts it, as a
+machine trusts Amazon's), and `GET /probe` answering as the sample app of the colour the Host header names would.
+
+A test changes what a colour answers (its image tag, a 5xx) or where its name resolves (nowhere: DNS not there
+yet), and the readiness probe (tools/readiness/probe.py) meets it as it would meet the colour's ALB.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import socket
+import ssl
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from tools.readiness.probe import PROBE_PATH, Prober
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _certificate(
+    subject: str, key: ec.EllipticCurvePrivateKey, issuer: str, signer: ec.EllipticCurvePrivateKey, **options: Any
+) -> x509.Certificate:
+    now = dt.datetime.now(dt.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(_name(subject))
+        .issuer_name(_name(issuer))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+    )
+    if options.get("ca"):
+        builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True).add_extension(
+            x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True
+        )
+    else:
+        names = [x509.DNSName(n) for n in options["names"]]
+        builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
+    return builder.sign(signer, hashes.SHA256())
+
+
+@dataclass
+class Answer:
+    """What one colour's pods answer on /probe."""
+
+    colour: str
+    image_tag: str
+    status: int = 200
+    table: str = "eks-bg-users"
+
+
+@dataclass
+class PreviewServer:
+    """HTTPS on a loopback port for every `*.<zone>` name; `prober()` reaches it the way the probe reaches AWS."""
+
+    zone: str
+    answers: dict[str, Answer] = field(default_factory=dict)  # preview host -> its colour's answer
+    unresolved: set[str] = field(default_factory=set)  # names with no record yet
+    requests: list[str] = field(default_factory=list)  # Host headers seen
+
+    def __post_init__(self) -> None:
+        ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+        ca = _certificate("readiness test CA", ca_key, "readiness test CA", ca_key, ca=True)
+        leaf = _certificate(self.zone, key, "readiness test CA", ca_key, names=[self.zone, f"*.{self.zone}"])
+        with tempfile.TemporaryDirectory() as scratch:
+            chain, private = Path(scratch, "chain.pem"), Path(scratch, "key.pem")
+            chain.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+            private.write_bytes(
+                key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+            )
+            server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            server_context.load_cert_chain(chain, private)
+        self.trust = ssl.create_default_context(cadata=ca.public_bytes(serialization.Encoding.PEM).decode())
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.socket = server_context.wrap_socket(self.server.socket, server_side=True)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return int(self.server.server_address[1])
+
+    def prober(self, *, attempts: int = 3, trust: ssl.SSLContext | None = None) -> Prober:
+        return Prober(resolve=self._resolve, context=trust or self.trust, port=self.port, attempts=attempts, interval_seconds=5)
+
+    def _resolve(self, host: str, port: int) -> list[str]:
+        if host in self.unresolved or not host.endswith(f".{self.zone}"):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return ["127.0.0.1"]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        preview = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                host = (self.headers["Host"] or "").split(":")[0]
+                preview.requests.append(host)
+                answer = preview.answers.get(host)
+                if self.path != PROBE_PATH or answer is None:
+                    self._send(404, {"detail": "Not Found"})
+                elif answer.status != 200:
+                    self._send(answer.status, {"error": "DynamoDB describe_table failed: AccessDeniedException"})
+                else:
+                    body = {"colour": answer.colour, "image_tag": answer.image_tag, "table": answer.table}
+                    self._send(200, {**body, "table_status": "ACTIVE", "items_read": 1})
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        return Handler
