@@ -179,3 +179,14 @@ def percentiles(monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.support.emulated_aws import teach_percentiles
 
     teach_percentiles(monkeypatch)
+
+
+@pytest.fixture
+def no_aws_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process's AWS SDK finds no credentials at all (botocore's real chain, nothing stubbed)."""
+    from tests.support.emulated_aws import CREDENTIAL_VARIABLES, without_credentials
+
+    for name, value in without_credentials({}, tmp_path).items():
+        monkeypatch.setenv(name, value)
+    for name in CREDENTIAL_VARIABLES:
+        monkeypatch.delenv(name, raising=False)

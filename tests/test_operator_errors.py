@@ -24,7 +24,7 @@ from botocore.stub import Stubber
 from model.paths import PROJECT_DIR
 from model.teardown_plan import FORCE_ENV, PLAN_ENV
 from tests.support.configs import write_project
-from tests.support.emulated_aws import REGION, Emulated, FakeClock, base_config
+from tests.support.emulated_aws import REGION, Emulated, FakeClock, base_config, without_credentials
 from tests.support.fake_deployer import FakeDeployer
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.test_teardown import PLAN
@@ -32,22 +32,10 @@ from tools import retire, teardown
 from tools.aws import Aws, aws_problem
 from tools.shift.command import main as shift
 
-CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE")
 DENIED = (
     "User: arn:aws:sts::123456789012:assumed-role/ci/session is not authorized to perform: eks:DescribeCluster on "
     "resource: arn:aws:eks:ap-northeast-1:123456789012:cluster/eks-bg-green"
 )
-
-
-def without_credentials(env: dict[str, str], home: Path) -> dict[str, str]:
-    """An environment in which botocore's chain finds nothing: no keys, no profile, no files, no instance metadata."""
-    found = {k: v for k, v in env.items() if k not in CREDENTIAL_VARIABLES and not k.startswith("AWS_CONTAINER_")}
-    return {
-        **found,
-        "AWS_CONFIG_FILE": str(home / "no-config"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-credentials"),
-        "AWS_EC2_METADATA_DISABLED": "true",
-    }
 
 
 @pytest.fixture
@@ -86,12 +74,8 @@ def test_retire_without_credentials_says_log_in_and_exits_2(project: Path, tmp_p
 
 
 def test_shift_without_credentials_is_refused_before_any_weight_moves(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    project: Path, no_aws_credentials: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for name, value in without_credentials({}, tmp_path).items():
-        monkeypatch.setenv(name, value)
-    for name in CREDENTIAL_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
     before = project.read_text()
     deployer = FakeDeployer(project, {"blue": 100, "green": 0})
     assert shift(["--to", "green", "--config", str(project)], deployer=deployer) == 2

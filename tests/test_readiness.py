@@ -358,14 +358,8 @@ def test_the_command_refuses_an_unknown_colour_and_a_denied_cluster_read_in_one_
 
 
 def test_the_command_without_credentials_says_log_in(
-    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    world: World, no_aws_credentials: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.test_operator_errors import CREDENTIAL_VARIABLES, without_credentials
-
-    for name, value in without_credentials({}, tmp_path).items():
-        monkeypatch.setenv(name, value)
-    for name in CREDENTIAL_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
     assert main(["green", "--config", str(world.path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("refused: no usable AWS credentials (Unable to locate credentials): log in")

@@ -257,6 +257,14 @@ def clients_of(aws: Emulated, argocd: FakeKubernetes) -> Aws:
     )
 
 
+def shift_green(
+    path: Path, deployer: FakeDeployer, aws: Emulated, argocd: FakeKubernetes, preview: PreviewServer, *options: str
+) -> int:
+    """`python -m tools.shift --to green <options>` on the emulated world, through the command's entry point."""
+    argv = ["--to", "green", *options, "--config", str(path)]
+    return main(argv, aws=clients_of(aws, argocd), deployer=deployer, prober=preview.prober())
+
+
 def header(out: io.StringIO) -> str:
     (line,) = [line for line in out.getvalue().splitlines() if line.startswith("shifting to ")]
     return line
@@ -352,15 +360,7 @@ def test_the_command_exits_1_with_the_reason_when_a_step_fails(
     path = write_project(tmp_path, config)
 
     broken = FakeDeployer(path, {"blue": 100, "green": 0}, failure="no", partial=True)
-    assert (
-        main(
-            ["--to", "green", "--config", str(path)],
-            aws=clients_of(deployed, green_ready),
-            deployer=broken,
-            prober=preview.prober(),
-        )
-        == 1
-    )
+    assert shift_green(path, broken, deployed, green_ready, preview) == 1
     # The shift names the step, what failed, that it tried to restore the weights and what to run now.
     assert capsys.readouterr().err == (
         "failed: step 1/5  blue 80  green 20: no; the roll-back to blue 100  green 0 failed too: no. The config holds "
@@ -475,9 +475,7 @@ def test_dry_run_prints_the_plan_and_the_readiness_report_and_changes_nothing(
     path = write_project(tmp_path, config)
     before = path.read_text()
     deployer = FakeDeployer(path, {"blue": 100, "green": 0})
-    clients = clients_of(deployed, green_ready)
-    argv = ["--to", "green", "--step", "40", "--dry-run", "--config", str(path)]
-    assert main(argv, aws=clients, deployer=deployer, prober=preview.prober()) == 0
+    assert shift_green(path, deployer, deployed, green_ready, preview, "--step", "40", "--dry-run") == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:4] == [
         "now      blue 100  green 0",
@@ -499,8 +497,7 @@ def test_a_dry_run_of_a_colour_that_is_not_ready_prints_every_line_and_refuses(
         tmp_path, base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     )
     deployer = FakeDeployer(path, {"blue": 100, "green": 0})
-    argv = ["--to", "green", "--dry-run", "--allow-idle", "--config", str(path)]
-    assert main(argv, aws=clients_of(deployed, green_ready), deployer=deployer, prober=preview.prober()) == 2
+    assert shift_green(path, deployer, deployed, green_ready, preview, "--dry-run", "--allow-idle") == 2
     printed = capsys.readouterr()
     lines = printed.out.splitlines()
     assert "gate: 5xx <= 1.00%, p99 <= 1.000 s, a window with fewer than 1 request(s) PASSES (idle allowed)" in lines
@@ -583,11 +580,9 @@ def test_dry_run_says_whether_readiness_is_checked(
     config = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"})
     path = write_project(tmp_path, config)
     deployer = FakeDeployer(path, {"blue": 100, "green": 0})
-    clients = clients_of(deployed, green_ready)
-    argv = ["--to", "green", "--dry-run", "--config", str(path)]
-    assert main(argv, aws=clients, deployer=deployer, prober=preview.prober()) == 0
+    assert shift_green(path, deployer, deployed, green_ready, preview, "--dry-run") == 0
     assert "readiness: checked before the first step" in capsys.readouterr().out
-    assert main([*argv, "--skip-readiness"], aws=clients, deployer=deployer) == 0
+    assert shift_green(path, deployer, deployed, green_ready, preview, "--dry-run", "--skip-readiness") == 0
     printed = capsys.readouterr().out
     assert "readiness: NOT CHECKED (--skip-readiness)" in printed
     assert "readiness of green:" not in printed
@@ -627,8 +622,7 @@ def test_changes_pending_at_the_current_weights_refuse_the_shift_before_any_weig
     path = write_project(tmp_path, config)
     before = path.read_text()
     fake = FakeDeployer(path, {"blue": 100, "green": 0}, pending={"blue": [image_tag_change("blue", 100)]})
-    argv = ["--to", "green", "--config", str(path)] + (["--dry-run"] if dry_run else [])
-    assert main(argv, aws=clients_of(deployed, green_ready), deployer=fake, prober=preview.prober()) == 2
+    assert shift_green(path, fake, deployed, green_ready, preview, *(["--dry-run"] if dry_run else [])) == 2
     assert capsys.readouterr().err == (
         "refused: changes are pending at the current weights (blue 100  green 0), and the shift applies weights only; "
         "nothing was changed:\n"
@@ -679,15 +673,7 @@ def test_the_command_exits_2_when_the_first_steps_plan_changes_more_than_the_wei
             fake.pending["green"] = [image_tag_change("green", 0)]
 
     fake.on_synth.append(drift_after_the_preflight)
-    assert (
-        main(
-            ["--to", "green", "--config", str(path)],
-            aws=clients_of(deployed, green_ready),
-            deployer=fake,
-            prober=preview.prober(),
-        )
-        == 2
-    )
+    assert shift_green(path, fake, deployed, green_ready, preview) == 2
     err = capsys.readouterr().err
     assert err.startswith(
         "refused: step 1/5  blue 80  green 20: its plan changes more than the weights, so none of it was applied and "

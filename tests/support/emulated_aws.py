@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -313,3 +314,17 @@ class WithInsights:
 def insight(name: str, status: str) -> dict[str, Any]:
     """An insight summary as EKS lists it."""
     return {"id": name, "name": name, "category": "UPGRADE_READINESS", "insightStatus": {"status": status, "reason": ""}}
+
+
+CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE")
+
+
+def without_credentials(env: dict[str, str], home: Path) -> dict[str, str]:
+    """An environment in which botocore's chain finds nothing: no keys, no profile, no files, no instance metadata."""
+    found = {k: v for k, v in env.items() if k not in CREDENTIAL_VARIABLES and not k.startswith("AWS_CONTAINER_")}
+    return {
+        **found,
+        "AWS_CONFIG_FILE": str(home / "no-config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-credentials"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
