@@ -1,61 +1,262 @@
-"""The IAM policy the identity that runs `cdktf deploy` needs, filled for this project:
+"""The IAM policies the identity that runs `cdktf deploy` (and the shift, the retirement, the destroy hook) needs,
+filled for this project, as managed-policy documents split by concern:
 
-    .venv/bin/python -m policies.deployer --account 123456789012 > deployer-policy.json
+    .venv/bin/python -m policies.deployer --account 123456789012 \\
+        --deployer-role-arn arn:aws:iam::123456789012:role/platform-deployer --out deployer-policies
 
-Reads project, region and state backend from cdktf.json; the S3 statements are left out with the
-local backend. The document (policies/deployer.json) passes the same IAM lint as the others
-(tests/test_policies.py). It also covers the operator commands: the shift's and the teardown's
-reads (Route53, ELBv2, CloudWatch metrics, EKS insights).
+writes `deployer-<project>-<concern>.json` into the directory and prints the `aws iam create-policy` and
+`attach-role-policy` (or, with `--user`, `attach-user-policy`) commands for them. Without `--out` it prints the
+documents as one JSON object, by policy name.
+
+Reads project, region, names and state backend from cdktf.json (`--config`). The statements for the S3 state, the
+image build and the deploying role's session lookup are left out when the project does not use them. Every
+document stays under IAM's limit for one managed policy (MANAGED_POLICY_LIMIT, counted without whitespace).
+The template is policies/deployer.json; what each statement is for, and why some name any resource, is in
+policies/README.md. policies/deployer_calls.yaml lists the AWS calls the policy must allow, by resource type and
+operator command (tests/test_deployer_calls.py evaluates each against the filled policy).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import policies
 from model.config import Config
 from model.loading import ConfigError, load_config
 
-S3_STATEMENTS = {"StateInS3WhenConfigured", "ListTheStateBucket"}
+TEMPLATE = "deployer"
+# IAM's limit for one customer managed policy: 6,144 characters, whitespace not counted.
+MANAGED_POLICY_LIMIT = 6144
+# Policy names start with this, never with `<project>-`: the deployer manages `<project>-*` policies, and must not be
+# able to rewrite its own (a Deny statement in the template names this prefix too).
+NAME_PREFIX = "deployer-"
+# A value no real deployment has, for placeholders of statements left out (they are dropped before output).
+UNUSED = "UNUSED"
+_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/(?:[\w+=,.@-]+/)*[\w+=,.@-]{1,64}$")
+
+# Each document: what it is for, and the statements of the template it holds. Every statement is in exactly one.
+DOCUMENTS: dict[str, tuple[str, ...]] = {
+    "read": ("ReadsAwsAuthorizesOnlyOnAnyResource",),
+    "network": (
+        "CreateNetworkAndLaunchTemplatesTaggedWithTheProject",
+        "TagOnCreateOrWithTheProjectTag",
+        "ChangeNetworkAndLaunchTemplatesTaggedWithTheProject",
+        "FreeTheNatAddressFromTheInterfaceAwsMadeForIt",
+        "EksChecksNodesMayLaunchFromTheProjectsLaunchTemplates",
+        "WhatANodeFromALaunchTemplateUses",
+    ),
+    "dns": (
+        "ZonesAndRecordsAnyHostedZoneId",
+        "TagZonesTheCallNamesHealthChecksToo",
+        "CreateHostedZoneNamesNoResource",
+        "WaitForRecordChanges",
+        "ChangeOnlyTheSubZonesDelegationAndValidationRecords",
+        "RequestCertificatesTaggedWithTheProject",
+        "CertificatesOfThisAccount",
+        "DeleteCertificatesTaggedWithTheProject",
+    ),
+    "identity": (
+        "RolesAndPoliciesNamedForTheProject",
+        "AttachOnlyTheProjectsAndTheEksManagedPolicies",
+        "PassClusterAndNodeRolesToEks",
+        "PassNodeRolesToTheInstancesEksLaunches",
+        "PassSharedRolesToPodIdentityAssociations",
+        "PassTheFlowLogRoleToVpcFlowLogs",
+        "ServiceLinkedRolesEksCreatesOnFirstUse",
+        "SessionContextReadsTheDeployingRole",
+        "NeverChangeTheDeployersOwnPolicies",
+    ),
+    "clusters": (
+        "CreateClustersTaggedWithTheProject",
+        "ClustersOfTheProjectAndWhatIsBoundToThem",
+        "GrantOnlyTheClusterAdminAccessPolicy",
+        "DescribeEveryClusterCommonsGuardLooksAt",
+        "CreateKeysTaggedWithTheProject",
+        "KeysOfThisAccountNotByTagTagsReachKmsLate",
+        "EksGrantsItselfTheClusterKey",
+        "LogGroupsOfTheProject",
+    ),
+    "data": (
+        "TheSampleTable",
+        "TheImageRepository",
+        "TheImageBuildProject",
+        "PassTheImageBuildRoleToCodeBuild",
+        "UseTheConfiguredConnection",
+        "PassTheConfiguredConnection",
+        "StateObjectsAndTheirLockFiles",
+        "ListTheStateBucket",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Deployer:
+    """What the policy is filled for: the project's configuration, its account, and who deploys."""
+
+    config: Config
+    account: str
+    role_arns: tuple[str, ...] = ()  # the roles that run cdktf (their sessions are looked up with iam:GetRole)
+
+    @property
+    def builds_images(self) -> bool:
+        return bool(self.config.image.build_connection_arn)
+
+    @property
+    def state_in_s3(self) -> bool:
+        return self.config.state.backend == "s3"
+
+
+# Statements a project needs only with an option; every other statement is always written.
+OPTIONAL: dict[str, Callable[[Deployer], bool]] = {
+    "SessionContextReadsTheDeployingRole": lambda d: bool(d.role_arns),
+    "TheImageBuildProject": lambda d: d.builds_images,
+    "PassTheImageBuildRoleToCodeBuild": lambda d: d.builds_images,
+    "UseTheConfiguredConnection": lambda d: d.builds_images,
+    "PassTheConfiguredConnection": lambda d: d.builds_images,
+    "StateObjectsAndTheirLockFiles": lambda d: d.state_in_s3,
+    "ListTheStateBucket": lambda d: d.state_in_s3,
+}
 
 
 def partition(region: str) -> str:
     return "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
 
 
-def deployer_policy(config: Config, account: str) -> str:
-    values = {
-        "ACCOUNT_ID": account,
+def policy_name(project: str, concern: str) -> str:
+    return f"{NAME_PREFIX}{project}-{concern}"
+
+
+def values(deployer: Deployer) -> dict[str, str]:
+    """Every placeholder of the template, filled for the project (UNUSED for an option it does not use)."""
+    config = deployer.config
+    connection = config.image.build_connection_arn
+    return {
+        "ACCOUNT_ID": deployer.account,
         "PARTITION": partition(config.region),
         "PROJECT": config.project,
         "REGION": config.region,
-        "STATE_BUCKET": config.state.bucket or "unused",
-        "STATE_KEY_PREFIX": config.state.key_prefix,
+        "SUB_ZONE": config.dns.zone_name,
+        "TABLE_NAME": config.table.name,
+        "REPOSITORY_NAME": config.image.repository,
+        "STATE_BUCKET": config.state.bucket or UNUSED,
+        "STATE_KEY_PREFIX": config.state.key_prefix or UNUSED,
+        "CONNECTION_ARN": connection or UNUSED,
+        # The action prefix matches the ARN's: codeconnections, or codestar-connections for older connections.
+        "CONNECTION_SERVICE": connection.split(":")[2] if connection else "codeconnections",
+        "DEPLOYER_ROLE_ARN": deployer.role_arns[0] if deployer.role_arns else UNUSED,
     }
-    document = json.loads(policies.render("deployer", **values))
-    if config.state.backend != "s3":
-        document["Statement"] = [s for s in document["Statement"] if s["Sid"] not in S3_STATEMENTS]
-    return json.dumps(document, indent=2)
+
+
+def needed(sid: str, deployer: Deployer) -> bool:
+    return sid not in OPTIONAL or OPTIONAL[sid](deployer)
+
+
+def statements(deployer: Deployer) -> dict[str, dict[str, Any]]:
+    """The template's statements this project needs, filled, by Sid."""
+    filled = json.loads(policies.render(TEMPLATE, **values(deployer)))
+    kept = {s["Sid"]: s for s in filled["Statement"] if needed(s["Sid"], deployer)}
+    if deployer.role_arns and "SessionContextReadsTheDeployingRole" in kept:
+        kept["SessionContextReadsTheDeployingRole"]["Resource"] = list(deployer.role_arns)
+    left = [sid for sid, statement in kept.items() if UNUSED in json.dumps(statement)]
+    if left:
+        raise ValueError(f"statements {left} hold a value of an option the project does not use")
+    return kept
+
+
+def documents(deployer: Deployer) -> dict[str, dict[str, Any]]:
+    """Each managed policy, by name: `deployer-<project>-<concern>` -> its document."""
+    kept = statements(deployer)
+    return {
+        policy_name(deployer.config.project, concern): {
+            "Version": "2012-10-17",
+            "Statement": [kept[sid] for sid in sids if sid in kept],
+        }
+        for concern, sids in DOCUMENTS.items()
+    }
+
+
+def size(document: Mapping[str, Any]) -> int:
+    """Characters IAM counts against a managed policy's limit: the JSON without whitespace."""
+    return len(re.sub(r"\s", "", json.dumps(document)))
+
+
+def commands(deployer: Deployer, written: Mapping[str, Path], user: str | None = None) -> list[str]:
+    """The AWS CLI commands that create each written document and attach it to the deploying roles (or the user)."""
+    config = deployer.config
+    created = [
+        f"aws iam create-policy --policy-name {name} --policy-document {shlex.quote(f'file://{path}')}"
+        for name, path in written.items()
+    ]
+    arns = [f"arn:{partition(config.region)}:iam::{deployer.account}:policy/{name}" for name in written]
+    if user:
+        attached = [f"aws iam attach-user-policy --user-name {shlex.quote(user)} --policy-arn {arn}" for arn in arns]
+    else:
+        roles = [arn.rsplit("/", 1)[1] for arn in deployer.role_arns] or ["<the-deploying-role-name>"]
+        attached = [f"aws iam attach-role-policy --role-name {role} --policy-arn {arn}" for role in roles for arn in arns]
+    return created + attached
+
+
+def write(deployer: Deployer, directory: Path) -> dict[str, Path]:
+    """Each document as `<directory>/<name>.json`; refuses a document above the managed-policy limit."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for name, document in documents(deployer).items():
+        if size(document) >= MANAGED_POLICY_LIMIT:
+            raise ValueError(f"{name} is {size(document)} characters without whitespace; IAM allows {MANAGED_POLICY_LIMIT}")
+        path = directory / f"{name}.json"
+        path.write_text(json.dumps(document, indent=2) + "\n")
+        written[name] = path
+    return written
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m policies.deployer", description=__doc__.split("\n\n")[0])
     parser.add_argument("--account", required=True, help="the AWS account ID (12 digits)")
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
+    parser.add_argument(
+        "--deployer-role-arn",
+        action="append",
+        default=[],
+        help="a role that runs cdktf (an SSO or CI role; repeat for more): a colour's plan looks its session up with "
+        "iam:GetRole, and the printed commands attach the policies to it. Leave out when an IAM user deploys",
+    )
+    parser.add_argument("--user", help="attach the policies to this IAM user instead of the roles")
+    parser.add_argument("--out", type=Path, help="write one file per policy into this directory and print the commands")
     args = parser.parse_args(argv)
-    if not (len(args.account) == 12 and args.account.isdigit()):
-        print(f"--account: {args.account!r} is not allowed; use the 12-digit account ID", file=sys.stderr)
+    problems = (
+        []
+        if re.fullmatch(r"\d{12}", args.account)
+        else [f"--account: {args.account!r} is not allowed; use the 12-digit account ID"]
+    )
+    problems += [
+        f"--deployer-role-arn: {arn!r} is not allowed; use a role ARN: arn:aws:iam::<account>:role/<path/><name>"
+        for arn in args.deployer_role_arn
+        if not _ROLE_ARN.match(arn)
+    ]
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
         return 2
     try:
         config = load_config(args.config)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return 2
-    print(deployer_policy(config, args.account))
+    deployer = Deployer(config, args.account, tuple(args.deployer_role_arn))
+    if args.out is None:
+        print(json.dumps(documents(deployer), indent=2))
+        return 0
+    written = write(deployer, args.out)
+    for name, path in written.items():
+        print(f"# {name}: {size(json.loads(path.read_text()))} of {MANAGED_POLICY_LIMIT} characters", file=sys.stderr)
+    print("\n".join(commands(deployer, written, args.user)))
     return 0
 
 

@@ -37,6 +37,10 @@ SAMPLES = {
     "PROJECT": "eks-bg",
     "STATE_BUCKET": "eks-bg-terraform-state",
     "STATE_KEY_PREFIX": "eks-bg",
+    "SUB_ZONE": "eks.example.com",
+    "TABLE_NAME": "eks-bg-users",
+    "REPOSITORY_NAME": "eks-bg/sample-app",
+    "DEPLOYER_ROLE_ARN": "arn:aws:iam::123456789012:role/platform-deployer",
 }
 TRUST_POLICY = (
     "a trust (resource-based) policy names a Principal and never a Resource; "
@@ -123,27 +127,4 @@ def test_the_roles_table_in_policies_readme_is_what_the_documents_say() -> None:
     assert text == rewritten(text)
 
 
-# --- the deploying identity's policy, filled for a project (python -m policies.deployer) -------------
-
-
-def test_the_deployer_policy_is_filled_from_the_config_and_scoped_to_the_project() -> None:
-    from model.loading import config_from_dict
-    from policies.deployer import deployer_policy
-
-    local = json.loads(deployer_policy(config_from_dict({"project": "shop", "region": "eu-west-1"}), "123456789012"))
-    sids = [s["Sid"] for s in local["Statement"]]
-    assert "StateInS3WhenConfigured" not in sids
-    (table,) = [s for s in local["Statement"] if s["Sid"] == "TheTableOfThisProject"]
-    assert table["Resource"] == "arn:aws:dynamodb:eu-west-1:123456789012:table/shop-*"
-    state_config = {"backend": "s3", "bucket": "tf-state-cn", "key_prefix": "platform/shop"}
-    s3 = config_from_dict({"project": "shop", "region": "cn-north-1", "state": state_config})
-    state = json.loads(deployer_policy(s3, "123456789012"))
-    (objects,) = [s for s in state["Statement"] if s["Sid"] == "StateInS3WhenConfigured"]
-    assert objects["Resource"] == "arn:aws-cn:s3:::tf-state-cn/platform/shop/*"
-
-
-def test_the_deployer_command_refuses_a_malformed_account(capsys: pytest.CaptureFixture[str]) -> None:
-    from policies.deployer import main
-
-    assert main(["--account", "1234"]) == 2
-    assert "--account: '1234' is not allowed; use the 12-digit account ID" in capsys.readouterr().err
+# --- the deploying identity's policy: tests/test_deployer_documents.py and tests/test_deployer_calls.py -------------

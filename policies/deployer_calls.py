@@ -1,0 +1,125 @@
+"""The call table (policies/deployer_calls.yaml) read as requests IAM would judge: for each resource type the
+stacks use, each data source, the backend and each operator command, the AWS calls made on create, read, update,
+delete and tagging, filled for one project (policies/deployer.Deployer) and turned into policies.evaluation.Request.
+
+tests/test_deployer_calls.py evaluates every request against the filled deployer policy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from policies.deployer import Deployer, values
+from policies.evaluation import Request, Value
+
+TABLE = Path(__file__).with_name("deployer_calls.yaml")
+SECTIONS = ("provider", "backend", "resources", "data_sources", "commands")
+WHEN = frozenset({"create", "read", "update", "delete", "tag", "run"})
+_PLACEHOLDER = re.compile(r"\{\{([A-Z][A-Z0-9_]*)\}\}")
+
+
+@dataclass(frozen=True)
+class Call:
+    owner: str  # e.g. "resources.aws_eks_cluster", "commands.tools.log_group"
+    when: str
+    action: str
+    on: tuple[str, ...]
+    tagged: tuple[str, ...]  # those of `on` that carry the stacks' default tags
+    request_tags: bool
+    context: Mapping[str, Value]
+    only: str | None
+    source: str
+
+    def name(self) -> str:
+        """How a failure names the row: owner, when, action."""
+        return f"{self.owner} ({self.when}): {self.action}"
+
+    def requests(self, tags: Mapping[str, str]) -> list[Request]:
+        """One request per resource the call acts on, each with the condition keys it carries."""
+        carried: dict[str, Value] = dict(self.context)
+        if self.request_tags:
+            carried |= {f"aws:RequestTag/{key}": value for key, value in tags.items()} | {"aws:TagKeys": sorted(tags)}
+        return [
+            Request(
+                self.action,
+                arn,
+                carried | ({f"aws:ResourceTag/{key}": value for key, value in tags.items()} if arn in self.tagged else {}),
+            )
+            for arn in self.on
+        ]
+
+
+@cache
+def raw() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(TABLE.read_text())
+    return loaded
+
+
+def owners(section: str) -> dict[str, dict[str, Any]]:
+    """The entries of a section (resource types, data sources, commands) by name; provider and backend are one."""
+    entries = raw()[section]
+    return {section: entries} if section in ("provider", "backend") else dict(entries)
+
+
+def fill(text: str, known: Mapping[str, str]) -> str:
+    """Every {{NAME}} replaced, names of the table's own `names` first (they are made of the policy's values)."""
+    for _ in range(4):  # names refer to names at most three deep
+        text = _PLACEHOLDER.sub(lambda m: known[m.group(1)] if m.group(1) in known else m.group(0), text)
+    left = _PLACEHOLDER.findall(text)
+    if left:
+        raise ValueError(f"policies/deployer_calls.yaml: no value for {sorted(set(left))} in {text!r}")
+    return text
+
+
+def known_values(deployer: Deployer) -> dict[str, str]:
+    return {**values(deployer), **raw()["names"]}
+
+
+def default_tags(deployer: Deployer) -> dict[str, str]:
+    known = known_values(deployer)
+    return {key: fill(str(value), known) for key, value in raw()["tags"].items()}
+
+
+def calls(deployer: Deployer) -> list[Call]:
+    """Every row of the table, filled for the deployer's project; rows of options it does not use left out."""
+    known = known_values(deployer)
+    used = {"build": deployer.builds_images, "s3": deployer.state_in_s3, "role": bool(deployer.role_arns)}
+    found = []
+    for section in SECTIONS:
+        for owner, entry in owners(section).items():
+            for row in entry["calls"]:
+                call = _call(f"{section}.{owner}" if section != owner else section, entry, row, known)
+                if call.only is None or used[call.only]:
+                    found.append(call)
+    return found
+
+
+def _call(owner: str, entry: Mapping[str, Any], row: Mapping[str, Any], known: Mapping[str, str]) -> Call:
+    on = _filled(row["arn"], known)
+    tagged = on if row.get("tagged") is True else _filled(row.get("tagged", []), known)
+    context = {
+        key: fill(value, known) if isinstance(value, str) else tuple(_filled(value, known))
+        for key, value in row.get("context", {}).items()
+    }
+    return Call(
+        owner=owner,
+        when=row["when"],
+        action=fill(row["call"], known),
+        on=on,
+        tagged=tagged,
+        request_tags=bool(row.get("request_tags", False)),
+        context=context,
+        only=row.get("only"),
+        source=str(row.get("source", entry["source"])),
+    )
+
+
+def _filled(value: str | list[str], known: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(fill(item, known) for item in ([value] if isinstance(value, str) else value))

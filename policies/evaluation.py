@@ -1,0 +1,134 @@
+"""Whether identity policies allow one request, decided as IAM decides within one account: an explicit Deny that
+matches wins; otherwise an Allow whose action, resource and every condition match allows; otherwise it is denied.
+
+A request is one action on one resource (an ARN, or `*` for an action AWS authorizes on no resource type) with
+the condition keys it carries. Matching follows the IAM JSON policy reference: actions case-insensitively with `*`
+and `?`; a Resource and the Arn* operators per colon-separated ARN part; String* operators case-sensitively; keys
+case-insensitively; `ForAllValues`/`ForAnyValue` over multivalued keys (ForAllValues holds for a missing key),
+`...IfExists`, and `Null`. Anything else (NotAction, NotResource, policy variables, another operator) is refused
+with ValueError, never guessed: a verdict of this module is one IAM would give.
+
+Used by the call table's test (tests/test_deployer_calls.py) on the deployer policy (policies/deployer.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+Value = str | Sequence[str]
+_UNSUPPORTED = ("NotAction", "NotResource", "NotPrincipal", "Principal")
+_OPERATORS = ("StringEquals", "StringLike", "ArnEquals", "ArnLike", "Bool", "Null")
+
+
+@dataclass(frozen=True)
+class Request:
+    action: str  # service:Action
+    resource: str  # the ARN acted on, or "*"
+    context: Mapping[str, Value] = field(default_factory=dict)  # condition key -> value(s) the request carries
+
+    def keys(self) -> dict[str, Value]:
+        """The request's condition keys, lowercase, with aws:ResourceAccount taken from the ARN when it names one."""
+        keys = {key.lower(): value for key, value in self.context.items()}
+        parts = self.resource.split(":", 5)
+        if len(parts) == 6 and parts[4]:
+            keys.setdefault("aws:resourceaccount", parts[4])
+        return keys
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    why: str  # the deciding statement's Sid, or why nothing allows it
+
+
+def decide(statements: Iterable[Mapping[str, Any]], request: Request) -> Decision:
+    matching = [s for s in statements if _matches(s, request)]
+    denied = [s for s in matching if s["Effect"] == "Deny"]
+    if denied:
+        return Decision(False, f"denied by {denied[0].get('Sid', 'a Deny statement')}")
+    allowed = [s for s in matching if s["Effect"] == "Allow"]
+    if allowed:
+        return Decision(True, f"allowed by {allowed[0].get('Sid', 'an Allow statement')}")
+    return Decision(False, "no statement allows it")
+
+
+def _matches(statement: Mapping[str, Any], request: Request) -> bool:
+    unsupported = [element for element in _UNSUPPORTED if element in statement]
+    if unsupported:
+        raise ValueError(f"statement {statement.get('Sid')!r}: {unsupported} is not evaluated here")
+    return (
+        any(_glob(pattern, request.action, fold=True) for pattern in _listed(statement["Action"]))
+        and any(arn_like(pattern, request.resource) for pattern in _listed(statement["Resource"]))
+        and all(_holds(operator, tests, request.keys()) for operator, tests in statement.get("Condition", {}).items())
+    )
+
+
+def arn_like(pattern: str, arn: str) -> bool:
+    """A Resource element or an Arn* condition value against an ARN: `*` alone is anything; otherwise each of the
+    six colon-separated parts is matched on its own, so a wildcard never crosses a colon."""
+    _no_variables(pattern)
+    if pattern == "*":
+        return True
+    wanted, given = pattern.split(":", 5), arn.split(":", 5)
+    return len(wanted) == len(given) == 6 and all(_glob(w, g) for w, g in zip(wanted, given, strict=True))
+
+
+def _holds(operator: str, tests: Mapping[str, Value], keys: Mapping[str, Value]) -> bool:
+    qualifier, _, base = operator.rpartition(":")
+    if_exists = base.endswith("IfExists")
+    base = base.removesuffix("IfExists")
+    if base not in _OPERATORS or qualifier not in ("", "ForAllValues", "ForAnyValue"):
+        raise ValueError(f"condition operator {operator!r} is not evaluated here")
+    return all(
+        _key_holds(qualifier, base, if_exists, _listed(expected), keys.get(key.lower())) for key, expected in tests.items()
+    )
+
+
+def _key_holds(qualifier: str, base: str, if_exists: bool, expected: list[str], given: Value | None) -> bool:
+    if base == "Null":
+        return (given is None) == (expected[0].lower() == "true")
+    if given is None:
+        return if_exists or qualifier == "ForAllValues"
+    values = _listed(given)
+    if qualifier == "ForAllValues":
+        return all(_one_matches(base, expected, value) for value in values)
+    if qualifier == "ForAnyValue":
+        return any(_one_matches(base, expected, value) for value in values)
+    if len(values) != 1:
+        raise ValueError(f"a multivalued key needs ForAllValues or ForAnyValue, not {base}: {values}")
+    return _one_matches(base, expected, values[0])
+
+
+def _one_matches(base: str, expected: list[str], value: str) -> bool:
+    for pattern in expected:
+        _no_variables(pattern)
+    if base == "StringEquals":
+        return value in expected
+    if base == "StringLike":
+        return any(_glob(pattern, value) for pattern in expected)
+    if base == "Bool":
+        return value.lower() in (pattern.lower() for pattern in expected)
+    return any(arn_like(pattern, value) for pattern in expected)  # ArnEquals and ArnLike match alike
+
+
+def _glob(pattern: str, value: str, *, fold: bool = False) -> bool:
+    return _compiled(pattern, fold).fullmatch(value) is not None
+
+
+@cache
+def _compiled(pattern: str, fold: bool) -> re.Pattern[str]:
+    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    return re.compile(body, re.IGNORECASE | re.DOTALL if fold else re.DOTALL)
+
+
+def _no_variables(pattern: str) -> None:
+    if "${" in pattern:
+        raise ValueError(f"policy variables are not evaluated here: {pattern!r}")
+
+
+def _listed(value: Value) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)

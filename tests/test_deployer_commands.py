@@ -1,0 +1,194 @@
+"""The operator commands' AWS calls, found in their code, are the calls the call table lists for them, so the
+table (policies/deployer_calls.yaml) cannot go stale when a command starts calling AWS in a new way.
+
+A call is `<client>.<operation>(...)` or `<client>.get_paginator("<operation>")` on a client named after its
+service (eks, elbv2, route53, ec2, logs, cloudwatch, s3, sts: tools/aws.py's names), in the code a command runs:
+its own module (every module of a package command), and what it imports from tools/, function by function.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from model.paths import PROJECT_DIR
+from policies.deployer_calls import owners
+
+# A client's variable name -> its botocore service; the IAM action prefix, where it differs from the service name.
+CLIENTS = {name: name for name in ("eks", "elbv2", "route53", "ec2", "logs", "cloudwatch", "s3", "sts")}
+IAM_PREFIX = {"elbv2": "elasticloadbalancing"}
+# The commands: each module (or package) under tools/ that runs as `python -m`, and the readiness check the shift runs.
+COMMANDS = (
+    "tools.shift",
+    "tools.retire",
+    "tools.teardown",
+    "tools.log_group",
+    "tools.common_guard",
+    "tools.calendar",
+    "tools.readiness",
+)
+
+
+@cache
+def operations(service: str) -> dict[str, str]:
+    """boto3's method name -> the API operation, for a service (botocore's own model)."""
+    import botocore.session
+    from botocore import xform_name
+
+    model = botocore.session.get_session().get_service_model(service)
+    return {xform_name(operation): operation for operation in model.operation_names}
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    tree: ast.Module
+    defs: dict[str, ast.stmt] = field(default_factory=dict)  # top-level functions and classes by name
+    imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # local name -> (module, attribute)
+
+
+def modules(root: Path, package: str) -> dict[str, Module]:
+    """Every module of the package below root, parsed."""
+    found = {}
+    for path in sorted((root / package).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        tree = ast.parse(path.read_text(), str(path))
+        module = Module(name, path, tree)
+        module.defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+        for node in ast.walk(tree):  # imports inside functions too (a command that loads a module only when it runs it)
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == package:
+                module.imports |= {alias.asname or alias.name: (node.module, alias.name) for alias in node.names}
+            elif isinstance(node, ast.Import):
+                module.imports |= {
+                    alias.asname or alias.name: (alias.name, None) for alias in node.names if alias.name.split(".")[0] == package
+                }
+        found[name] = module
+    return found
+
+
+def reachable(found: dict[str, Module], command: str) -> Iterator[tuple[Module, ast.AST]]:
+    """The code a command runs: its modules whole, then each function or class it names from another module."""
+    todo: list[tuple[Module, ast.AST]] = [(m, m.tree) for n, m in found.items() if n == command or n.startswith(command + ".")]
+    seen: set[tuple[str, int]] = set()
+    while todo:
+        module, node = todo.pop()
+        if (module.name, id(node)) in seen:
+            continue
+        seen.add((module.name, id(node)))
+        yield module, node
+        for used in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}:
+            todo += _named(found, module, used)
+
+
+def _named(found: dict[str, Module], module: Module, name: str) -> list[tuple[Module, ast.AST]]:
+    if name in module.defs:
+        return [(module, module.defs[name])]
+    if name not in module.imports:
+        return []
+    source, attribute = module.imports[name]
+    if attribute is not None and source in found and attribute in found[source].defs:
+        return [(found[source], found[source].defs[attribute])]
+    whole = f"{source}.{attribute}" if attribute is not None else source  # `from tools import readiness`, `import tools.x`
+    return [(found[whole], found[whole].tree)] if whole in found else []
+
+
+@dataclass(frozen=True)
+class Found:
+    action: str
+    where: str  # path:line
+
+
+def aws_calls(module: Module, node: ast.AST) -> Iterator[Found]:
+    strings = {str(n.value) for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        service = CLIENTS.get(_client(call.func.value))
+        if service is None:
+            continue
+        methods = [call.func.attr]
+        if call.func.attr == "get_paginator":
+            first = call.args[0] if call.args else None
+            # A variable operation (a loop over several): the operation names written in the same function.
+            named = str(first.value) if isinstance(first, ast.Constant) else None
+            methods = [named] if named else sorted(s for s in strings if s in operations(service))
+        for method in methods:
+            if method in operations(service):
+                yield Found(
+                    f"{IAM_PREFIX.get(service, service)}:{operations(service)[method]}", f"{_shown(module.path)}:{call.lineno}"
+                )
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(PROJECT_DIR) if path.is_relative_to(PROJECT_DIR) else path)
+
+
+def _client(node: ast.expr) -> str:
+    """The last name of the expression a method is called on: `eks`, `self.aws.eks`, `aws.route53` all name a client."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def command_calls(root: Path, package: str, command: str) -> dict[str, list[str]]:
+    """Each AWS action the command's code calls -> where."""
+    found = modules(root, package)
+    calls: dict[str, list[str]] = {}
+    for module, node in reachable(found, command):
+        for call in aws_calls(module, node):
+            calls.setdefault(call.action, []).append(call.where)
+    return calls
+
+
+def listed(command: str) -> set[str]:
+    entry = owners("commands").get(command, {"calls": []})
+    return {row["call"] for row in entry["calls"]}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_aws_call_a_command_makes_is_in_its_rows(command: str) -> None:
+    made = command_calls(PROJECT_DIR, "tools", command)
+    missing = {action: where for action, where in made.items() if action not in listed(command)}
+    assert missing == {}, f"add these to commands.{command} in policies/deployer_calls.yaml (and the policy, if needed)"
+
+
+def test_every_command_is_in_the_list() -> None:
+    """A new `python -m tools.<command>` must be scanned too."""
+    mains = {
+        ".".join(path.relative_to(PROJECT_DIR).with_suffix("").parts)
+        for path in (PROJECT_DIR / "tools").glob("*.py")
+        if 'if __name__ == "__main__":' in path.read_text()
+    }
+    packages = {".".join(p.parent.relative_to(PROJECT_DIR).parts) for p in (PROJECT_DIR / "tools").glob("*/__main__.py")}
+    assert mains | packages <= set(COMMANDS)
+
+
+def test_the_scan_finds_a_call_through_an_imported_helper_and_a_paginator(tmp_path: Path) -> None:
+    """A call the table does not list is found: here in a helper another module imports, and in a paginator."""
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "__init__.py").write_text("")
+    (tmp_path / "tools" / "helpers.py").write_text(
+        "def groups(eks):\n    return eks.describe_nodegroup(clusterName='c', nodegroupName='n')\n\n"
+        "def unused(route53):\n    return route53.delete_hosted_zone(Id='z')\n"
+    )
+    (tmp_path / "tools" / "cmd.py").write_text(
+        "from tools.helpers import groups\n\n"
+        "def main(aws):\n"
+        "    for kind in ('describe_load_balancers', 'describe_target_groups'):\n"
+        "        aws.elbv2.get_paginator(kind)\n"
+        "    aws.logs.get_paginator('describe_log_groups')\n"
+        "    return groups(aws.eks)\n"
+    )
+    assert sorted(command_calls(tmp_path, "tools", "tools.cmd")) == [
+        "eks:DescribeNodegroup",
+        "elasticloadbalancing:DescribeLoadBalancers",
+        "elasticloadbalancing:DescribeTargetGroups",
+        "logs:DescribeLogGroups",
+    ]
