@@ -169,6 +169,8 @@ def test_without_the_vpc_it_refuses_and_says_to_deploy_common_first(monkeypatch:
 # --- Terraform runs the guard ------------------------------------------------------------------------------------
 
 
+# Terraform against the emulator server: the out-of-process tier, beside the unit tier (`make test`), not on its path.
+@pytest.mark.background("moto_endpoint")
 def test_terraform_runs_the_guard_first_and_keeps_common_while_a_colour_runs_in_its_vpc(
     example_app: Synthesized, moto_endpoint: str, inside_project: Path, eks_knows_the_vpc: None
 ) -> None:

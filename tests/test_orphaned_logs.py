@@ -152,6 +152,8 @@ def test_without_a_usable_input_it_stops(
 # --- Terraform runs the step ------------------------------------------------------------------------------------
 
 
+# Terraform against the emulator server: the out-of-process tier, beside the unit tier (`make test`), not on its path.
+@pytest.mark.background("moto_endpoint")
 def test_terraform_rebuilds_a_colour_whose_log_group_eks_recreated(
     example_app: Synthesized, moto_endpoint: str, inside_project: Path
 ) -> None:
