@@ -20,7 +20,7 @@ from typing import Any
 from model.config import Config
 from model.loading import config_from_dict
 from model.paths import PROJECT_DIR, tools_first
-from scripts.emulator import client, environment
+from scripts.emulator import CREDENTIALS, client, environment
 from scripts.terraformrc import configure_environment
 
 # What a user's checkout holds that the copy must not share: its config, output and state.
@@ -57,18 +57,20 @@ class Run:
 
 @dataclass
 class Project:
-    """The project's files (linked), its own cdktf.json, state and output, pointed at an emulator."""
+    """The project's files (linked), its own cdktf.json, state and output, pointed at an emulator.
+    credentials: who its commands and clients are on the emulator (an admin of an emulator that enforces IAM)."""
 
     root: Path
     endpoint: str
     config: dict[str, Any]
     region: str
     runs: list[Run] = field(default_factory=list)
+    credentials: Mapping[str, str] = field(default_factory=lambda: dict(CREDENTIALS))
 
     @classmethod
-    def create(cls, root: Path, endpoint: str, config: dict[str, Any]) -> Project:
+    def create(cls, root: Path, endpoint: str, config: dict[str, Any], credentials: Mapping[str, str] = CREDENTIALS) -> Project:
         link_project(root, own=OWN)
-        project = cls(root, endpoint, config, config_from_dict(config).region)
+        project = cls(root, endpoint, config, config_from_dict(config).region, credentials=dict(credentials))
         project.write_config(config)
         return project
 
@@ -93,7 +95,11 @@ class Project:
         """The emulator's AWS settings, and the Makefile's: the pinned Node and the virtualenv first on
         PATH, Terraform's providers from the local mirror when there is one."""
         configure_environment()
-        return {**environment(self.endpoint, self.region), "CI": "true", "PATH": tools_first(os.environ["PATH"])}
+        return {
+            **environment(self.endpoint, self.region, self.credentials),
+            "CI": "true",
+            "PATH": tools_first(os.environ["PATH"]),
+        }
 
     def run(self, *command: str, cwd: Path | None = None, timeout: int = 900, env: dict[str, str] | None = None) -> Run:
         """env: variables set for this run on top of the project's (other credentials, say)."""
@@ -145,7 +151,7 @@ class Project:
         return {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
 
     def aws(self, service: str) -> Any:
-        return client(service, self.endpoint, self.region)
+        return client(service, self.endpoint, self.region, self.credentials)
 
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

@@ -6,7 +6,9 @@ and destroyed.
 Two deployments of the same configuration, each on an emulator of its own, side by side (most of either is
 the AWS provider's own waits): `project` is deployed by `cdktf deploy common`, read back, re-planned, used by the
 colours' plans and refused a destroy while protected; `retirement` runs the way out on a thread meanwhile:
-protection lifted by a deploy, the destroy, with an image in the repository.
+protection lifted by a deploy, the destroy, with an image in the repository. The retirement's emulator enforces
+IAM, and its deploy, update and destroy run as the deployer: an IAM user that holds only the deployer's managed
+policies (policies/deployer.py), as README tells a user to create them.
 """
 
 from __future__ import annotations
@@ -20,12 +22,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from model.loading import config_from_dict, load_config
 from model.workloads import SHARED_ROLES
+from policies.deployer import Deployer
+from policies.deployer_calls import calls
 from scripts import rehearse
 from scripts.emulator import MotoProcess, client, free_port
-from scripts.rehearse import Rehearsal, StepFailedError, create_parent_zone
+from scripts.rehearse import (
+    EMULATOR_ACCOUNT,
+    Identities,
+    Rehearsal,
+    StepFailedError,
+    calls_of_the_deployer,
+    create_parent_zone,
+    enforce_deployer,
+)
 from scripts.scratch_project import Project, Run
 from tests.support.configs import EXAMPLE_FILE, write_project
 from tests.support.synth import synthesize
@@ -55,17 +68,19 @@ SETTINGS = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "
 
 
 @pytest.fixture(scope="module")
-def emulators() -> Iterator[tuple[str, str]]:
-    """Two AWS emulators, each a process of its own: `project`'s and `retirement`'s."""
-    servers = [MotoProcess(free_port(), SETTINGS) for _ in range(2)]
-    yield servers[0].ready(), servers[1].ready()
+def emulators() -> Iterator[tuple[MotoProcess, MotoProcess]]:
+    """Two AWS emulators, each a process of its own: `project`'s, and `retirement`'s, which can enforce IAM."""
+    servers = (MotoProcess(free_port(), SETTINGS), MotoProcess(free_port(), SETTINGS, iam=True))
+    for server in servers:
+        server.ready()
+    yield servers
     for server in servers:
         server.stop()
 
 
 @pytest.fixture(scope="module")
-def emulator(emulators: tuple[str, str]) -> str:
-    return emulators[0]
+def emulator(emulators: tuple[MotoProcess, MotoProcess]) -> str:
+    return emulators[0].endpoint
 
 
 @pytest.fixture(scope="module")
@@ -107,38 +122,67 @@ class Retirement:
     unprotect: Run  # `cdktf deploy common` of the config with deletion_protection off
     destroy: Run  # `cdktf destroy common` then
     after_destroy: dict[str, Any]  # what AWS held then
+    deployer_calls: list[tuple[str, str]]  # (allowed|denied, service:Action) of each call the deployer made
+    outside_the_policy: str  # the error code of a call the deployer's policy does not allow, made last
+    wrong_secret: str  # the error code of a Route53 GET signed with a wrong secret key (the signature is still checked)
 
 
 @pytest.fixture(scope="module")
-def retirement(emulators: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[Retirement]]:
-    """The same deployment on the second emulator, then the way out, on a thread from here on (the syntheses,
-    which need the jsii runtime, are done first on this one): protection lifted by a deploy, the destroy. Its first
-    deploy is Terraform's own apply: `project` rehearses the CLI's."""
-    endpoint = emulators[1]
-    project = Project.create(tmp_path_factory.mktemp("retirement") / "project", endpoint, CONFIG)
+def retirement(
+    emulators: tuple[MotoProcess, MotoProcess], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Future[Retirement]]:
+    """The same deployment on the second emulator, with IAM enforced, then the way out, on a thread from here on (the
+    syntheses, which need the jsii runtime, are done first on this one): protection lifted by a deploy, the destroy.
+    Every Terraform run is the deployer's; its first deploy is Terraform's own apply: `project` rehearses the CLI's."""
+    server = emulators[1]
+    identities: Identities = enforce_deployer(server, CONFIG)  # first: nothing else may run before IAM is enforced
+    project = Project.create(tmp_path_factory.mktemp("retirement") / "project", server.endpoint, CONFIG, identities.admin)
     create_parent_zone(project, PARENT)
     synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
     project.write_config({**CONFIG, "deletion_protection": False})
     synthesize(load_config(project.root / "cdktf.json"), project.root / "unprotected")  # the same depth as cdktf.out
     init = project.init("common")
     assert init.returncode == 0, init.output[-3000:]
+    as_deployer = identities.deployer
 
     def aws(service: str) -> Any:
-        return client(service, endpoint, REGION)
+        return client(service, server.endpoint, REGION, identities.admin)
 
     def way_out() -> Retirement:
-        deploy = project.run("terraform", "apply", "-auto-approve", "-input=false", "-no-color", cwd=project.stack_dir("common"))
+        apply = ("terraform", "apply", "-auto-approve", "-input=false", "-no-color")
+        deploy = project.run(*apply, cwd=project.stack_dir("common"), env=as_deployer)
         assert deploy.returncode == 0, deploy.output[-6000:]
         push_image(aws("ecr"))
         # The unprotected config's synthesis takes the place of the protected one's, as `cdktf synth` would.
         (project.root / "unprotected" / "stacks" / "common" / "cdk.tf.json").replace(project.stack_dir("common") / "cdk.tf.json")
-        unprotect = project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve")
-        destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")
-        return Retirement(unprotect, destroy, aws_holds(aws))
+        unprotect = project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve", env=as_deployer)
+        destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve", env=as_deployer)
+        made = calls_of_the_deployer(server)
+        intruder = client("iam", server.endpoint, REGION, as_deployer)
+        forger = client("route53", server.endpoint, REGION, {**as_deployer, "AWS_SECRET_ACCESS_KEY": "not-the-secret"})
+        answered: list[bytes] = []  # moto answers in IAM's error format, which Route53's parser cannot read: the raw body
+        forger.meta.events.register("before-parse.route53.*", lambda response_dict, **_: answered.append(response_dict["body"]))
+        return Retirement(
+            unprotect,
+            destroy,
+            aws_holds(aws),
+            made,
+            refused_code(lambda: intruder.create_user(UserName="not-the-deployers-to-make")),
+            f"{refused_code(forger.list_hosted_zones)}: {b''.join(answered).decode(errors='replace')}",
+        )
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         yield pool.submit(way_out)
     project.cleanup()
+
+
+def refused_code(call: Callable[[], Any]) -> str:
+    """The error code the emulator answers a call with, and its HTTP status."""
+    try:
+        call()
+    except ClientError as error:
+        return f"HTTP {error.response['ResponseMetadata']['HTTPStatusCode']} {error.response['Error'].get('Code', '')}".strip()
+    return "none: the call was allowed"
 
 
 def push_image(ecr: Any) -> None:
@@ -395,6 +439,29 @@ def test_destroy_removes_everything_once_unprotected(retirement: Future[Retireme
         "policies": [],
         "log_groups": [],
     }
+
+
+def test_the_way_out_ran_as_the_deployer_with_iam_enforced_and_no_call_refused(retirement: Future[Retirement]) -> None:
+    """Deploy, update and destroy of common as an identity holding only the deployer policy (each Allow widened to
+    Resource `*`: the emulator knows no request's ARN, so this proves the actions; tests/test_deployer_calls.py
+    proves the scoping). The emulator does refuse the deployer what its policy does not allow."""
+    done = retirement.result()
+    assert (done.unprotect.returncode, done.destroy.returncode) == (0, 0)
+    assert len(done.deployer_calls) > 100, "IAM was not enforced on the deployer's calls"
+    assert sorted({action for outcome, action in done.deployer_calls if outcome != "allowed"}) == []
+    assert done.outside_the_policy == "HTTP 403 AccessDenied"
+    # Route53's GETs pass the emulator's signature check only through scripts/emulator.py's workaround: it still
+    # refuses a wrong secret.
+    assert done.wrong_secret.startswith("HTTP 403: ")
+    assert "<Code>SignatureDoesNotMatch</Code>" in done.wrong_secret
+
+
+def test_every_call_the_deployer_made_is_in_the_call_table(retirement: Future[Retirement]) -> None:
+    """What the emulator saw Terraform (and common's deletion guard) call is listed in policies/deployer_calls.yaml:
+    the table is not missing a call a real deploy makes, at least where the emulator can tell."""
+    listed = {call.action for call in calls(Deployer(config_from_dict(CONFIG), EMULATOR_ACCOUNT))}
+    made = {action for _, action in retirement.result().deployer_calls}
+    assert sorted(made - listed) == []
 
 
 # --- `make rehearse`: one line per step, and the first failure ends it with its output -----------------
