@@ -7,6 +7,10 @@
   runtime never run on the machine's own (possibly end-of-life) Node;
 - TF_CLI_CONFIG_FILE: Terraform takes the providers of the local filesystem mirror, when the machine has one
   (scripts/terraformrc.py), so `cdktf deploy|diff|destroy` initialise offline as `make` does;
+- CDKTF_SKIP_PROVIDER_LOCK, with the mirror: the cdktf CLI's `--skip-provider-lock` (its options read CDKTF_*
+  variables). Without it the CLI runs `terraform providers lock -platform=linux_amd64` after `terraform init` on a
+  stack with no lock file, which asks the public registry whatever the CLI config says, and fails offline
+  ("Could not retrieve providers for locking"); `terraform init` has written the lock file from the mirror already;
 - CHECKPOINT_DISABLE: Terraform and the cdktf CLI do not call HashiCorp's version check (an `[ERROR]` line offline);
 - NODE_OPTIONS: cdktf keeps its own heap setting only when NODE_OPTIONS names one; jsii's deprecation notices are
   noise (each an `[ERROR]` line through the CLI);
@@ -32,6 +36,7 @@ TOOL_DIRS = (str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".ven
 # --max-old-space-size: the cdktf CLI warns about a NODE_OPTIONS without it, and would otherwise set it itself.
 NODE_OPTIONS = "--max-old-space-size=4096 --no-deprecation"
 JSII_CACHE = PROJECT_DIR / ".cache" / "jsii"
+SKIP_PROVIDER_LOCK = "CDKTF_SKIP_PROVIDER_LOCK"
 
 
 def environment(current: Mapping[str, str], *, terminal: bool) -> dict[str, str]:
@@ -47,6 +52,7 @@ def environment(current: Mapping[str, str], *, terminal: bool) -> dict[str, str]
     mirror_config = write_config()
     if mirror_config:
         variables["TF_CLI_CONFIG_FILE"] = str(mirror_config)
+        variables[SKIP_PROVIDER_LOCK] = "true"
     if not terminal and "CI" not in current:
         variables["CI"] = "true"
     return variables

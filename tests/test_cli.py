@@ -16,11 +16,14 @@ import pytest
 
 from model.loading import load_config
 from model.paths import PROJECT_DIR
+from scripts import env as project_env
+from scripts.emulator import MotoProcess, aws_settings, client
 from scripts.scratch_project import Project, link_project, write_project_file
 from tests.support.configs import example_raw
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.background("cli_synth")
+REGION = "ap-northeast-1"
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +63,15 @@ def test_cli_output_holds_no_absolute_path_of_the_project(project: Project) -> N
 # --- `source scripts/env.sh`, then the CLI by hand: what README tells an operator to run ---------------------------
 
 # What a new user's shell lacks before `source scripts/env.sh` (pytest's own process has them: tests/conftest.py).
-MAKE_ONLY = ("CHECKPOINT_DISABLE", "NODE_OPTIONS", "JSII_RUNTIME_PACKAGE_CACHE_ROOT", "TF_CLI_CONFIG_FILE", "CI", "BASH_ENV")
+MAKE_ONLY = (
+    "CHECKPOINT_DISABLE",
+    "NODE_OPTIONS",
+    "JSII_RUNTIME_PACKAGE_CACHE_ROOT",
+    "TF_CLI_CONFIG_FILE",
+    project_env.SKIP_PROVIDER_LOCK,
+    "CI",
+    "BASH_ENV",
+)
 SPINNER = re.compile("[\u2800-\u28ff]")  # the CLI's spinner frames are braille characters
 
 
@@ -71,9 +82,8 @@ class ByHand:
     stacks: list[str]
 
 
-def synth_by_hand(tmp_path: Path, config_text: str) -> ByHand:
-    """`source scripts/env.sh && cdktf synth` in a scratch copy with config_text as its config.json, over the stacks
-    of an earlier synth; output to a pipe, as in CI."""
+def scratch_project(tmp_path: Path, config_text: str) -> Path:
+    """A scratch copy with config_text as its config.json, over the stacks of an earlier synth."""
     project = tmp_path / "project"
     link_project(project, own={"cdktf.json", "config.json", "cdktf.out", "terraform-state", ".git"})
     # The project's CLI settings (app command, language), naming config.json as the shipped project file does.
@@ -82,13 +92,19 @@ def synth_by_hand(tmp_path: Path, config_text: str) -> ByHand:
     (project / "config.json").write_text(config_text)
     (project / "cdktf.out" / "stacks" / "yesterday").mkdir(parents=True)
     (project / "cdktf.out" / "stacks" / "yesterday" / "cdk.tf.json").write_text("{}")
+    return project
+
+
+def by_hand(project: Path, command: str, aws: dict[str, str] | None = None) -> ByHand:
+    """`source scripts/env.sh && <command>` in the project, from a new user's shell (aws: its AWS_* settings, none
+    by default); output to a pipe, as in CI."""
     ours = {str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin")}
-    env = {k: v for k, v in os.environ.items() if k not in MAKE_ONLY and not k.startswith(("PYTEST", "COV_"))}
+    env = {k: v for k, v in os.environ.items() if k not in MAKE_ONLY and not k.startswith(("PYTEST", "COV_", "AWS_"))}
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p not in ours)
     done = subprocess.run(
-        ["bash", "-c", "source scripts/env.sh && cdktf synth"],
+        ["bash", "-c", f"source scripts/env.sh && {command}"],
         cwd=project,
-        env=env,
+        env={**env, **(aws or {})},
         capture_output=True,
         text=True,
         timeout=600,
@@ -97,6 +113,10 @@ def synth_by_hand(tmp_path: Path, config_text: str) -> ByHand:
     stacks_dir = project / "cdktf.out" / "stacks"
     stacks = sorted(p.name for p in stacks_dir.iterdir()) if stacks_dir.exists() else []
     return ByHand(done.returncode, done.stdout + done.stderr, stacks)
+
+
+def synth_by_hand(tmp_path: Path, config_text: str) -> ByHand:
+    return by_hand(scratch_project(tmp_path, config_text), "cdktf synth")
 
 
 def example_config_text() -> str:
@@ -130,3 +150,23 @@ def test_cdktf_synth_by_hand_names_a_json_mistake_once_by_file_line_and_column(t
     assert run.output.count("[ERROR]") <= 1, run.output
     assert len(SPINNER.findall(run.output)) <= 1, run.output  # the last frame, printed once on exit
     assert run.stacks == []
+
+
+def test_cdktf_diff_common_by_hand_initialises_offline_and_plans_without_an_error_line(
+    tmp_path: Path, background_moto: MotoProcess
+) -> None:
+    """`cdktf diff common` by hand (README's review step; deploy and destroy initialise the same way): Terraform takes
+    the providers from the machine's mirror, and the CLI does not ask the public registry to lock them (it would fail
+    offline: "Could not retrieve providers for locking", `terraform init failed`). Against the emulator, in a zone
+    of its own."""
+    zone = "by-hand.example.net"
+    endpoint = background_moto.ready()
+    client("route53", endpoint, REGION).create_hosted_zone(Name=zone, CallerReference=f"{zone}-{tmp_path.name}")
+    config = {**example_raw(), "dns": {**example_raw()["dns"], "parent_zone": zone}}
+    project = scratch_project(tmp_path, json.dumps({"$schema": "./config.schema.json", **config}, indent=2))
+    run = by_hand(project, "cdktf diff common", aws_settings(endpoint, REGION))
+    assert run.returncode == 0, run.output[-3000:]
+    assert "Terraform has been successfully initialized" in run.output
+    assert "Plan:" in run.output
+    assert "[ERROR]" not in run.output, run.output[-3000:]
+    assert "Could not retrieve providers for locking" not in run.output

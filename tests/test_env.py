@@ -12,7 +12,15 @@ import pytest
 from model.paths import PROJECT_DIR
 from scripts import env as project_env
 
-NAMES = ("PATH", "CHECKPOINT_DISABLE", "NODE_OPTIONS", "JSII_RUNTIME_PACKAGE_CACHE_ROOT", "TF_CLI_CONFIG_FILE", "CI")
+NAMES = (
+    "PATH",
+    "CHECKPOINT_DISABLE",
+    "NODE_OPTIONS",
+    "JSII_RUNTIME_PACKAGE_CACHE_ROOT",
+    "TF_CLI_CONFIG_FILE",
+    project_env.SKIP_PROVIDER_LOCK,
+    "CI",
+)
 MAKE_VARIABLES = ("BASH_ENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT", "MAKE_TERMERR")
 PRINT = "; ".join(f'echo "{name}=${{{name}-<unset>}}"' for name in NAMES)
 
@@ -50,9 +58,13 @@ def test_output_to_no_terminal_sets_ci_unless_ci_says_otherwise() -> None:
 def test_the_provider_mirror_is_used_when_the_machine_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mirror_config = tmp_path / "terraformrc"
     monkeypatch.setattr(project_env, "write_config", lambda: mirror_config)
-    assert project_env.environment({"PATH": "/bin"}, terminal=True)["TF_CLI_CONFIG_FILE"] == str(mirror_config)
+    with_mirror = project_env.environment({"PATH": "/bin"}, terminal=True)
+    assert with_mirror["TF_CLI_CONFIG_FILE"] == str(mirror_config)
+    assert with_mirror[project_env.SKIP_PROVIDER_LOCK] == "true"  # the CLI's lock step would ask the registry
     monkeypatch.setattr(project_env, "write_config", lambda: None)
-    assert "TF_CLI_CONFIG_FILE" not in project_env.environment({"PATH": "/bin"}, terminal=True)
+    without = project_env.environment({"PATH": "/bin"}, terminal=True)
+    assert "TF_CLI_CONFIG_FILE" not in without
+    assert project_env.SKIP_PROVIDER_LOCK not in without
 
 
 def test_sourcing_env_sh_from_another_directory_and_a_make_recipe_give_the_same_environment(tmp_path: Path) -> None:
