@@ -5,7 +5,6 @@ the project (a background check: tests/support/background_checks.py), and by han
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from concurrent.futures import Future
@@ -16,10 +15,10 @@ import pytest
 
 from model.loading import load_config
 from model.paths import PROJECT_DIR
-from scripts import env as project_env
 from scripts.emulator import MotoProcess, aws_settings, client
 from scripts.scratch_project import Project, link_project, write_project_file
 from tests.support.configs import example_raw
+from tests.support.new_shell import a_new_users_environment
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.background("cli_synth")
@@ -62,16 +61,6 @@ def test_cli_output_holds_no_absolute_path_of_the_project(project: Project) -> N
 
 # --- `source scripts/env.sh`, then the CLI by hand: what README tells an operator to run ---------------------------
 
-# What a new user's shell lacks before `source scripts/env.sh` (pytest's own process has them: tests/conftest.py).
-MAKE_ONLY = (
-    "CHECKPOINT_DISABLE",
-    "NODE_OPTIONS",
-    "JSII_RUNTIME_PACKAGE_CACHE_ROOT",
-    "TF_CLI_CONFIG_FILE",
-    project_env.SKIP_PROVIDER_LOCK,
-    "CI",
-    "BASH_ENV",
-)
 SPINNER = re.compile("[\u2800-\u28ff]")  # the CLI's spinner frames are braille characters
 
 
@@ -98,9 +87,7 @@ def scratch_project(tmp_path: Path, config_text: str) -> Path:
 def by_hand(project: Path, command: str, aws: dict[str, str] | None = None) -> ByHand:
     """`source scripts/env.sh && <command>` in the project, from a new user's shell (aws: its AWS_* settings, none
     by default); output to a pipe, as in CI."""
-    ours = {str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin")}
-    env = {k: v for k, v in os.environ.items() if k not in MAKE_ONLY and not k.startswith(("PYTEST", "COV_", "AWS_"))}
-    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p not in ours)
+    env = a_new_users_environment(without_prefixes=("AWS_",))
     done = subprocess.run(
         ["bash", "-c", f"source scripts/env.sh && {command}"],
         cwd=project,

@@ -11,26 +11,9 @@ import pytest
 
 from model.paths import PROJECT_DIR
 from scripts import env as project_env
+from tests.support.new_shell import NAMES, a_new_users_environment
 
-NAMES = (
-    "PATH",
-    "CHECKPOINT_DISABLE",
-    "NODE_OPTIONS",
-    "JSII_RUNTIME_PACKAGE_CACHE_ROOT",
-    "TF_CLI_CONFIG_FILE",
-    project_env.SKIP_PROVIDER_LOCK,
-    "CI",
-)
-MAKE_VARIABLES = ("BASH_ENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT", "MAKE_TERMERR")
 PRINT = "; ".join(f'echo "{name}=${{{name}-<unset>}}"' for name in NAMES)
-
-
-def a_new_users_environment() -> dict[str, str]:
-    """The machine's environment without what the project sets (pytest's process has it: tests/conftest.py)."""
-    # make's own variables too: under `make test` the jobserver flags would reach the probe's make (a warning).
-    env = {k: v for k, v in os.environ.items() if k not in (*NAMES[1:], *MAKE_VARIABLES)}
-    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p not in project_env.TOOL_DIRS)
-    return env
 
 
 def printed(output: str) -> dict[str, str]:
