@@ -9,6 +9,7 @@ config says what was asked for, Route53 says what clients are being told.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -248,6 +249,19 @@ def aws_problem(err: BaseException) -> str | None:
     if isinstance(err, sdk.NoRegionError):
         return f"{said}: set the project's `region` or AWS_REGION"
     return f"the AWS SDK failed ({type(err).__name__}: {said})"
+
+
+@contextmanager
+def aws_errors_as(error: Callable[[str], Exception]) -> Iterator[None]:
+    """Inside, an AWS SDK error becomes error(its operator's line, aws_problem): a command that has changed something
+    says what is in place, or one that must not guess says why it stops. Anything else passes through unchanged."""
+    try:
+        yield
+    except Exception as err:
+        said = aws_problem(err)
+        if said is None:
+            raise
+        raise error(said) from None
 
 
 def _host(dns_name: str) -> str:

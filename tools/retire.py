@@ -18,7 +18,7 @@ from pathlib import Path
 from model.config import Config
 from model.loading import ConfigError, load_config
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
-from tools.aws import Aws, aws_problem, colour_weight, find_zone
+from tools.aws import Aws, aws_errors_as, colour_weight, find_zone
 from tools.cli import exit_status, run_cdktf
 from tools.teardown import UnsafeTeardownError, check_weight
 
@@ -80,15 +80,11 @@ def deployed_state(config: Config, colour: str, aws: Aws) -> str | None:
         key = state.key(colour)
         where = f"s3://{state.bucket}/{key}"
         s3 = aws.client("s3") if state.region == config.region else Aws(state.region).s3
-        try:
-            text = s3.get_object(Bucket=state.bucket, Key=key)["Body"].read().decode()
-        except s3.exceptions.NoSuchKey:
-            return f"no state {where}"
-        except Exception as err:
-            said = aws_problem(err)
-            if said is None:
-                raise
-            raise _unreadable(colour, where, said) from None
+        with aws_errors_as(lambda said: _unreadable(colour, where, said)):
+            try:
+                text = s3.get_object(Bucket=state.bucket, Key=key)["Body"].read().decode()
+            except s3.exceptions.NoSuchKey:
+                return f"no state {where}"
     try:
         held = json.loads(text or "{}")
     except ValueError as err:

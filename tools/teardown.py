@@ -35,7 +35,7 @@ from typing import Any, TextIO
 
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, TeardownPlan
 from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
-from tools.aws import Aws, aws_problem, colour_leftovers, colour_weight, find_zone
+from tools.aws import Aws, aws_errors_as, colour_leftovers, colour_weight, find_zone
 from tools.cli import exit_status
 from tools.clock import POLL_SECONDS, Clock, SystemClock
 from tools.kube import APPLICATIONS, INGRESSES, KubeApi, KubeError
@@ -124,16 +124,12 @@ class Teardown:
         else:
             check_weight(self.plan, colour_weight(self.aws.route53, zone, self.plan.hostname, self.plan.colour))
         api = self.aws.kube(self.plan.cluster) if self._cluster_exists() else None
-        try:
+        # AWS stopping to answer part-way is a failure part-way: say so, and that a re-run resumes.
+        resume = f"run `cdktf destroy {self.plan.colour}` again once AWS answers: it resumes where this stopped"
+        with aws_errors_as(
+            lambda said: TeardownError(f"{said}. Part of {self.plan.colour}'s apps may be gone already; {resume}")
+        ):
             self._remove(api, zone)
-        except Exception as err:  # AWS stopped answering part-way: say so, and that a re-run resumes
-            said = aws_problem(err)
-            if said is None:
-                raise
-            raise TeardownError(
-                f"{said}. Part of {self.plan.colour}'s apps may be gone already; run `cdktf destroy {self.plan.colour}` "
-                "again once AWS answers: it resumes where this stopped"
-            ) from None
         self._say(f"{self.plan.colour}: applications, load balancers and records are gone; Terraform removes the rest")
 
     def _remove(self, api: KubeApi | None, zone: str | None) -> None:

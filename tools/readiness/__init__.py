@@ -81,27 +81,33 @@ class Readiness:
             skipped = "not checked: the cluster is not there at its configured version"
             return findings + self._said([Finding(False, f"EKS insights, Argo CD, load balancer, preview host: {skipped}")])
         refresh = self.refresh_insights
-        checks: list[Callable[[], list[Finding]]] = [
-            self._guarded(
+        checks: list[tuple[str, Callable[[], list[Finding]]]] = [
+            (
                 "EKS upgrade insights",
                 lambda: [
                     insights.fresh_insights(self.aws.eks, target, state.changed_at, self.clock, refresh=refresh, say=self.out)
                 ],
             ),
-            self._guarded(
+            (
                 "Argo CD applications",
                 lambda: release.applications(
                     lambda: self.aws.kube(target.cluster),
                     release.expected(self.config, colour, self.components or release.registry_at),
                 ),
             ),
-            self._guarded("load balancer", lambda: [targets.healthy_targets(self.aws.elbv2, target.cluster)]),
-            self._guarded(
-                "preview host", lambda: [probe.probe_preview(target, self.clock, self.prober or probe.Prober(), say=self.out)]
-            ),
+            ("load balancer", lambda: [targets.healthy_targets(self.aws.elbv2, target.cluster)]),
+            ("preview host", lambda: [probe.probe_preview(target, self.clock, self.prober or probe.Prober(), say=self.out)]),
         ]
-        for run in checks:
-            findings += self._said(run())
+        for what, run in checks:
+            # An AWS call denied (or the login expiring) part-way fails that check with AWS's reason; the rest still run.
+            try:
+                found = run()
+            except Exception as err:
+                said = aws_problem(err)
+                if said is None:
+                    raise
+                found = [Finding(False, f"{what}: could not check: {said}")]
+            findings += self._said(found)
         return findings
 
     def _said(self, findings: list[Finding]) -> list[Finding]:
@@ -109,21 +115,6 @@ class Readiness:
             for line in finding.lines():
                 self.out(line)
         return findings
-
-    @staticmethod
-    def _guarded(what: str, check: Callable[[], list[Finding]]) -> Callable[[], list[Finding]]:
-        """An AWS call denied (or the login expiring) part-way fails that check with AWS's reason; the rest still run."""
-
-        def guarded() -> list[Finding]:
-            try:
-                return check()
-            except Exception as err:
-                said = aws_problem(err)
-                if said is None:
-                    raise
-                return [Finding(False, f"{what}: could not check: {said}")]
-
-        return guarded
 
 
 def missing(findings: list[Finding]) -> list[str]:

@@ -79,7 +79,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, deployer: Deployer | None, p
     clients = aws or Aws(config.region)
     clock = SystemClock()
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
-    shift = Shift(args.config, config, settings, clients, deployer, clock, sys.stdout, args.skip_readiness, checks)
+    shift = Shift(args.config, config, settings, clients, deployer, clock, sys.stdout, checks, args.skip_readiness)
     shift.run(args.to, dry_run=args.dry_run)
 
 

@@ -6,8 +6,7 @@ same way."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import NoReturn, TextIO
 
 from model.config import Config, ShiftConfig, cluster_name
 from model.loading import load_config, write_weights
-from tools.aws import Aws, aws_problem, load_balancer_for, load_balancer_name, weighted_records, zone_id
+from tools.aws import Aws, aws_errors_as, load_balancer_for, load_balancer_name, weighted_records, zone_id
 from tools.clock import POLL_SECONDS, Clock
 from tools.readiness import Readiness, missing
 from tools.shift import ShiftError, UnsafeShiftError
@@ -35,8 +34,8 @@ class Shift:
     deployer: Deployer
     clock: Clock
     out: TextIO
+    readiness: Readiness  # the target's proof (tools/readiness/)
     skip_readiness: bool = False  # --skip-readiness: move weight without the target's proof (said loudly)
-    readiness: Readiness | None = None  # default: the real checks on self.aws (tools/readiness/)
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
         """dry_run: everything before the first step (preflight, readiness, what is pending), reported; no weight moves."""
@@ -88,7 +87,7 @@ class Shift:
             self.clock.sleep(window)
             self.clock.sleep(METRICS_DELAY_SECONDS)
             try:
-                with _aws_fails_the_step():
+                with aws_errors_as(ShiftError):
                     metrics = read_metrics(self.aws.cloudwatch, dimension, window_start, window)
             except ShiftError as err:
                 self._roll_back(previous, affected, zone, f"{label}: cannot read the window's metrics: {err}")
@@ -148,9 +147,8 @@ class Shift:
                 "CD, healthy targets, its preview host end to end); weight may move to a colour that cannot serve it"
             )
             return None
-        checks = self.readiness or Readiness(self.config, self.aws, self.clock, out=self._say)
         self._say(f"readiness of {target}:")
-        findings = checks.check(target)  # each line said as it is known
+        findings = self.readiness.check(target)  # each line said as it is known
         if gaps := missing(findings):
             return UnsafeShiftError(
                 f"{target} has not proven itself ready for traffic: {'; '.join(gaps)}. Nothing was changed; fix what is "
@@ -161,8 +159,10 @@ class Shift:
     def _apply(self, state: Weights, affected: list[str], zone: str) -> None:
         """Write the weights, plan every colour, apply the plans if each changes nothing but weights, and return
         once clients can be getting them. A plan that changes more is refused (UnsafeShiftError) before any is
-        applied, with the config back at the weights it held."""
-        with _aws_fails_the_step():
+        applied, with the config back at the weights it held. Once weights move, AWS that cannot be asked (an expired
+        login, a denied call, no network) fails the step (ShiftError): it is rolled back, or the roll-back says it could
+        not be; before the first step such an error refuses the shift instead (tools/cli.py: exit 2, nothing changed)."""
+        with aws_errors_as(ShiftError):
             self._apply_now(state, affected, zone)
 
     def _apply_now(self, state: Weights, affected: list[str], zone: str) -> None:
@@ -214,20 +214,6 @@ class Shift:
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
-
-
-@contextmanager
-def _aws_fails_the_step() -> Iterator[None]:
-    """Once weights move, AWS that cannot be asked (an expired login, a denied call, no network) fails the step: it is
-    rolled back (or the roll-back says it could not be), and the operator reads AWS's reason in one line. Before the
-    first step such an error refuses the shift instead (tools/cli.py: exit 2, nothing changed)."""
-    try:
-        yield
-    except Exception as err:
-        said = aws_problem(err)
-        if said is None:
-            raise
-        raise ShiftError(said) from None
 
 
 def refuse_pending(deployer: Deployer, colours: Sequence[str], weights: Weights, say: Callable[[str], None]) -> None:
