@@ -18,13 +18,12 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
 from model.paths import PROJECT_DIR
 from model.teardown_plan import FORCE_ENV, PLAN_ENV
 from tests.support.configs import write_project
-from tests.support.emulated_aws import REGION, Emulated, FakeClock, base_config, without_credentials
+from tests.support.emulated_aws import EXPIRED, REGION, Emulated, FakeClock, aws_error, base_config, without_credentials
 from tests.support.fake_deployer import FakeDeployer
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.test_teardown import PLAN
@@ -175,8 +174,7 @@ class ExpiringElbv2:
         self._elbv2 = elbv2
 
     def get_paginator(self, operation: str) -> Any:
-        error = {"Error": {"Code": "ExpiredToken", "Message": "The security token included in the request is expired"}}
-        raise ClientError(error, "DescribeLoadBalancers")
+        raise aws_error(EXPIRED[0], "DescribeLoadBalancers", EXPIRED[1])
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._elbv2, name)

@@ -20,7 +20,18 @@ from model.platform import CHILDREN, COMPONENTS
 from model.workloads import PARENT_APPLICATION
 from tests.support.charts import release_applications
 from tests.support.configs import named_release, write_project
-from tests.support.emulated_aws import REGION, ZONE_NAME, Emulated, FakeClock, WithInsights, base_config, insight, minutes
+from tests.support.emulated_aws import (
+    EXPIRED,
+    REGION,
+    ZONE_NAME,
+    Emulated,
+    FakeClock,
+    WithInsights,
+    aws_error,
+    base_config,
+    insight,
+    minutes,
+)
 from tests.support.fake_deployer import APP_OF_APPS, FakeDeployer, image_tag_change, weight_changes
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.support.preview_server import Answer, PreviewServer
@@ -239,7 +250,7 @@ def shift_in(tmp_path: Path, green_ready: FakeKubernetes, preview: PreviewServer
             kube=lambda _: argocd.api(),
         )
         checks = Readiness(loaded, clients, clock, prober=preview.prober(), out=lambda line: print(line, file=out))
-        shift = Shift(path, loaded, loaded.traffic.shift, clients, world.deployer, clock, out, skip_readiness, checks)
+        shift = Shift(path, loaded, loaded.traffic.shift, clients, world.deployer, clock, out, checks, skip_readiness)
         return shift, world, out
 
     return make
@@ -375,14 +386,11 @@ def test_the_command_exits_1_with_the_reason_when_a_step_fails(
 def test_a_login_that_expires_mid_shift_fails_the_step_and_rolls_back_in_one_line(shift_in: ShiftIn, deployed: Emulated) -> None:
     """AWS stops answering once weight has moved (CloudWatch, reading the window): the step fails and is rolled back,
     and the reason is AWS's, in one line (exit 1 through the command, tools/cli.py), never a traceback."""
-    from botocore.exceptions import ClientError
-
     shift, _, _ = shift_in(deployed)
 
     class Expired:
         def get_metric_data(self, **_: Any) -> Any:
-            error = {"Error": {"Code": "ExpiredToken", "Message": "The security token included in the request is expired"}}
-            raise ClientError(error, "GetMetricData")
+            raise aws_error(EXPIRED[0], "GetMetricData", EXPIRED[1])
 
     shift.aws._clients["cloudwatch"] = Expired()
     with pytest.raises(ShiftError) as failed:

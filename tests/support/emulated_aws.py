@@ -280,13 +280,11 @@ class WithInsights:
         return {"insights": found}
 
     def start_insights_refresh(self, *, clusterName: str) -> dict[str, Any]:  # noqa: N803
-        from botocore.exceptions import ClientError
-
         if self.refresh_denied:
             message = (
                 f"User: arn:aws:iam::123456789012:user/ci is not authorized to perform: eks:StartInsightsRefresh on {clusterName}"
             )
-            raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": message}}, "StartInsightsRefresh")
+            raise aws_error("AccessDeniedException", "StartInsightsRefresh", message)
         started = datetime.now(UTC)
         self.refreshes[clusterName] = {"status": "IN_PROGRESS", "startedAt": started, "polls": self.refresh_polls}
         return {"status": "IN_PROGRESS", "message": ""}
@@ -328,3 +326,14 @@ def without_credentials(env: dict[str, str], home: Path) -> dict[str, str]:
         "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-credentials"),
         "AWS_EC2_METADATA_DISABLED": "true",
     }
+
+
+EXPIRED = ("ExpiredToken", "The security token included in the request is expired")
+
+
+def aws_error(code: str, operation: str, message: str) -> Exception:
+    """The error botocore raises when AWS answers an operation with this error code (a real ClientError)."""
+    from botocore.exceptions import ClientError
+
+    error: Exception = ClientError({"Error": {"Code": code, "Message": message}}, operation)
+    return error
