@@ -5,7 +5,12 @@ With `iam=True` the server can enforce IAM (moto's own authorization: `enforce_i
 set-up is done) and records every call it authorizes or refuses, by caller, in a log: `make rehearse` and
 the rehearsal tier deploy common as an identity that holds only the deployer policy (policies/deployer.py).
 
-    python -m scripts.emulator --port 5000 [--host 127.0.0.1]    # the server with IAM enforcement possible
+    python -m scripts.emulator --port 5000 [--host 127.0.0.1] [--iam]
+
+A server started from here never races for its port: the parent binds a listening socket on a port the
+kernel chooses (`listening_socket`) and hands its descriptor to the server process, which serves on it
+(`--fd`). A port picked, released and bound again later could be taken in between by another of the test
+processes that start emulators side by side (seen in CI: "moto server ... did not start").
 """
 
 from __future__ import annotations
@@ -13,9 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -30,6 +37,10 @@ CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing
 # The server appends one line per call it judged, `<allowed|denied> <caller ARN> <service:Action>`, to this file.
 ACTION_LOG_ENV = "EMULATOR_ACTION_LOG"
 BODILESS = ("GET", "HEAD", "DELETE")
+# How long a server may take to serve once started: importing moto takes ~2 s on a quiet host; 24 starts at once
+# beside six busy loops on this 2-core host took 14 s for the slowest (measured). A CI run must not fail on a slow
+# start, and a server that dies is reported at once anyway, so the deadline is far beyond both.
+START_TIMEOUT = 300.0
 
 
 def aws_settings(endpoint: str, region: str, credentials: Mapping[str, str] = CREDENTIALS) -> dict[str, str]:
@@ -55,33 +66,52 @@ class MotoProcess:
     a background check or the rehearsal builds must not vanish mid-run), and which cannot have settings
     of its own (loading AWS's managed policies into every in-process IAM backend costs the suite ~5 s)."""
 
-    def __init__(self, port: int, settings: dict[str, str] | None = None, *, iam: bool = False) -> None:
+    def __init__(self, settings: dict[str, str] | None = None, *, iam: bool = False) -> None:
         """settings: MOTO_* variables for the server, e.g. {"MOTO_ACM_VALIDATION_WAIT": "0"}.
-        iam: serve with IAM enforcement possible (`enforce_iam`), recording every judged call in `action_log`."""
-        self.endpoint = f"http://127.0.0.1:{port}"
+        iam: serve with IAM enforcement possible (`enforce_iam`), recording every judged call in `action_log`.
+        The port is bound here, before the server process starts, and held by it: `endpoint` is final at once."""
+        listener = listening_socket()
+        self.port: int = listener.getsockname()[1]
+        self.endpoint = f"http://127.0.0.1:{self.port}"
         self.action_log: Path | None = None
         self._own_log = False
-        env = {**os.environ, **(settings or {})}
+        # moto builds some URLs from MOTO_PORT (its own server sets it from --port).
+        env = {**os.environ, **(settings or {}), "MOTO_PORT": str(self.port)}
+        command = [sys.executable, "-m", "scripts.emulator", "--fd", str(listener.fileno())]
         if iam:
             self._own_log = not env.get(ACTION_LOG_ENV)
-            self.action_log = Path(env.get(ACTION_LOG_ENV) or _scratch_file(f"moto-actions-{port}-", ".log"))
+            self.action_log = Path(env.get(ACTION_LOG_ENV) or _scratch_file(f"moto-actions-{self.port}-", ".log"))
             env[ACTION_LOG_ENV] = str(self.action_log)
-            command = [sys.executable, "-m", "scripts.emulator", "--host", "127.0.0.1", "--port", str(port)]
-        else:
-            command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
-        self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            command.append("--iam")
+        # What the server says before it dies is the only clue to why it did: kept, and shown by `ready`.
+        self._errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed by stop)
+        with listener:
+            self._process = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=self._errors, env=env, pass_fds=(listener.fileno(),)
+            )
 
-    def ready(self, timeout: float = 60) -> str:
-        """The endpoint, once the server answers."""
+    def ready(self, timeout: float = START_TIMEOUT) -> str:
+        """The endpoint, once the server answers. The port already accepts connections (the kernel queues
+        them), so this waits only for the server process to import moto and serve: seconds on a quiet host,
+        much longer on a loaded 2-core one, hence the generous deadline. A server that exits fails at once."""
         deadline = time.monotonic() + timeout
         while True:
             try:
-                with urllib.request.urlopen(f"{self.endpoint}/moto-api/data.json", timeout=5):
+                with urllib.request.urlopen(f"{self.endpoint}/moto-api/data.json", timeout=30):
                     return self.endpoint
             except (urllib.error.URLError, OSError):
-                if time.monotonic() > deadline or self._process.poll() is not None:
-                    raise RuntimeError(f"moto server at {self.endpoint} did not start") from None
+                status = self._process.poll()
+                if status is not None:
+                    said = self._said()
+                    raise RuntimeError(f"moto server at {self.endpoint} exited ({status}) before it served: {said}") from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"moto server at {self.endpoint} did not answer within {timeout:.0f} s") from None
                 time.sleep(0.2)
+
+    def _said(self) -> str:
+        self._errors.seek(0)
+        lines = self._errors.read().strip().splitlines()
+        return " | ".join(lines[-5:]) or "nothing on stderr"
 
     def enforce_iam(self) -> None:
         """From now on every call is authorized against its caller's IAM policies (the calls so far, the set-up,
@@ -102,6 +132,7 @@ class MotoProcess:
     def stop(self) -> None:
         self._process.terminate()
         self._process.wait(timeout=30)
+        self._errors.close()
         if self._own_log and self.action_log is not None:
             self.action_log.unlink(missing_ok=True)
 
@@ -112,19 +143,19 @@ def _judged_line(line: str) -> tuple[str, str, str]:
 
 
 def _scratch_file(prefix: str, suffix: str) -> str:
-    import tempfile
-
     handle, path = tempfile.mkstemp(prefix=prefix, suffix=suffix)
     os.close(handle)
     return path
 
 
-def free_port() -> int:
-    """A loopback port nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+def listening_socket() -> socket.socket:
+    """A loopback socket listening on a port the kernel chose, inheritable by a child process that serves
+    on it: nobody else can take the port between choosing it and serving on it."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    listener.set_inheritable(True)
+    return listener
 
 
 # --- the server with IAM enforcement: moto's, with two changes made in its own process -------------------
@@ -170,12 +201,21 @@ def _patch_moto_authorization(action_log: str | None) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m scripts.emulator", description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", type=int, help="bind this port")
+    where.add_argument("--fd", type=int, help="serve on this inherited, listening socket (MotoProcess)")
+    parser.add_argument("--iam", action="store_true", help="IAM enforcement possible, judged calls logged")
     args = parser.parse_args(argv)
-    _patch_moto_authorization(os.environ.get(ACTION_LOG_ENV))
-    from moto.server import main as moto_server
+    if args.iam:
+        _patch_moto_authorization(os.environ.get(ACTION_LOG_ENV))
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+    from werkzeug.serving import make_server
 
-    moto_server(["-H", args.host, "-p", str(args.port)])
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    app = DomainDispatcherApplication(create_backend_app)
+    server = make_server(args.host, args.port or 0, app, threaded=True, request_handler=MotoRequestHandler, fd=args.fd)
+    os.environ.setdefault("MOTO_PORT", str(server.port))
+    server.serve_forever()
 
 
 if __name__ == "__main__":

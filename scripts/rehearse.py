@@ -39,7 +39,7 @@ from model.config import COMMON_STACK
 from model.loading import ConfigError, config_from_dict, load_config
 from model.paths import PROJECT_DIR
 from policies.deployer import Deployer, documents
-from scripts.emulator import CREDENTIALS, MotoProcess, client, free_port
+from scripts.emulator import CREDENTIALS, MotoProcess, client
 from scripts.scratch_project import Project, Run
 
 # The emulator issues certificates at once and has AWS's managed policies to attach.
@@ -79,7 +79,7 @@ class Rehearsal:
 def rehearse(config: dict[str, Any], scratch: Path, out: Callable[[str], None] = print) -> None:
     """Every step against a fresh emulator in scratch; raises StepFailedError at the first failure."""
     show = Rehearsal(out)
-    server = MotoProcess(free_port(), EMULATOR_SETTINGS, iam=True)
+    server = MotoProcess(EMULATOR_SETTINGS, iam=True)
     try:
         show.step("start the AWS emulator", lambda: f"moto on {server.ready()}, certificates issued at once")
         identities: list[Identities] = []

@@ -3,12 +3,9 @@ synthesizes its configurations once and asserts many times on the result."""
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import logging
 import os
 import shutil
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +14,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from model.paths import PROJECT_DIR
-from scripts.emulator import free_port
 from scripts.terraformrc import configure_environment
 
 # Fixtures for checks that run beside the suite (terraform validate, checkov).
@@ -44,35 +40,6 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
     if name == "Testing" and getattr(obj, "__module__", "") == "cdktf":
         return []
     return None
-
-
-# Pure-Python libraries the suite needs, slow to import (moto's service modules alone ~1 s), and never the jsii
-# runtime's: the main thread spends the collection's first seconds waiting on the jsii runtime, which loads the
-# provider bindings in its node process (a test module imports tests.support.synth), while a thread imports these.
-# Python's import locks keep each module to one importer; jsii stays on the main thread, which it needs.
-HEAD_START = (
-    *(
-        f"moto.{service}.{part}"
-        for service in ("route53", "elbv2", "ec2", "eks", "cloudwatch", "dynamodb")
-        for part in ("models", "responses", "urls")
-    ),
-    "moto.server",
-    "fastapi.testclient",
-    "kubernetes_validate",
-    "helm_python",
-    "jsonschema",
-    "lupa.lua51",
-)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    threading.Thread(target=_head_start, name="import-head-start", daemon=True).start()
-
-
-def _head_start() -> None:
-    for name in HEAD_START:
-        with contextlib.suppress(Exception):  # only a head start: the test imports it again and reports any error
-            importlib.import_module(name)
 
 
 @pytest.fixture(scope="session")
@@ -121,16 +88,17 @@ def variant_app(inside_project: Path) -> Synthesized:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    """One moto server (AWS API emulator) on a free loopback port for the whole session (scripts/emulator.py
+    """One moto server (AWS API emulator) on a loopback port for the whole session (scripts/emulator.py
     has its credentials, the environment aimed at it, and clients on it)."""
     from moto.server import ThreadedMotoServer
 
     os.environ["MOTO_ACM_VALIDATION_WAIT"] = "0"  # ACM issues DNS-validated certificates at once
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per API call otherwise
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    # Port 0: the server binds a port the kernel chooses, so no other process can take it first.
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
-    yield f"http://127.0.0.1:{port}"
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
     server.stop()
 
 

@@ -29,7 +29,7 @@ from model.workloads import SHARED_ROLES
 from policies.deployer import Deployer
 from policies.deployer_calls import calls
 from scripts import rehearse
-from scripts.emulator import MotoProcess, client, free_port
+from scripts.emulator import MotoProcess, client
 from scripts.rehearse import (
     EMULATOR_ACCOUNT,
     Identities,
@@ -70,7 +70,7 @@ SETTINGS = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "
 @pytest.fixture(scope="module")
 def emulators() -> Iterator[tuple[MotoProcess, MotoProcess]]:
     """Two AWS emulators, each a process of its own: `project`'s, and `retirement`'s, which can enforce IAM."""
-    servers = (MotoProcess(free_port(), SETTINGS), MotoProcess(free_port(), SETTINGS, iam=True))
+    servers = (MotoProcess(SETTINGS), MotoProcess(SETTINGS, iam=True))
     for server in servers:
         server.ready()
     yield servers

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from scripts.emulator import client, environment, free_port
+from scripts.emulator import client, environment, listening_socket
 from scripts.seed_table import create_table
 from tests.support.sample_app import APP_DIR, TABLE, fill
 
@@ -26,12 +26,15 @@ def dynamodb(moto_endpoint: str) -> Any:
 
 @pytest.fixture(scope="module")
 def service(moto_endpoint: str) -> Iterator[str]:
-    port = free_port()
     env = {**environment(moto_endpoint, REGION), "TABLE_NAME": TABLE, "CLUSTER_COLOR": "blue"}
-    # The image's command, with the loopback address instead of 0.0.0.0.
-    command = [sys.executable, "-m", "uvicorn", "main:app", "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, cwd=APP_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
+    # The image's command, serving on a loopback socket bound here (no race for a port) instead of 0.0.0.0:8000.
+    with listening_socket() as listener:
+        fd = listener.fileno()
+        command = [sys.executable, "-m", "uvicorn", "main:app", "--fd", str(fd)]
+        process = subprocess.Popen(
+            command, cwd=APP_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, pass_fds=(fd,)
+        )
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

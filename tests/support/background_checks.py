@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from model.paths import PROJECT_DIR
-from scripts.emulator import MotoProcess, environment, free_port
+from scripts.emulator import MotoProcess, environment
 from scripts.scratch_project import Project, aws_part
 from tests.support.checkov import checkov
 from tests.support.configs import EXAMPLE_COLOURS, example_raw
@@ -54,7 +54,8 @@ def background_pool() -> Iterator[ThreadPoolExecutor]:
 def _start_background_checks(request: pytest.FixtureRequest) -> None:
     """Before the first test: start every check a selected test will wait on (none when no
     selected test needs one, so `pytest tests/test_config.py` synthesizes nothing)."""
-    wanted = {marker.args[0] for item in request.session.items for marker in item.iter_markers("background")}
+    markers = (marker for item in request.session.items for marker in item.iter_markers("background"))
+    wanted = {marker.args[0] for marker in markers if marker.args}
     for fixture in sorted(wanted):
         request.getfixturevalue(fixture)
 
@@ -128,7 +129,7 @@ def cli_synth(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.Temp
 @pytest.fixture(scope="session")
 def background_moto() -> Iterator[MotoProcess]:
     """The AWS emulator of the background checks, in a process of its own (scripts/emulator.py)."""
-    server = MotoProcess(free_port())
+    server = MotoProcess()
     yield server
     server.stop()
 
