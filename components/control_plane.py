@@ -102,6 +102,9 @@ class ControlPlane(Construct):
         self.version = cluster.version
         self.endpoint = cluster.endpoint
         self.certificate_authority = cluster.certificate_authority.get(0).data
+        # EKS makes it and puts it on the nodes of a managed node group whose launch template names no security group
+        # (components/node_group.py), so on every pod's network interface too.
+        self.cluster_security_group_id = cluster.vpc_config.cluster_security_group_id
 
 
 def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: str, region: str) -> DataResource:

@@ -1,5 +1,5 @@
-"""common's deletion guard: `cdktf destroy common` deletes nothing, and its last lines say why, while
-`deletion_protection` is on, or while any EKS cluster (a colour) still runs in common's VPC.
+"""The deletion guard of common and of the traffic stack: `cdktf destroy <stack>` deletes nothing, and its last lines
+say why, while `deletion_protection` is on, or while any EKS cluster (a colour) still runs in common's VPC.
 
 A `terraform_data` that depends on every other resource of common, so a destroy takes it first; its
 destroy provisioner fails while protected or in use, and nothing else goes. (Terraform's `prevent_destroy`
@@ -37,27 +37,38 @@ class DeletionGuard(Construct):
         scope: Construct,
         id_: str,
         *,
+        stack: str,
         protected: bool,
         keeps: str,
+        uses: str,
         vpc_id: str,
         region: str,
         project: str,
         after: Sequence[ITerraformDependable],
     ) -> None:
-        """keeps: what the protection keeps, for the message. vpc_id: common's VPC (a reference to it), which
-        no colour's cluster may still run in. project: the prefix of the colours' cluster names, to name
-        them. after: every other resource of the stack."""
+        """stack: the stack guarded. keeps: what the protection keeps, for the message. uses: what a colour uses of
+        the stack, for the message. vpc_id: common's VPC (a reference to it), which no colour's cluster may still run
+        in. project: the prefix of the colours' cluster names, to name them. after: every other resource of the
+        stack."""
         super().__init__(scope, id_)
         message = (
-            f"deletion_protection is on: common keeps {keeps}, which no deploy can re-create, so nothing was "
-            'destroyed. To destroy common: set "deletion_protection": false in the config (cdktf.json, '
-            "context.config), run `cdktf deploy common`, then `cdktf destroy common` again."
+            f"deletion_protection is on: {stack} keeps {keeps}, so nothing was destroyed. To destroy {stack}: set "
+            '"deletion_protection": false in the config (cdktf.json, context.config), run '
+            f"`cdktf deploy {stack}`, then `cdktf destroy {stack}` again."
         )
         destroyed_first(
             self,
             "guard",
             # A new key here is an in-place update of the guard's input, which runs nothing.
-            input={"protected": protected, "message": message, "vpc_id": vpc_id, "region": region, "project": project},
+            input={
+                "protected": protected,
+                "message": message,
+                "vpc_id": vpc_id,
+                "region": region,
+                "project": project,
+                "stack": stack,
+                "uses": uses,
+            },
             after=after,
             command=f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}",
             environment={

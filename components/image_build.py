@@ -1,6 +1,9 @@
-"""CodeBuild project that builds app/ from Git and pushes the image to the app repository."""
+"""CodeBuild project that builds an application's image from its Git repository and pushes it to its ECR repository."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from cdktf_cdktf_provider_aws.cloudwatch_log_group import CloudwatchLogGroup
 from cdktf_cdktf_provider_aws.codebuild_project import CodebuildProject, CodebuildProjectEnvironmentEnvironmentVariable
@@ -11,7 +14,6 @@ from constructs import Construct
 import policies
 
 BUILD_IMAGE = "aws/codebuild/standard:7.0"
-BUILDSPEC = "app/buildspec.yml"
 LOG_RETENTION_DAYS = 365
 
 
@@ -26,17 +28,21 @@ class ImageBuild(Construct):
         repository_arn: str,
         source_url: str,
         source_type: str,
+        buildspec: str,
         connection_arn: str,
         account_id: str,
         kms_key_arn: str,
+        moved_from: Mapping[str, str] = MappingProxyType({}),
     ) -> None:
+        """buildspec: its path in the source repository. moved_from: the Terraform address each of its resources had
+        before ("logs", "role", "policy", "project"); default none. Terraform moves that state here."""
         super().__init__(scope, id_)
         logs = CloudwatchLogGroup(
             self, "logs", name=f"/aws/codebuild/{name}", retention_in_days=LOG_RETENTION_DAYS, kms_key_id=kms_key_arn
         )
         role = IamRole(self, "role", name=name, assume_role_policy=policies.render("codebuild_trust", ACCOUNT_ID=account_id))
         # This repository, these logs, this connection: the build cannot push anywhere else.
-        IamRolePolicy(
+        policy = IamRolePolicy(
             self,
             "policy",
             role=role.id,
@@ -49,16 +55,16 @@ class ImageBuild(Construct):
                 CONNECTION_SERVICE=connection_arn.split(":")[2],
             ),
         )
-        CodebuildProject(
+        project = CodebuildProject(
             self,
             "project",
             name=name,
-            description="Builds app/ and pushes it to the sample app repository, tagged with the commit id",
+            description=f"Builds {buildspec} and pushes the image to {repository_url}, tagged with the commit id",
             service_role=role.arn,
             source={
                 "type": source_type,
                 "location": source_url,
-                "buildspec": BUILDSPEC,
+                "buildspec": buildspec,
                 "git_clone_depth": 1,
                 "auth": {"type": "CODECONNECTIONS", "resource": connection_arn},
             },
@@ -75,3 +81,6 @@ class ImageBuild(Construct):
             },
             logs_config={"cloudwatch_logs": {"group_name": logs.name}},
         )
+        made = {"logs": logs, "role": role, "policy": policy, "project": project}
+        for part, address in moved_from.items():
+            made[part].move_from_id(address)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from cdktf_cdktf_provider_aws.dynamodb_table import DynamodbTable, DynamodbTableAttribute
 from constructs import Construct
 
-from model.workloads import SAMPLE_TABLE_KEY
+from model.workloads import TABLE_KEY
 
 
 class Table(Construct):
@@ -18,8 +18,8 @@ class Table(Construct):
             "table",
             name=table_name,
             billing_mode="PAY_PER_REQUEST",
-            hash_key=SAMPLE_TABLE_KEY,
-            attribute=[DynamodbTableAttribute(name=SAMPLE_TABLE_KEY, type="S")],
+            hash_key=TABLE_KEY,
+            attribute=[DynamodbTableAttribute(name=TABLE_KEY, type="S")],
             point_in_time_recovery={"enabled": True},
             server_side_encryption={"enabled": True},
             deletion_protection_enabled=deletion_protection,

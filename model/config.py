@@ -21,6 +21,7 @@ from model.eks_addons import ADDONS
 from model.eks_calendar import CALENDAR
 from model.platform import VERSIONED, Component
 from model.problems import Allowed, frozen_mapping
+from model.routes import TRAFFIC_STACK
 
 # The Kubernetes versions EKS offers: the rows of the EKS calendar (model/eks_calendar.yaml). A new minor
 # version is a row there; a typo such as "1.3" or "1.340" fails at synth.
@@ -31,7 +32,7 @@ SupportType = Literal["STANDARD", "EXTENDED"]
 LogRetentionDays = Literal[
     1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653
 ]
-# The common stack's id; a colour may not take it.
+# The common stack's id; a colour may not take it (nor the traffic stack's).
 COMMON_STACK = "common"
 # Smallest subnet: with the VPC CNI every pod takes an address from its node's private subnet.
 MIN_SUBNET_PREFIX = 24
@@ -39,7 +40,7 @@ MAX_WEIGHT = 255  # Route53 weighted records accept 0-255.
 # ALB metrics arrive in 60 s periods: a shorter shift window can hold no complete period.
 MIN_SHIFT_INTERVAL_SECONDS = 60
 # A colour is a stack name and a DNS label (model/rules.py checks it; the JSON Schema shows it).
-COLOUR_PATTERN = rf"^(?!{COMMON_STACK}$)[a-z]([a-z0-9-]{{0,18}}[a-z0-9])?$"
+COLOUR_PATTERN = rf"^(?!({COMMON_STACK}|{TRAFFIC_STACK})$)[a-z]([a-z0-9-]{{0,18}}[a-z0-9])?$"
 # Zone IDs where EKS does not place control planes: a cluster subnet there fails with
 # UnsupportedAvailabilityZoneException. AWS, Amazon EKS User Guide, "VPC and subnet requirements"
 # (use1-az3, usw1-az2, cac1-az3); eksctl's deny-list adds cnn1-az4 (pkg/az). Zone IDs, not names:
@@ -189,6 +190,26 @@ else:
     )
 
 
+class ColourApplicationConfig(Section):
+    """What one colour runs of one application: its own release of it."""
+
+    revision: Annotated[
+        Annotated[str, Field(pattern=_REVISION)] | None,
+        Field(
+            description="the Git revision of an application from another repository (`source.repo_url`); an application "
+            "of this repository follows the colour's `gitops_revision`"
+        ),
+        Allowed(_REVISION_ALLOWED),
+        Shown("`applications.<name>.source.revision`"),
+    ] = None
+    image_tag: Annotated[
+        Annotated[str, Field(pattern=_IMAGE_TAG)] | None,
+        Field(description="the tag of the application's image this colour runs (an application with `image`)"),
+        Allowed(_IMAGE_TAG_ALLOWED),
+        Shown("`applications.<name>.image.tag`"),
+    ] = None
+
+
 def _version_in_schema(schema: dict[str, Any]) -> None:
     """For editors: the version is required and one of the supported (the rules say so at synth)."""
     del schema["default"]
@@ -229,12 +250,16 @@ class ClusterConfig(Section):
         Allowed(_REVISION_ALLOWED),
         Shown("`gitops.revision`"),
     ] = None
-    image_tag: Annotated[
-        Annotated[str, Field(pattern=_IMAGE_TAG)] | None,
-        Field(description="the sample app image this colour runs"),
-        Allowed(_IMAGE_TAG_ALLOWED),
-        Shown("`app.image_tag`"),
-    ] = None
+    applications: Annotated[
+        Mapping[str, ColourApplicationConfig],
+        FROZEN,
+        AS_DICT,
+        Field(
+            description="application name -> what this colour runs of it: `revision` (an application from another "
+            "repository) and `image_tag`; unset, the application's own defaults (`applications.<name>`)"
+        ),
+        Shown("`{}`"),
+    ] = Field(default_factory=lambda: frozen_mapping({}))
     support_type: Annotated[
         SupportType,
         Field(
@@ -282,27 +307,10 @@ class DnsConfig(Section):
         Field(pattern=f"^{_LABEL}$", description="one DNS label; the sub-zone is `<sub_domain>.<parent_zone>`"),
         Allowed(_LABEL_ALLOWED),
     ] = "eks"
-    app_host: Annotated[
-        str,
-        Field(
-            pattern=f"^{_LABEL}$", description="one DNS label; the sample app answers at `<app_host>.<sub_domain>.<parent_zone>`"
-        ),
-        Allowed(_LABEL_ALLOWED),
-    ] = "app"
 
     @property
     def zone_name(self) -> str:
         return f"{self.sub_domain}.{self.parent_zone}"
-
-    @property
-    def app_hostname(self) -> str:
-        return f"{self.app_host}.{self.zone_name}"
-
-    def preview_hostname(self, colour: str) -> str:
-        """The colour's own host name, beside the weighted one: its Ingress answers both, its ExternalDNS alone writes
-        this record, so it reaches that colour whatever the weights (smoke tests, readiness, a browser). One label
-        (`app-green`), so the sub-zone's wildcard certificate covers it."""
-        return f"{self.app_host}-{colour}.{self.zone_name}"
 
 
 class EksConfig(Section):
@@ -454,51 +462,22 @@ class TableConfig(Section):
 
 
 class ImageConfig(Section):
-    repository: Annotated[
-        str,
-        # ECR's own rule (CreateRepository): 2-256 characters, lowercase parts joined by '._-' and '/'.
-        Field(
-            pattern=r"^$|^(?=.{2,256}$)[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$",
-            description="an ECR repository name",
-        ),
-        Allowed("use an ECR repository name: lowercase, digits, '._-' and '/' between parts"),
-        Shown("`<project>/sample-app`"),
-    ] = ""
+    """The project's connection to its Git host, for the image builds of applications that ask for one."""
+
     build_connection_arn: Annotated[
         str,
         Field(
             pattern=r"^$|^arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:\d{12}:connection/[0-9a-f-]{36}$",
-            description="a CodeConnections / CodeStar connection ARN to your Git host; common then builds `app/` with "
-            "CodeBuild (needs an `https://` `gitops.repo_url`)",
+            description="a CodeConnections / CodeStar connection ARN to your Git host; common then builds the image of "
+            "each application with `image.buildspec` with CodeBuild (from its source repository, an `https://` URL)",
         ),
         Allowed("use a CodeConnections connection ARN (arn:aws:codeconnections:...)"),
         Shown('`""` (no build project)'),
     ] = ""
     build_source_type: Annotated[
         Literal["GITHUB", "GITLAB", "BITBUCKET"],
-        Field(description="`GITHUB`, `GITLAB` or `BITBUCKET`: the Git host of `gitops.repo_url`"),
+        Field(description="`GITHUB`, `GITLAB` or `BITBUCKET`: the Git host of the applications' source repositories"),
     ] = "GITHUB"
-
-
-class AppConfig(Section):
-    """The sample app every colour runs."""
-
-    image_tag: Annotated[
-        str,
-        Field(
-            pattern=_IMAGE_TAG,
-            description="the sample app image tag, unless a colour names its own; the build prints it (the commit id); synth "
-            "warns while it is the default",
-        ),
-        Allowed(_IMAGE_TAG_ALLOWED),
-    ] = DEFAULT_IMAGE_TAG
-    delivery: Annotated[
-        Literal["argocd", "helm"],
-        Field(
-            description="`argocd`: the App of Apps installs the sample app from Git (wave 1); `helm`: Terraform installs "
-            "the same chart with the same values after the root release, no Git needed for it"
-        ),
-    ] = "argocd"
 
 
 class StateConfig(Section):
@@ -520,13 +499,197 @@ class StateConfig(Section):
         return Path(self.directory) / f"{stack}.tfstate"
 
 
+# An application's name: a child Application, a Helm release, a role `<project>-<name>` and an output key, so one
+# DNS label, short enough for the role name (64) and the load balancer's names with the project and a colour.
+APPLICATION_PATTERN = r"^[a-z]([a-z0-9-]{0,30}[a-z0-9])?$"
+_NAMESPACE_ALLOWED = "use a Kubernetes namespace name: 1-63 lowercase letters, digits or '-'"
+_K8S_NAME = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+_HTTP_PATH = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
+_HTTP_PATH_ALLOWED = "use an absolute URL path such as '/healthz'"
+
+
+class ApplicationSourceConfig(Section):
+    """Where Argo CD finds the application's Helm chart."""
+
+    repo_url: Annotated[
+        str | None,
+        Field(
+            pattern=r"^(https://|ssh://|git@)\S+$",
+            description="the Git URL of the application's own repository; unset: this project's (`gitops.repo_url`), at "
+            "each colour's `gitops_revision`",
+        ),
+        Allowed("use a Git URL Argo CD can clone (https://, ssh:// or git@)"),
+        Shown("this repository"),
+    ] = None
+    path: Annotated[
+        str,
+        Field(
+            pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+            description="the directory of the application's Helm chart in that repository (required)",
+        ),
+        Allowed("name the chart's directory in the repository, relative, without '..', e.g. 'deploy/chart'"),
+        Shown("(required)"),
+    ] = ""
+    revision: Annotated[
+        Annotated[str, Field(pattern=_REVISION)] | None,
+        Field(
+            description="an application from another repository: the revision a colour without weight runs unless its "
+            "entry names one (`clusters.<colour>.applications.<name>.revision`; a colour with weight must)"
+        ),
+        Allowed(_REVISION_ALLOWED),
+        Shown("(none)"),
+    ] = None
+
+
+class ApplicationServiceConfig(Section):
+    """The application's Kubernetes Service: the shared load balancer sends to its pods (a TargetGroupBinding)."""
+
+    name: Annotated[
+        str | None,
+        Field(pattern=_K8S_NAME, description="the Service its chart creates"),
+        Allowed("use a Kubernetes Service name: lowercase letters, digits or '-'"),
+        Shown("the application's name"),
+    ] = None
+    port: Annotated[int, Field(ge=1, le=65535, description="1-65535; the Service port"), Allowed("use a port 1-65535")] = 80
+
+
+class ApplicationProbeConfig(Section):
+    """What readiness asks each colour through its preview host, and what the answer must be."""
+
+    path: Annotated[str, Field(pattern=_HTTP_PATH, description="the path readiness requests"), Allowed(_HTTP_PATH_ALLOWED)] = "/"
+    status: Annotated[
+        int, Field(ge=200, le=399, description="200-399; the status the answer must have"), Allowed("use an HTTP status 200-399")
+    ] = 200
+    expect_json: Annotated[
+        Mapping[str, str],
+        FROZEN,
+        AS_DICT,
+        Field(
+            description="fields the JSON answer must hold, with these values; `{colour}` and `{image_tag}` are filled with "
+            "the colour's, so an answer from another colour or another release fails"
+        ),
+    ] = Field(default_factory=lambda: frozen_mapping({}))
+
+
+class ApplicationImageConfig(Section):
+    """The application's image in an ECR repository common makes (immutable tags, scanned on push)."""
+
+    repository: Annotated[
+        str,
+        # ECR's own rule (CreateRepository): 2-256 characters, lowercase parts joined by '._-' and '/'.
+        Field(
+            pattern=r"^$|^(?=.{2,256}$)[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$",
+            description="the ECR repository's name, under `<project>/`",
+        ),
+        Allowed("use an ECR repository name: lowercase, digits, '._-' and '/' between parts"),
+        Shown("`<project>/<name>`"),
+    ] = ""
+    tag: Annotated[
+        str,
+        Field(
+            pattern=_IMAGE_TAG,
+            description="the tag colours run unless their entry names one (`clusters.<colour>.applications.<name>.image_tag`"
+            "); synth warns while a colour runs the default",
+        ),
+        Allowed(_IMAGE_TAG_ALLOWED),
+    ] = DEFAULT_IMAGE_TAG
+    buildspec: Annotated[
+        str,
+        Field(
+            pattern=r"^$|^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+            description="a CodeBuild buildspec in the source repository; with `image.build_connection_arn` set, common "
+            "makes a CodeBuild project that builds the image and pushes it here",
+        ),
+        Allowed("name the buildspec file in the repository, relative, e.g. 'app/buildspec.yml'"),
+        Shown('`""` (no build)'),
+    ] = ""
+
+
+class ApplicationConfig(Section):
+    """One of the team's applications: every colour runs it from its own release, behind the shared load balancer."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["host", "source"]})
+
+    host: Annotated[
+        str,
+        Field(
+            pattern=f"^{_LABEL}$",
+            description="one DNS label (required): the application answers at `<host>.<sub-zone>`, and each colour at its "
+            "preview host `<host>-<colour>.<sub-zone>`",
+        ),
+        Allowed(_LABEL_ALLOWED),
+        Shown("(required)"),
+    ] = ""
+    source: ApplicationSourceConfig = Field(default_factory=ApplicationSourceConfig)
+    namespace: Annotated[
+        str | None,
+        Field(pattern=_K8S_NAME, description="where it runs; not a namespace of the platform"),
+        Allowed(_NAMESPACE_ALLOWED),
+        Shown("the application's name"),
+    ] = None
+    service_account: Annotated[
+        str | None,
+        Field(pattern=_K8S_NAME, description="the ServiceAccount its pods run as (bound to its role with `policy`)"),
+        Allowed("use a Kubernetes ServiceAccount name: lowercase letters, digits or '-'"),
+        Shown("the application's name"),
+    ] = None
+    policy: Annotated[
+        str,
+        Field(
+            pattern=r"^$|^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*\.json$",
+            description="an IAM policy document in this project (a path relative to it); set, common makes the shared "
+            "Pod Identity role `<project>-<name>` with it, trusted by this namespace and service account only. "
+            "`{{TABLE_ARN}}`, `{{PARTITION}}`, `{{REGION}}`, `{{ACCOUNT_ID}}` are filled at synth",
+        ),
+        Allowed("name a .json file in the project, relative, e.g. 'argocd/applications/orders/policy.json'"),
+        Shown('`""` (no AWS permissions)'),
+    ] = ""
+    service: ApplicationServiceConfig = Field(default_factory=ApplicationServiceConfig)
+    health_check_path: Annotated[
+        str,
+        Field(pattern=_HTTP_PATH, description="the load balancer's health check of each pod"),
+        Allowed(_HTTP_PATH_ALLOWED),
+    ] = "/"
+    probe: ApplicationProbeConfig = Field(default_factory=ApplicationProbeConfig)
+    image: ApplicationImageConfig | None = Field(
+        default=None, description="set: common makes its ECR repository, and its chart is handed the image (`blueGreen.image`)"
+    )
+    wave: Annotated[
+        int, Field(ge=1, le=50, description="1-50; its sync wave (applications start after the platform's controllers)")
+    ] = 1
+    min_requests: Annotated[
+        int | None,
+        Field(
+            ge=0,
+            description="0 or more; requests a shift window must show for this application, or it is reported idle (0: "
+            "never idle)",
+        ),
+        Allowed("use 0 or more requests"),
+        Shown("`traffic.shift.min_requests`"),
+    ] = None
+    values: Annotated[
+        Mapping[str, Any],
+        FROZEN,
+        AS_DICT,
+        Field(description="values for its chart, as a JSON object; the platform adds `blueGreen` (the colour's facts)"),
+    ] = Field(default_factory=lambda: frozen_mapping({}))
+
+
+@dataclass(frozen=True)
+class ApplicationRelease:
+    """One application as a colour runs it, resolved: the colour's own choices, else the application's defaults."""
+
+    revision: str | None  # None: from another repository, and neither the colour nor the application names one
+    image_tag: str | None  # None: the application has no image of ours (`image` unset)
+
+
 @dataclass(frozen=True)
 class ColourRelease:
     """A colour's platform release, resolved: every value set, whether by the colour or by the project."""
 
     platform: PlatformConfig
     gitops_revision: str
-    image_tag: str
+    applications: Mapping[str, ApplicationRelease]
 
 
 def _default_clusters() -> Mapping[str, ClusterConfig]:
@@ -539,7 +702,6 @@ def _default_clusters() -> Mapping[str, ClusterConfig]:
                 weight=100,
                 platform=serving_release,
                 gitops_revision=GitOpsConfig.model_fields["revision"].default,
-                image_tag=DEFAULT_IMAGE_TAG,
             ),
             "green": ClusterConfig(kubernetes_version="1.36", weight=0),
         }
@@ -584,35 +746,58 @@ class Config(Section):
     traffic: TrafficConfig = Field(default_factory=TrafficConfig)
     table: TableConfig = Field(default_factory=TableConfig)
     image: ImageConfig = Field(default_factory=ImageConfig)
-    app: AppConfig = Field(default_factory=AppConfig)
+    applications: Annotated[
+        Mapping[str, ApplicationConfig],
+        FROZEN,
+        AS_DICT,
+        Field(
+            description="application name -> application: what every colour runs behind the shared load balancer; the name "
+            "is a DNS label of at most 32 characters, not a platform component's (docs/applications.md)",
+            json_schema_extra={"propertyNames": {"pattern": APPLICATION_PATTERN}},
+        ),
+        Shown("`{}` (none)"),
+    ] = Field(default_factory=lambda: frozen_mapping({}))
     state: StateConfig = Field(default_factory=StateConfig)
     clusters: Annotated[
         Mapping[str, ClusterConfig],
         FROZEN,
         AS_DICT,
         Field(
-            description="colour name -> cluster; a colour is a stack name and DNS label (1-20 of `a-z 0-9 -`, not `common`)",
+            description="colour name -> cluster; a colour is a stack name and DNS label (1-20 of `a-z 0-9 -`, not `common` or "
+            "`traffic`)",
             json_schema_extra={"propertyNames": {"pattern": COLOUR_PATTERN}},
         ),
         Shown(
-            "`blue` (1.35, weight 100, naming its whole release: today's `platform` defaults, `main`, the default image tag), "
+            "`blue` (1.35, weight 100, naming its whole release: today's `platform` defaults, `main`), "
             "`green` (1.36, weight 0, inheriting)"
         ),
     ] = Field(default_factory=_default_clusters)
 
     @property
     def weights(self) -> dict[str, int]:
-        """Each colour's Route53 weight, in config order."""
+        """Each colour's weight as the config declares it, in config order."""
         return {colour: cluster.weight for colour, cluster in self.clusters.items()}
 
     def release(self, colour: str) -> ColourRelease:
         """What a colour runs on top of its cluster: the project's defaults, with its own overrides applied."""
         cluster = self.clusters[colour]
+        revision = cluster.gitops_revision if cluster.gitops_revision is not None else self.gitops.revision
         return ColourRelease(
             platform=self.platform.model_copy(update=cluster.platform.model_dump(exclude_none=True)),
-            gitops_revision=cluster.gitops_revision if cluster.gitops_revision is not None else self.gitops.revision,
-            image_tag=cluster.image_tag if cluster.image_tag is not None else self.app.image_tag,
+            gitops_revision=revision,
+            applications={name: self._application_release(cluster, name, revision) for name in self.applications},
         )
+
+    def _application_release(self, cluster: ClusterConfig, name: str, gitops_revision: str) -> ApplicationRelease:
+        application, own = self.applications[name], cluster.applications.get(name) or ColourApplicationConfig()
+        if application.source.repo_url is None:
+            revision: str | None = gitops_revision  # this repository: at the colour's revision, like argocd/apps
+        else:
+            revision = own.revision if own.revision is not None else application.source.revision
+        tag = None
+        if application.image is not None:
+            tag = own.image_tag if own.image_tag is not None else application.image.tag
+        return ApplicationRelease(revision=revision, image_tag=tag)
 
 
 def cluster_name(config: Config, colour: str) -> str:

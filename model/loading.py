@@ -179,7 +179,6 @@ def _fill_derived(config: Config, project: str) -> Config:
     return config.model_copy(
         update={
             "table": config.table.model_copy(update={"name": config.table.name or f"{project}-users"}),
-            "image": config.image.model_copy(update={"repository": config.image.repository or f"{project}/sample-app"}),
             "state": config.state.model_copy(
                 update={"region": config.state.region or config.region, "key_prefix": config.state.key_prefix or project}
             ),

@@ -1,7 +1,7 @@
 """What runs on top of a colour's cluster: the platform components, read from their registry.
 
 Each component is one folder of argocd/apps/platform/: its `component.yaml` (name, namespace, sync wave,
-the chart it installs with the chart versions this project supports, or its path in this repository, and
+the chart it installs with the chart versions this project supports, and
 its Pod Identity binding) and its `values.yaml` (its chart's values, a template over the cluster's facts).
 Everything else is derived from that entry: the config keys `platform.<key>` and
 `clusters.<colour>.platform.<key>`, common's shared role and its output, each colour's Pod Identity
@@ -79,8 +79,7 @@ class Component(_Entry):
     # Argo CD itself: bootstrapped by Terraform (model/bootstrap.py), then managed by its own child Application,
     # which has no resources finalizer (deleting the child must not take Argo CD down mid-teardown).
     self_managed: bool = Field(default=False, alias="selfManaged")
-    chart: Chart | None = None  # a chart from a Helm repository, at this colour's version of it
-    path: str | None = None  # or a chart of this repository, at this colour's Git revision
+    chart: Chart  # a chart from a Helm repository, at this colour's version of it
     identity: Identity | None = None
     # Labels of its namespace (Argo CD's managedNamespaceMetadata; with app delivery "helm", Terraform's namespace).
     namespace_labels: dict[str, str] = Field(default_factory=dict, alias="namespaceLabels")
@@ -93,11 +92,11 @@ class Component(_Entry):
 
     def versions(self) -> tuple[str, ...]:
         """The chart versions this project supports, newest first."""
-        found = [release.version for release in self.chart.releases] if self.chart else []
+        found = [release.version for release in self.chart.releases]
         return tuple(sorted(found, key=_numbers, reverse=True))
 
     def release(self, version: str) -> ChartRelease | None:
-        return next((r for r in self.chart.releases if r.version == version), None) if self.chart else None
+        return next((r for r in self.chart.releases if r.version == version), None)
 
     def known_kubernetes(self, version: str) -> tuple[str, ...]:
         """The Kubernetes versions one chart version is known to work with (none, when it is not in the table)."""
@@ -129,9 +128,7 @@ def load(registry: Path = REGISTRY) -> tuple[Component, ...]:
             raise RegistryError(f"{where}: {err}") from None
         if component.name != entry.parent.name:
             raise RegistryError(f"{where}: name {component.name!r} is not its folder's, {entry.parent.name!r}")
-        if (component.chart is None) == (component.path is None):
-            raise RegistryError(f"{where}: name a chart (`chart`) or a path in this repository (`path`), not both or neither")
-        if component.chart and component.chart.default not in component.versions():
+        if component.chart.default not in component.versions():
             raise RegistryError(f"{where}: chart.default {component.chart.default} is not one of its releases")
         found.append(component)
     return tuple(found)
@@ -151,4 +148,3 @@ def component(name: str) -> Component:
 
 
 ARGO_CD = component("argo-cd")
-SAMPLE_APP = component("sample-app")

@@ -88,8 +88,28 @@ def dotted(loc: Loc) -> str:
     return key
 
 
+# Settings of an earlier release that moved: their key, with `*` for a colour, and where they are now.
+RETIRED = {
+    "dns.app_host": "the sample app's host is now an application's: applications.<name>.host",
+    "app": "the sample app is now an application (applications.<name>): app.image_tag is applications.<name>.image.tag; "
+    "app.delivery is gone (Argo CD delivers every application)",
+    "clusters.*.image_tag": "a colour's image tag is now per application: clusters.<colour>.applications.<name>.image_tag",
+    "image.repository": "an application's ECR repository is applications.<name>.image.repository",
+}
+
+
+def _retired(loc: Loc) -> str | None:
+    key = dotted(loc)
+    for pattern, moved in RETIRED.items():
+        if re.fullmatch(re.escape(pattern).replace(r"\*", "[^.]+"), key):
+            return f"{moved} (docs/upgrading.md: applications as data)"
+    return None
+
+
 def _allowed(kind: str, root: type[BaseModel], loc: Loc, message: str) -> str:
     if kind == "extra_forbidden":
+        if moved := _retired(loc):
+            return moved
         parent = _annotation_at(root, loc[:-1])[0]
         fields = sorted(parent.model_fields) if _is_model(parent) else []
         return f"unknown key; allowed keys: {', '.join(fields)}"

@@ -11,7 +11,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from model.applications import Application, applications, preview_hostname, public_hostname
 from model.config import (
+    APPLICATION_PATTERN,
     COLOUR_PATTERN,
     COMMON_STACK,
     DEFAULT_IMAGE_TAG,
@@ -25,15 +27,35 @@ from model.config import (
     split_bits,
 )
 from model.eks_calendar import CALENDAR, CALENDAR_NAME, WARN_DAYS
-from model.platform import VERSIONED
+from model.paths import PROJECT_DIR
+from model.platform import COMPONENTS, VERSIONED
 from model.problems import Problems
+from model.routes import TRAFFIC_STACK
+from model.workloads import PARENT_APPLICATION, VPC_CNI
+from policies.shape import policy_problem
 
 _COLOUR = re.compile(COLOUR_PATTERN)
 _VERSION = re.compile(r"^1\.\d{2}$")
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 _REGION = re.compile(REGION_PATTERN)
+_APPLICATION = re.compile(APPLICATION_PATTERN)
+# Names the App of Apps and common's roles already use: an application by one of these would collide with them.
+_RESERVED_APPLICATIONS = frozenset({PARENT_APPLICATION, VPC_CNI.name, *(c.name for c in COMPONENTS)})
+_APPLICATION_RULE = (
+    "an application's name is a DNS label of at most 32 characters (lowercase letters, digits, '-', starting with a "
+    f"letter), not one of the platform's: {', '.join(sorted(_RESERVED_APPLICATIONS))}"
+)
+# What synth fills in an application's policy document (stacks/common.py).
+APPLICATION_POLICY_VALUES = frozenset({"TABLE_ARN", "PARTITION", "REGION", "ACCOUNT_ID"})
+# AWS's default quotas of an Application Load Balancer (Elastic Load Balancing, "Quotas for your Application Load
+# Balancers"): rules per load balancer not counting the default rules, target groups per load balancer, and target
+# groups per action (a weighted forward).
+ALB_RULES = 100
+ALB_TARGET_GROUPS = 100
+FORWARD_TARGET_GROUPS = 5
 _COLOUR_RULE = (
-    f"a colour is a stack name and DNS label: 1-20 lowercase letters, digits or '-', starting with a letter, not '{COMMON_STACK}'"
+    "a colour is a stack name and DNS label: 1-20 lowercase letters, digits or '-', starting with a letter, not "
+    f"'{COMMON_STACK}' or '{TRAFFIC_STACK}'"
 )
 
 
@@ -70,22 +92,192 @@ def _network_rules(c: Config, p: Problems) -> None:
         )
 
 
-def _dns_rules(c: Config, p: Problems) -> None:
-    d = c.dns
-    _check(p, "dns.app_host", d.app_hostname, len(d.app_hostname) <= 253, "the full host name must be at most 253 characters")
+def _application_rules(c: Config, p: Problems) -> None:
+    """Each application's own settings against the others', the platform's and the colours'."""
+    apps = applications(c)
+    hosts: dict[str, str] = {}
+    bindings: dict[tuple[str, str], str] = {}
+    for app in apps:
+        key = f"applications.{app.name}"
+        named = bool(_APPLICATION.match(app.name)) and app.name not in _RESERVED_APPLICATIONS
+        _check(p, key, app.name, named, _APPLICATION_RULE)
+        _check(p, f"{key}.host", app.host, bool(app.host), "every application needs a host: one DNS label, e.g. 'orders'")
+        _check(p, f"{key}.source.path", app.path, bool(app.path), "name the directory of its Helm chart in its repository")
+        if app.host:
+            if app.host in hosts:
+                _check(p, f"{key}.host", app.host, False, f"applications.{hosts[app.host]} answers at this host already")
+            hosts.setdefault(app.host, app.name)
+            _host_rules(c, p, key, app)
+        _namespace_rules(p, key, app, bindings)
+        if app.policy:
+            problem = policy_problem(PROJECT_DIR / app.policy, APPLICATION_POLICY_VALUES)
+            _check(p, f"{key}.policy", app.policy, problem is None, f"{problem}; name an IAM policy document in the project")
+        _source_rules(c, p, key, app)
+        _probe_rules(p, key, app)
+        if app.image is not None and app.image.repository:
+            _check(
+                p,
+                f"{key}.image.repository",
+                app.image.repository,
+                app.image.repository.startswith(f"{c.project}/"),
+                f"name it under {c.project}/ (the deployer may manage only the project's repositories), e.g. "
+                f"'{c.project}/{app.name}'",
+            )
+    for app in apps:  # a public host that is another application's preview host would be answered twice
+        for other in apps:
+            for colour in c.clusters:
+                if other.host and f"{other.host}-{colour}" == app.host:
+                    _check(
+                        p,
+                        f"applications.{app.name}.host",
+                        app.host,
+                        False,
+                        f"it is applications.{other.name}'s preview host in colour {colour} ({other.host}-{colour}); "
+                        "choose another label",
+                    )
+    _load_balancer_limits(c, p)
+
+
+def _host_rules(c: Config, p: Problems, key: str, app: Application) -> None:
+    public = public_hostname(c, app)
+    _check(p, f"{key}.host", app.host, len(public) <= 253, f"{public} is longer than a DNS name may be (253)")
     for colour in c.clusters:
         if not _COLOUR.match(colour):
             continue  # the colour's own problem says why
-        preview = d.preview_hostname(colour)
-        label = preview.split(".", 1)[0]
+        preview = preview_hostname(c, app, colour)
         _check(
             p,
-            "dns.app_host",
-            d.app_host,
-            len(label) <= 63 and len(preview) <= 253,
-            f"colour {colour}'s preview host {preview} needs `<app_host>-<colour>` within one DNS label (63 characters) "
-            "and the name within 253: shorten dns.app_host or the colour",
+            f"{key}.host",
+            app.host,
+            len(preview.split(".", 1)[0]) <= 63 and len(preview) <= 253,
+            f"colour {colour}'s preview host {preview} needs `<host>-<colour>` within one DNS label (63 characters) "
+            "and the name within 253: shorten the host or the colour",
         )
+
+
+def _namespace_rules(p: Problems, key: str, app: Application, bindings: dict[tuple[str, str], str]) -> None:
+    platform = _platform_namespaces()
+    _check(
+        p,
+        f"{key}.namespace",
+        app.namespace,
+        app.namespace not in platform,
+        f"{app.namespace} is the platform's ({platform.get(app.namespace, '')}): give the application a namespace of its own",
+    )
+    # One Pod Identity association per service account and cluster, and a role pinned to one (namespace, service
+    # account): two applications sharing both would share each other's AWS permissions. Sharing a namespace with
+    # different service accounts is fine: each role stays pinned to its own.
+    binding = (app.namespace, app.service_account)
+    if binding in bindings:
+        _check(
+            p,
+            f"{key}.service_account",
+            app.service_account,
+            False,
+            f"applications.{bindings[binding]} runs as {app.namespace}/{app.service_account} already: two applications "
+            "sharing a service account would share their AWS permissions; give this one its own",
+        )
+    bindings.setdefault(binding, app.name)
+
+
+def _source_rules(c: Config, p: Problems, key: str, app: Application) -> None:
+    for colour, cluster in c.clusters.items():
+        own = cluster.applications.get(app.name)
+        if own is None:
+            continue
+        if app.from_this_repository and own.revision is not None:
+            _check(
+                p,
+                f"clusters.{colour}.applications.{app.name}.revision",
+                own.revision,
+                False,
+                f"{app.name} comes from this repository, so {colour} runs it at clusters.{colour}.gitops_revision",
+            )
+        if app.image is None and own.image_tag is not None:
+            _check(
+                p,
+                f"clusters.{colour}.applications.{app.name}.image_tag",
+                own.image_tag,
+                False,
+                f"applications.{app.name} has no image of the project's (set applications.{app.name}.image)",
+            )
+    if app.from_this_repository and c.applications[app.name].source.revision is not None:
+        _check(
+            p,
+            f"{key}.source.revision",
+            c.applications[app.name].source.revision,
+            False,
+            "an application of this repository runs at each colour's gitops_revision",
+        )
+    if not app.from_this_repository:
+        for colour in c.clusters:
+            if c.release(colour).applications[app.name].revision is None and c.clusters[colour].weight == 0:
+                _check(
+                    p,
+                    f"clusters.{colour}.applications.{app.name}.revision",
+                    None,
+                    False,
+                    f"{app.name} comes from {app.repo_url}: name the revision {colour} runs, here or as "
+                    f"applications.{app.name}.source.revision",
+                )
+    if app.image is not None and app.image.buildspec and c.image.build_connection_arn:
+        repo = app.repo_url or c.gitops.repo_url
+        usable = repo.startswith("https://") and repo != PLACEHOLDER_REPO_URL
+        source = f"applications.{app.name}.source.repo_url" if app.repo_url else "gitops.repo_url"
+        _check(p, source, repo, usable, f"the image build of {app.name} clones it: set it to the https:// URL of its repository")
+
+
+def _probe_rules(p: Problems, key: str, app: Application) -> None:
+    allowed = {"colour"} | ({"image_tag"} if app.image is not None else set())
+    for field, wanted in app.probe.expect_json.items():
+        used = set(re.findall(r"\{([^{}]*)\}", wanted))
+        _check(
+            p,
+            f"{key}.probe.expect_json.{field}",
+            wanted,
+            used <= allowed,
+            f"placeholders are {', '.join('{' + name + '}' for name in sorted(allowed))}"
+            + ("" if app.image is not None else " ({image_tag} needs an image)"),
+        )
+
+
+def _load_balancer_limits(c: Config, p: Problems) -> None:
+    """Every host of every colour is a listener rule of the one shared load balancer, every application in every colour
+    a target group, and a weighted forward holds one target group per colour: AWS's default quotas bound them."""
+    apps, colours = len(c.applications), len(c.clusters)
+    rules = apps * (1 + colours)
+    _check(
+        p,
+        "applications",
+        f"{apps} applications, {colours} colours",
+        rules <= ALB_RULES,
+        f"they need {rules} listener rules (a public host per application, a preview host per application and colour) "
+        f"on the shared load balancer, which allows {ALB_RULES} (AWS's default quota 'Rules per Application Load "
+        "Balancer'; raise it with AWS first, or split the applications)",
+    )
+    _check(
+        p,
+        "applications",
+        f"{apps} applications, {colours} colours",
+        apps * colours <= ALB_TARGET_GROUPS,
+        f"they need {apps * colours} target groups (one per application and colour) on the shared load balancer, which "
+        f"allows {ALB_TARGET_GROUPS} (AWS's default quota 'Target groups per Application Load Balancer')",
+    )
+    _check(
+        p,
+        "clusters",
+        list(c.clusters),
+        colours <= FORWARD_TARGET_GROUPS,
+        f"a weighted forward holds at most {FORWARD_TARGET_GROUPS} target groups, one per colour (AWS quota 'Target groups "
+        "per action'): retire a colour first",
+    )
+
+
+def _platform_namespaces() -> dict[str, str]:
+    """Namespaces the platform runs in, and whose: no application may share them."""
+    found = {namespace: "Kubernetes'" for namespace in ("kube-system", "kube-public", "kube-node-lease", "default")}
+    found.update({c.namespace: f"{c.name}'s" for c in COMPONENTS})
+    return found
 
 
 def _eks_rules(c: Config, p: Problems) -> None:
@@ -117,13 +309,6 @@ def _is_network(cidr: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _image_build_rules(c: Config, p: Problems) -> None:
-    if c.image.build_connection_arn and not p.is_bad("image.build_connection_arn"):
-        usable = c.gitops.repo_url != PLACEHOLDER_REPO_URL and c.gitops.repo_url.startswith("https://")
-        why = "the image build clones gitops.repo_url: set it to this project's https:// URL"
-        _check(p, "gitops.repo_url", c.gitops.repo_url, usable, why)
 
 
 def _state_rules(c: Config, p: Problems) -> None:
@@ -223,8 +408,12 @@ def _serving_release_rules(c: Config, p: Problems, colour: str) -> None:
     }
     if cluster.gitops_revision is None:
         inherited["gitops_revision"] = release.gitops_revision
-    if cluster.image_tag is None:
-        inherited["image_tag"] = release.image_tag
+    for app in applications(c):
+        own, resolved = cluster.applications.get(app.name), release.applications[app.name]
+        if not app.from_this_repository and (own is None or own.revision is None):
+            inherited[f"applications.{app.name}.revision"] = resolved.revision or "(none)"
+        if app.image is not None and (own is None or own.image_tag is None):
+            inherited[f"applications.{app.name}.image_tag"] = resolved.image_tag or ""
     _check(
         p,
         f"clusters.{colour}",
@@ -253,9 +442,8 @@ def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
 
 RULES: tuple[Callable[[Config, Problems], None], ...] = (
     _network_rules,
-    _dns_rules,
+    _application_rules,
     _eks_rules,
-    _image_build_rules,
     _state_rules,
     _cluster_rules,
 )
@@ -270,13 +458,14 @@ def config_warnings(config: Config, *, today: dt.date | None = None) -> list[str
             f"gitops.repo_url is the placeholder {PLACEHOLDER_REPO_URL!r}: set it to a Git URL of this project "
             "that Argo CD can read before `cdktf deploy <colour>`, or Argo CD cannot sync the App of Apps"
         )
-    defaults = [colour for colour in config.clusters if config.release(colour).image_tag == DEFAULT_IMAGE_TAG]
-    if defaults:
-        warnings.append(
-            f"app.image_tag is the default {DEFAULT_IMAGE_TAG!r} ({', '.join(defaults)} run it): build and push the sample "
-            "app image (README: 'Build and push the image') and set app.image_tag (or clusters.<colour>.image_tag) to the "
-            "tag the build prints"
-        )
+    for app in applications(config):
+        defaults = [c for c in config.clusters if config.release(c).applications[app.name].image_tag == DEFAULT_IMAGE_TAG]
+        if defaults:
+            warnings.append(
+                f"applications.{app.name}.image.tag is the default {DEFAULT_IMAGE_TAG!r} ({', '.join(defaults)} run it): "
+                f"build and push its image (docs/applications.md) and set applications.{app.name}.image.tag (or "
+                f"clusters.<colour>.applications.{app.name}.image_tag) to the tag the build prints"
+            )
     if "0.0.0.0/0" in config.eks.public_access_cidrs and config.eks.endpoint_public_access:
         warnings.append("eks.public_access_cidrs allows the whole internet to reach the Kubernetes API endpoint; narrow it")
     return warnings

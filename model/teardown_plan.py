@@ -9,19 +9,20 @@ them from the cluster (tools/teardown.py).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 from model.config import ClusterConfig, Config, cluster_name
-from model.platform import SAMPLE_APP
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 
 PLAN_ENV = "TEARDOWN_PLAN"  # the destroy provisioner hands the plan to tools.teardown in this variable
 FORCE_ENV = "BLUEGREEN_FORCE_DESTROY"  # "1": tear down a colour that still has weight
 
-# Keys of plans made before the teardown read the applications from the cluster. A colour deployed then
-# still carries them in its Terraform state, which is what a destroy hands the hook: they are ignored.
-RETIRED_KEYS = frozenset({"workload_applications", "controller_applications"})
+# Keys of plans made by earlier releases: before the teardown read the applications from the cluster, and before
+# applications were data behind the shared load balancer (one sample app's host, and its namespace when Terraform
+# installed it). A colour deployed then still carries them in its Terraform state, which is what a destroy hands the
+# hook: they are ignored.
+RETIRED_KEYS = frozenset({"workload_applications", "controller_applications", "hostname", "ingress_namespaces"})
 
 
 @dataclass(frozen=True)
@@ -30,14 +31,13 @@ class TeardownPlan:
     cluster: str
     region: str
     zone_name: str
-    hostname: str
     weight: int  # the colour's weight in the config it was last deployed with
     argocd_namespace: str
     parent_application: str  # the App of Apps: it must stop re-creating what the teardown deletes
-    # Namespaces whose Ingresses Terraform installed directly (app delivery "helm"): no Application
-    # deletes them.
-    ingress_namespaces: tuple[str, ...]
     timeout_seconds: int
+    # The shared load balancer's live weights and target groups are found by it (model/routes.py). A plan of an
+    # earlier release has none: its colour ran before the shared load balancer, and only its own records count.
+    project: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """As JSON has it (lists, not tuples): what Terraform stores and jsii passes."""
@@ -47,23 +47,22 @@ class TeardownPlan:
     def from_json(cls, text: str) -> TeardownPlan:
         raw = json.loads(text)
         names = {f.name for f in fields(cls)}
-        if not isinstance(raw, dict) or set(raw) - RETIRED_KEYS != names:
+        optional = {f.name for f in fields(cls) if f.default is not MISSING}
+        if not isinstance(raw, dict) or not names - optional <= set(raw) - RETIRED_KEYS <= names:
             raise ValueError(f"a teardown plan has exactly the keys {sorted(names)}; got {text[:200]}")
         values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k in names}
         return cls(**values)
 
 
 def teardown_plan(config: Config, colour: str, cluster: ClusterConfig) -> TeardownPlan:
-    helm = config.app.delivery == "helm"  # Terraform installs the app: no child of it, its Ingresses go directly
     return TeardownPlan(
         colour=colour,
         cluster=cluster_name(config, colour),
         region=config.region,
         zone_name=config.dns.zone_name,
-        hostname=config.dns.app_hostname,
         weight=cluster.weight,
         argocd_namespace=ARGOCD_NAMESPACE,
         parent_application=PARENT_APPLICATION,
-        ingress_namespaces=(SAMPLE_APP.namespace,) if helm else (),
         timeout_seconds=config.traffic.teardown_timeout_seconds,
+        project=config.project,
     )

@@ -3,6 +3,7 @@ applied by bootstrap/manifests) -> argocd/apps at the colour's revision -> child
 
 These keys are the contract with the charts under argocd/; tests render the charts from the
 values the synthesized helm_release carries, so a key renamed on one side only fails there.
+Each application's chart gets `blueGreen`: the part of the facts about it (model/applications.py).
 """
 
 from __future__ import annotations
@@ -10,67 +11,96 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model.config import ClusterConfig, Config
+from model.applications import Application, applications, preview_hostname, public_hostname
+from model.config import Config, cluster_name
 from model.contract import CommonOutput
-from model.platform import CHILDREN, SAMPLE_APP
+from model.platform import CHILDREN
 from model.workloads import WORKLOADS
 
 APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applications in Git
-# The version of the facts' shape. argocd/apps and argocd/sample-app refuse to render facts of another version
-# (their templates/_contract.tpl): a chart at an older revision would otherwise misread renamed facts silently.
+# The version of the facts' shape. argocd/apps and the project's application charts refuse to render facts of another
+# version (their templates/_contract.tpl): a chart at an older revision would otherwise misread renamed facts silently.
 # Bump it, and the charts' `$written`, together with any change of a key below (docs/upgrading.md says the order).
-CONTRACT_VERSION = 1
-DISABLED = "disabledApplications"  # children argocd/apps leaves out
+# 2: applications as data (`applications`, `blueGreen`); 1 had one sample app (`sampleApp`, `ingress`, `dns.hostname`).
+CONTRACT_VERSION = 2
+# The key of each application's values that the platform owns: its colour's facts about it.
+BLUE_GREEN = "blueGreen"
 # syncPolicy.retry of the parent Application and every child: a failed sync is tried again, 10 s doubling
 # to 5 min, ten times (about half an hour), instead of waiting for the next commit.
 SYNC_RETRY = {"limit": 10, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "5m"}}
 
 
 def cluster_facts(
-    *, config: Config, colour: str, cluster: ClusterConfig, cluster_name: str, common: Callable[[str], str]
+    *,
+    config: Config,
+    colour: str,
+    common: Callable[[str], str],
+    target_group: Callable[[str], str],
 ) -> dict[str, Any]:
-    """common: reads one output of common's state (a Terraform reference)."""
+    """common: reads one output of common's state; target_group: the colour's target group of an application, read
+    from the traffic stack's state (Terraform references)."""
     release = config.release(colour)
-    facts = {
+    name = cluster_name(config, colour)
+    cluster = {
+        "name": name,
+        "region": config.region,
+        "vpcId": common(CommonOutput.VPC_ID),
+        "vpcCidr": config.network.cidr,
+        "colour": colour,
+    }
+    return {
         "contractVersion": CONTRACT_VERSION,
         "git": {"repoURL": config.gitops.repo_url, "targetRevision": release.gitops_revision, "path": APPS_PATH},
-        "cluster": {
-            "name": cluster_name,
-            "region": config.region,
-            "vpcId": common(CommonOutput.VPC_ID),
-            "vpcCidr": config.network.cidr,
-            "colour": colour,
-        },
+        "cluster": cluster,
         "dns": {
             "zoneName": common(CommonOutput.ZONE_NAME),
-            "hostname": config.dns.app_hostname,
-            # Only this colour's: readiness probes it end to end before the colour gets any weight (additive: charts
-            # of an older revision ignore it, so the contract version stays).
-            "previewHostname": config.dns.preview_hostname(colour),
             # One owner per cluster: each colour's ExternalDNS updates only the records it wrote.
-            "txtOwnerId": cluster_name,
+            "txtOwnerId": name,
             "syncInterval": f"{config.traffic.sync_interval_seconds}s",
         },
-        "ingress": {
-            "certificateArn": common(CommonOutput.CERTIFICATE_ARN),
-            "weight": cluster.weight,
-            "setIdentifier": colour,
-            "ttl": config.traffic.record_ttl,
-        },
         "identities": {w.name: {"namespace": w.namespace, "serviceAccount": w.service_account} for w in WORKLOADS},
-        "sampleApp": {
-            "tableName": common(CommonOutput.TABLE_NAME),
-            "image": {"repository": common(CommonOutput.IMAGE_REPOSITORY_URL), "tag": release.image_tag},
-        },
         # The chart versions of the children Argo CD installs: this colour's platform release.
         "platform": {c.name: release.platform.version(c) for c in CHILDREN if c.chart},
         "syncRetry": SYNC_RETRY,
+        "applications": {
+            app.name: _application(config, colour, app, cluster, common, target_group(app.name)) for app in applications(config)
+        },
     }
-    if config.app.delivery == "helm":  # Terraform installs it; Argo CD must not install it too
-        facts[DISABLED] = [SAMPLE_APP.name]
-    return facts
 
 
-def sample_app_values(facts: dict[str, Any]) -> dict[str, Any]:
-    """What the sample-app chart gets: the facts, exactly as argocd/apps hands them down."""
-    return {key: value for key, value in facts.items() if key != DISABLED}
+def _application(
+    config: Config,
+    colour: str,
+    app: Application,
+    cluster: dict[str, Any],
+    common: Callable[[str], str],
+    target_group_arn: str,
+) -> dict[str, Any]:
+    """What argocd/apps makes of one application: its child Application (its chart at this colour's revision of it,
+    with its values and `blueGreen`), its namespace, and the TargetGroupBinding that puts its pods behind the colour's
+    target group of the shared load balancer."""
+    release = config.release(colour).applications[app.name]
+    facts: dict[str, Any] = {
+        "contractVersion": CONTRACT_VERSION,
+        "application": app.name,
+        "colour": colour,
+        "cluster": {key: cluster[key] for key in ("name", "region", "vpcCidr")},
+        "serviceAccount": app.service_account,
+        "service": {"name": app.service_name, "port": app.service_port},
+        "hosts": {"public": public_hostname(config, app), "preview": preview_hostname(config, app, colour)},
+        "table": {"name": common(CommonOutput.TABLE_NAME)},
+    }
+    if app.image is not None:
+        facts["image"] = {"repository": common(app.image_output), "tag": release.image_tag}
+    return {
+        "namespace": app.namespace,
+        "wave": app.wave,
+        "source": {
+            "repoURL": app.repo_url or config.gitops.repo_url,
+            "targetRevision": release.revision,
+            "path": app.path,
+        },
+        "service": {"name": app.service_name, "port": app.service_port},
+        "targetGroupArn": target_group_arn,
+        "values": {**app.values, BLUE_GREEN: facts},
+    }

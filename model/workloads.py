@@ -1,4 +1,5 @@
-"""The pods that get AWS permissions, and the shared roles they assume, derived from the component registry.
+"""The pods that get AWS permissions, and the shared roles they assume, derived from the component registry and the
+configuration's applications (those with a `policy`).
 
 A Pod Identity association (Terraform), the ServiceAccount it serves (Helm, through the values chain)
 and the trust of the role behind it (common) all read these, so they cannot disagree.
@@ -7,7 +8,11 @@ and the trust of the role behind it (common) all read these, so they cannot disa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from model.applications import applications
+from model.config import Config
+from model.paths import PROJECT_DIR
 from model.platform import ARGO_CD, COMPONENTS, Component
 
 
@@ -15,11 +20,11 @@ from model.platform import ARGO_CD, COMPONENTS, Component
 class Workload:
     """One service account that assumes one of common's shared roles, `<project>-<name>`."""
 
-    name: str  # the component (or EKS add-on) it belongs to
+    name: str  # the component, application or EKS add-on it belongs to
     namespace: str
     service_account: str
     description: str
-    policy: str = ""  # policies/<policy>.json, filled at synth, attached as a policy of its own
+    policy_file: Path | None = None  # a policy document, filled at synth, attached as a policy of its own
     aws_managed_policy: str = ""  # or an AWS-managed policy, by name
 
     @property
@@ -36,7 +41,8 @@ class Workload:
 def _of(component: Component) -> Workload:
     assert component.identity is not None
     identity = component.identity
-    return Workload(component.name, component.namespace, identity.service_account, identity.description, identity.policy)
+    policy = PROJECT_DIR / "policies" / f"{identity.policy}.json"
+    return Workload(component.name, component.namespace, identity.service_account, identity.description, policy)
 
 
 # Workloads this project installs: an association each in every colour, their names handed to the charts.
@@ -51,8 +57,23 @@ VPC_CNI = Workload(
     "VPC CNI (aws-node): node network interfaces and addresses",
     aws_managed_policy="AmazonEKS_CNI_Policy",
 )
-# Common's Pod Identity roles: one per workload, shared by every colour.
-SHARED_ROLES = (*WORKLOADS, VPC_CNI)
+# The platform's Pod Identity roles in common (the applications' come from the configuration: shared_roles).
+PLATFORM_ROLES = (*WORKLOADS, VPC_CNI)
+
+
+def application_workloads(config: Config) -> tuple[Workload, ...]:
+    """The applications with a `policy`: each gets a role of its own, trusted by its namespace and service account."""
+    return tuple(
+        Workload(app.name, app.namespace, app.service_account, f"the application {app.name}", app.policy_file)
+        for app in applications(config)
+        if app.policy_file is not None
+    )
+
+
+def shared_roles(config: Config) -> tuple[Workload, ...]:
+    """Common's Pod Identity roles: one per workload, shared by every colour."""
+    return (*WORKLOADS, *application_workloads(config), VPC_CNI)
+
 
 ARGOCD_NAMESPACE = ARGO_CD.namespace
 # The App of Apps: the parent Application Terraform installs; the teardown finds it by this name.
@@ -64,5 +85,5 @@ RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 # The order Argo CD syncs the children in (ascending); the teardown reads it from the cluster and goes the
 # other way.
 SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave"
-# The partition key (a string) of the table the sample app reads: common makes it, the seed script fills it.
-SAMPLE_TABLE_KEY = "UserId"
+# The partition key (a string) of common's table (an application's policy may grant reading it: `{{TABLE_ARN}}`).
+TABLE_KEY = "UserId"

@@ -44,6 +44,15 @@ def render_from(name: str, available: Mapping[str, str]) -> str:
     return render(name, **{key: available[key] for key in placeholders(name)})
 
 
+def render_file(path: Path, available: Mapping[str, str]) -> str:
+    """A document anywhere in the project (a component's or an application's), filled like `render_from`."""
+    template = json.loads(path.read_text())
+    wanted = frozenset(_PLACEHOLDER.findall(json.dumps(template)))
+    if missing := wanted - set(available):
+        raise ValueError(f"{path} needs {sorted(missing)}, which are not available")
+    return json.dumps(_fill(template, {key: available[key] for key in wanted}), separators=(",", ":"))
+
+
 def _fill(node: Any, values: dict[str, str]) -> Any:
     if isinstance(node, str):
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], node)

@@ -145,7 +145,6 @@ def values(deployer: Deployer) -> dict[str, str]:
         "REGION": config.region,
         "SUB_ZONE": config.dns.zone_name,
         "TABLE_NAME": config.table.name,
-        "REPOSITORY_NAME": config.image.repository,
         "STATE_BUCKET": config.state.bucket or UNUSED,
         "STATE_KEY_PREFIX": config.state.key_prefix or UNUSED,
         "CONNECTION_ARN": connection or UNUSED,

@@ -1,5 +1,6 @@
 """The table of policies/README.md: each shared Pod Identity role, who may assume it, what it may do and on
-which resources, generated from the documents in policies/ and the roles of model/workloads.py (the component registry).
+which resources, generated from the documents and the roles of model/workloads.py: the component registry's, and the
+applications of the shipped example (examples/blue-green.json; a team's own applications add theirs).
 
     python -m policies.readme      # rewrites the table between its markers
 
@@ -13,13 +14,13 @@ import re
 import sys
 from pathlib import Path
 
-from model.workloads import SHARED_ROLES, Workload
+from model.workloads import Workload, shared_roles
 from scripts.docs import between
 
 README = Path(__file__).parent / "README.md"
 BEGIN, END = "<!-- roles:begin (generated: python -m policies.readme) -->", "<!-- roles:end -->"
 # What a placeholder stands for once synth fills it.
-MEANINGS = {"TABLE_ARN": "the sample table", "ZONE_ARN": "the sub-zone"}
+MEANINGS = {"TABLE_ARN": "common's table", "ZONE_ARN": "the sub-zone"}
 # The resource type of an ARN pattern, as a reader names it.
 KINDS = {
     "security-group": "security groups",
@@ -35,7 +36,10 @@ _ARN_KIND = re.compile(r"^arn:[^:]+:([^:]+):[^:]*:[^:]*:([a-z-]+)/")
 def table() -> str:
     """One row per role and kind of grant: actions of one service on the same resources under the same conditions."""
     rows = ["| Role | Assumed by | May do | On | Conditions on |", "| --- | --- | --- | --- | --- |"]
-    for role in SHARED_ROLES:
+    from model.loading import config_file  # the example, as the docs describe it (never the operator's config)
+    from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
+
+    for role in shared_roles(config_file(EXAMPLE_CONFIG, project_dir=PROJECT_DIR)):
         who = f"`pods.eks.amazonaws.com`, for `{role.namespace}/{role.service_account}` only, in any colour"
         for i, (may, on, when) in enumerate(_grants(role)):
             first = i == 0
@@ -47,7 +51,8 @@ def _grants(role: Workload) -> list[tuple[str, str, str]]:
     """(actions, resources, condition keys) of a role, grouped by service, resources and conditions, in document order."""
     if role.aws_managed_policy:
         return [(f"AWS-managed `{role.aws_managed_policy}`, kept in step with its add-on by AWS", "what it names", "")]
-    document = json.loads((Path(__file__).parent / f"{role.policy}.json").read_text())
+    assert role.policy_file is not None
+    document = json.loads(role.policy_file.read_text())
     groups: dict[tuple[str, str, str], set[str]] = {}
     for statement in document["Statement"]:
         actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]

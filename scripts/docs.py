@@ -25,7 +25,7 @@ from model.eks_calendar import CALENDAR
 from model.loading import SCHEMA_KEY
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 from model.platform import CHILDREN, VERSIONED
-from model.values import DISABLED
+from model.routes import APPLICATION_TAG, PUBLIC, ROUTE_TAG, TRAFFIC_STACK
 from model.workloads import PARENT_APPLICATION
 
 SCHEMA_FILE = PROJECT_DIR / "config.schema.json"
@@ -94,11 +94,11 @@ def reference_table() -> str:
 
 
 def diagram(outdir: Path) -> str:
-    """The architecture as Mermaid, read from synthesized stacks (cdktf.out): common's building blocks,
-    each colour with its Kubernetes version, weight, Argo CD and children by wave, the remote-state edges
-    and the weighted records."""
+    """The architecture as Mermaid, read from synthesized stacks (cdktf.out): common's building blocks, the traffic
+    stack's load balancer and each application's public host with the weights it starts at, each colour with its
+    Kubernetes version, Argo CD, its platform children and its applications by wave, and the edges between them."""
     stacks = {p.name: json.loads((p / "cdk.tf.json").read_text()) for p in sorted((outdir / "stacks").iterdir())}
-    common = stacks.pop(COMMON_STACK)
+    common, traffic = stacks.pop(COMMON_STACK), stacks.pop(TRAFFIC_STACK)
     blocks: dict[str, set[str]] = {}
     for kind, bodies in common["resource"].items():
         for body in bodies.values():
@@ -108,27 +108,45 @@ def diagram(outdir: Path) -> str:
         f'    {COMMON_STACK}_{_id(block)}["{block}: {", ".join(sorted(kinds))}"]' for block, kinds in sorted(blocks.items())
     ]
     lines.append("  end")
-    hostnames: set[str] = set()
+    (balancer,) = traffic["resource"]["aws_lb"].values()
+    (parameter,) = traffic["resource"]["aws_ssm_parameter"].values()
+    weights = json.loads(parameter["insecure_value"])
+    split = ", ".join(f"{colour} {weight}" for colour, weight in weights.items())
+    lines.append(f'  subgraph {TRAFFIC_STACK}["{TRAFFIC_STACK}: outside every colour"]')
+    lines.append(f'    {TRAFFIC_STACK}_alb["ALB {balancer["name"]}: HTTPS; weights {parameter["name"]} ({split})"]')
+    public = {}
+    for rule in traffic["resource"]["aws_lb_listener_rule"].values():
+        if rule["tags"][ROUTE_TAG] == PUBLIC:
+            public[rule["tags"][APPLICATION_TAG]] = rule["condition"][0]["host_header"]["values"][0]
+    for app, host in sorted(public.items()):
+        lines.append(f'    {TRAFFIC_STACK}_{_id(app)}["{host}, and a preview host per colour"]')
+        lines.append(f"    {TRAFFIC_STACK}_alb --> {TRAFFIC_STACK}_{_id(app)}")
+    lines.append("  end")
+    lines.append(f"  {COMMON_STACK} -- remote state --> {TRAFFIC_STACK}")
     for colour, stack in stacks.items():
         version = next(iter(stack["resource"]["aws_eks_cluster"].values()))["version"]
         releases = {body["name"]: body for body in stack["resource"]["helm_release"].values()}
         facts = facts_in(yaml.safe_load(releases[PARENT_APPLICATION]["values"][0]))
-        weight, hostnames = facts["ingress"]["weight"], hostnames | {facts["dns"]["hostname"]}
-        lines.append(f'  subgraph {colour}["{colour}: Kubernetes {version}, weight {weight}"]')
+        lines.append(f'  subgraph {colour}["{colour}: Kubernetes {version}, weight {weights.get(colour, 0)}"]')
         lines.append(f'    {colour}_eks["EKS {version}: nodes, add-ons, Pod Identity"]')
         lines.append(f'    {colour}_argocd["Argo CD (argo-cd {releases["argo-cd"]["version"]})"]')
         lines.append(f"    {colour}_eks --> {colour}_argocd")
         for child in CHILDREN:
-            if child.self_managed or child.name in facts.get(DISABLED, []):
+            if child.self_managed:
                 continue
-            chart = f" {facts['platform'][child.name]}" if child.chart else f" @ {facts['git']['targetRevision']}"
             node = f"{colour}_{_id(child.name)}"
-            lines.append(f'    {node}["wave {child.wave}: {child.name}{chart}"]')
+            lines.append(f'    {node}["wave {child.wave}: {child.name} {facts["platform"][child.name]}"]')
+            lines.append(f"    {colour}_argocd --> {node}")
+        for app, about in facts["applications"].items():
+            node = f"{colour}_app_{_id(app)}"
+            lines.append(f'    {node}["wave {about["wave"]}: {app} @ {about["source"]["targetRevision"]}"]')
             lines.append(f"    {colour}_argocd --> {node}")
         lines.append("  end")
         lines.append(f"  {COMMON_STACK} -- remote state --> {colour}")
-        lines.append(f"  {colour}_external_dns -- weight {weight} --> records")
-    lines.append(f'  records[("Route53: {", ".join(sorted(hostnames))} (weighted, one record per colour)")]')
+        lines.append(f"  {TRAFFIC_STACK} -- target groups --> {colour}")
+        for app in facts["applications"]:
+            if app in public:
+                lines.append(f"  {TRAFFIC_STACK}_{_id(app)} -- weight {weights.get(colour, 0)} --> {colour}_app_{_id(app)}")
     lines.append("```")
     return "\n".join(lines)
 
@@ -158,7 +176,7 @@ def compatibility_table() -> str:
     lines += [
         f"| {c.title} | `{c.name}` {r.version} | {r.app_version} | {', '.join(r.kubernetes)} | {r.evidence} |"
         for c in VERSIONED
-        for r in sorted(c.chart.releases if c.chart else (), key=lambda r: c.versions().index(r.version))
+        for r in sorted(c.chart.releases, key=lambda r: c.versions().index(r.version))
     ]
     return "\n".join(lines)
 

@@ -12,15 +12,15 @@ from typing import Any
 
 import boto3
 
-from model.workloads import SAMPLE_TABLE_KEY
+from model.workloads import TABLE_KEY
 
 
 def create_table(client: Any, table: str) -> None:
     """The sample table's shape, as common makes it (components/table.py): a string partition key, on demand."""
     client.create_table(
         TableName=table,
-        KeySchema=[{"AttributeName": SAMPLE_TABLE_KEY, "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": SAMPLE_TABLE_KEY, "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": TABLE_KEY, "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": TABLE_KEY, "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
     )
 
@@ -30,7 +30,7 @@ def seed(client: Any, table: str, count: int) -> None:
         create_table(client, table)
         client.get_waiter("table_exists").wait(TableName=table)
     for i in range(1, count + 1):
-        client.put_item(TableName=table, Item={SAMPLE_TABLE_KEY: {"S": str(i)}, "Point": {"N": str(60 + 10 * i)}})
+        client.put_item(TableName=table, Item={TABLE_KEY: {"S": str(i)}, "Point": {"N": str(60 + 10 * i)}})
 
 
 if __name__ == "__main__":

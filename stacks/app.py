@@ -9,10 +9,12 @@ from cdktf import App
 from model.config import Config
 from stacks.cluster import ClusterStack
 from stacks.common import CommonStack
+from stacks.traffic import TrafficStack
 
 
 def build(app: App, config: Config) -> App:
     CommonStack(app, config=config)
+    TrafficStack(app, config=config)
     for colour, cluster in config.clusters.items():
         ClusterStack(app, colour, config=config, cluster=cluster)
     return app

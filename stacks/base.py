@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 from cdktf import (
     App,
     DataTerraformRemoteStateLocal,
     DataTerraformRemoteStateS3,
+    IResolvable,
     LocalBackend,
     S3Backend,
     TerraformRemoteState,
@@ -40,6 +42,51 @@ def read_state(scope: Construct, id_: str, state: StateConfig, stack_name: str) 
         key = state.key(stack_name)
         return DataTerraformRemoteStateS3(scope, id_, bucket=state.bucket, key=key, region=state.region)
     return DataTerraformRemoteStateLocal(scope, id_, path=_state_path(scope, state, stack_name))
+
+
+class StackOutputs:
+    """Another stack's outputs, read from its state (read_state) by the names of its contract (model/contract.py): a
+    name outside the contract, or a list read as a string, fails at synth instead of at plan."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        state: StateConfig,
+        stack_name: str,
+        names: Collection[str],
+        lists: Collection[str] = (),
+    ) -> None:
+        self._state = read_state(scope, id_, state, stack_name)
+        self._stack, self._names, self._lists = stack_name, frozenset(names), frozenset(lists)
+
+    def string(self, output: str) -> str:
+        self._known(output)
+        if output in self._lists:
+            raise TypeError(f"{output} is a list; use list")
+        return self._state.get_string(output)
+
+    def list(self, output: str) -> list[str]:
+        self._known(output)
+        if output not in self._lists:
+            raise TypeError(f"{output} is a string; use string")
+        return self._state.get_list(output)
+
+    def any(self, output: str) -> IResolvable:
+        """A map or object output, for Terraform's functions to index."""
+        self._known(output)
+        return self._state.get(output)
+
+    def string_at(self, output: str, *keys: str) -> str:
+        """A string inside a map or object output, by attribute path (`output.key.key`): keys that are identifiers make
+        a reference without quotes, which reads the same in the JSON values of a Helm release."""
+        self._known(output)
+        return self._state.get_string(".".join([output, *keys]))
+
+    def _known(self, output: str) -> None:
+        if output not in self._names:
+            raise KeyError(f"{output} is not an output of {self._stack} (model/contract.py)")
 
 
 def _state_path(scope: Construct, state: StateConfig, stack_name: str) -> str:

@@ -19,26 +19,30 @@ from components.cluster_admins import ClusterAdmins
 from components.control_plane import ControlPlane
 from components.destroy_hook import Teardown
 from components.kube_providers import KubeProviders
+from components.load_balancer_access import LoadBalancerAccess
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
 from model.bootstrap import MANIFESTS_CHART, parent_application
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
-from model.contract import DESCRIPTIONS, LIST_OUTPUTS, CommonOutput
+from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
-from model.platform import ARGO_CD, SAMPLE_APP
-from model.revisions import files_at
+from model.platform import ARGO_CD
+from model.routes import TRAFFIC_STACK, output_key
 from model.teardown_plan import teardown_plan
-from model.values import cluster_facts, sample_app_values
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, VPC_CNI, WORKLOADS
-from stacks.base import configure_stack, read_state
+from model.values import cluster_facts
+from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, VPC_CNI, WORKLOADS, application_workloads
+from stacks.base import StackOutputs, configure_stack
 
 
 class ClusterStack(TerraformStack):
     def __init__(self, scope: Construct, colour: str, *, config: Config, cluster: ClusterConfig) -> None:
         super().__init__(scope, colour)
         configure_stack(self, config, colour)
-        self._common = read_state(self, "common", config.state, COMMON_STACK)
+        self._common = StackOutputs(
+            self, "common", state=config.state, stack_name=COMMON_STACK, names=common_outputs(config), lists=LIST_OUTPUTS
+        )
+        traffic = StackOutputs(self, "traffic", state=config.state, stack_name=TRAFFIC_STACK, names=TRAFFIC_DESCRIPTIONS)
         name = cluster_name(config, colour)
         partition = DataAwsPartition(self, "partition").partition
         subnets = self.common_list(CommonOutput.PRIVATE_SUBNET_IDS)
@@ -93,8 +97,18 @@ class ClusterStack(TerraformStack):
             versions=cluster.addon_versions,
             depends_on=[nodes.node_group],
         )
+        workloads = (*WORKLOADS, *application_workloads(config))
         identities = PodIdentityAssociations(
-            self, "pod-identity", cluster_name=eks.cluster_name, role_arns={w: self.common(w.output) for w in WORKLOADS}
+            self, "pod-identity", cluster_name=eks.cluster_name, role_arns={w: self.common(w.output) for w in workloads}
+        )
+        access = LoadBalancerAccess(
+            self,
+            "load-balancer-access",
+            colour=colour,
+            cluster_security_group_id=eks.cluster_security_group_id,
+            load_balancer_security_group_id=traffic.string(TrafficOutput.SECURITY_GROUP_ID),
+            target_groups=traffic.any(TrafficOutput.TARGET_GROUPS),
+            applications=list(config.applications),
         )
 
         KubeProviders(
@@ -112,31 +126,23 @@ class ClusterStack(TerraformStack):
         argocd = ArgoCd(
             self, "argocd", namespace=ARGOCD_NAMESPACE, version=release.platform.version(ARGO_CD), depends_on=platform
         )
-        facts = cluster_facts(config=config, colour=colour, cluster=cluster, cluster_name=name, common=self.common)
+        facts = cluster_facts(
+            config=config,
+            colour=colour,
+            common=self.common,
+            target_group=lambda app: traffic.string_at(TrafficOutput.TARGET_GROUPS, output_key(colour), output_key(app)),
+        )
         # The parent Application: argocd/apps at the colour's revision, the facts as its values. Everything
         # else in the cluster Argo CD installs from Git at that revision (model/bootstrap.py).
-        root = LocalChart(
+        LocalChart(
             self,
             PARENT_APPLICATION,
             chart=MANIFESTS_CHART,
             release_name=PARENT_APPLICATION,
             namespace=ARGOCD_NAMESPACE,
             values={"manifests": [parent_application(facts)]},
-            depends_on=[argocd.release, *platform, *identities.associations],
+            depends_on=[argocd.release, *platform, *identities.associations, access.rule],
         )
-        if config.app.delivery == "helm":
-            # After the root release, so the load balancer controller and ExternalDNS are up first. The chart as
-            # the colour's revision has it, like every other chart of this repository its cluster runs.
-            LocalChart(
-                self,
-                SAMPLE_APP.name,
-                chart=files_at(release.gitops_revision, SAMPLE_APP.path or "", key=f"clusters.{colour}.gitops_revision"),
-                release_name=SAMPLE_APP.name,
-                namespace=SAMPLE_APP.namespace,
-                namespace_labels=SAMPLE_APP.namespace_labels,
-                values=sample_app_values(facts),
-                depends_on=[root.release],
-            )
         # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
         Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
@@ -153,13 +159,7 @@ class ClusterStack(TerraformStack):
 
     def common(self, output: str) -> str:
         """A string output of common's state, by its contract name (model/contract.py)."""
-        if output not in DESCRIPTIONS:
-            raise KeyError(f"{output} is not an output of common (model/contract.py)")
-        if output in LIST_OUTPUTS:
-            raise TypeError(f"{output} is a list; use common_list")
-        return self._common.get_string(output)
+        return self._common.string(output)
 
     def common_list(self, output: str) -> list[str]:
-        if output not in LIST_OUTPUTS:
-            raise TypeError(f"{output} is a string; use common")
-        return self._common.get_list(output)
+        return self._common.list(output)

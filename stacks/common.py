@@ -19,26 +19,44 @@ from components.network import Network
 from components.pod_identity_role import PodIdentityRole
 from components.sub_zone import SubZone
 from components.table import Table
+from model.applications import applications, image_repository_name
 from model.config import COMMON_STACK, Config, subnet_cidrs
-from model.contract import DESCRIPTIONS, CommonOutput
-from model.workloads import SHARED_ROLES
+from model.contract import CommonOutput, common_outputs
+from model.workloads import application_workloads, shared_roles
 from stacks.base import configure_stack
 
 # Before the component registry named every shared role after its component, two roles had other construct ids.
 # Terraform moves their state to the new addresses (moved blocks) instead of replacing roles that running pods
-# assume. Remove once every deployment has applied common with them.
-FORMER_ADDRESSES = {
-    "sample-app": {
-        "role": "aws_iam_role.app-role_42B844E6",
-        "policy": "aws_iam_policy.app-role_policy_547F7C8A",
-        "attachment": "aws_iam_role_policy_attachment.app-role_attachment_B3DECB32",
-    },
+# assume. Before applications were data, common made one image repository and its build project, for the one
+# application it knew. Such state moves to the first application with a policy (its role) and the first with an image
+# (its repository and build): in a configuration upgraded as docs/upgrading.md says, the application that took the
+# former one's place. Remove once every deployment has applied common with them.
+FORMER_PLATFORM_ADDRESSES = {
     "aws-load-balancer-controller": {
         "role": "aws_iam_role.lbc-role_F0F36708",
         "policy": "aws_iam_policy.lbc-role_policy_EA9D2542",
         "attachment": "aws_iam_role_policy_attachment.lbc-role_attachment_39CCB8BD",
     },
 }
+FORMER_APPLICATION_ROLE = {
+    "role": "aws_iam_role.app-role_42B844E6",
+    "policy": "aws_iam_policy.app-role_policy_547F7C8A",
+    "attachment": "aws_iam_role_policy_attachment.app-role_attachment_B3DECB32",
+}
+FORMER_IMAGE_REPOSITORY = {
+    "repo": "aws_ecr_repository.image_repo_5A10A6C5",
+    "lifecycle": "aws_ecr_lifecycle_policy.image_lifecycle_FE8AA4C1",
+}
+FORMER_IMAGE_BUILD = {
+    "logs": "aws_cloudwatch_log_group.image-build_logs_8FA068C3",
+    "role": "aws_iam_role.image-build_role_7E9C5ED9",
+    "policy": "aws_iam_role_policy.image-build_policy_01805513",
+    "project": "aws_codebuild_project.image-build_project_EACDA54E",
+}
+
+
+# What a colour uses of common, for the deletion guard's refusal.
+COMMON_USES = "its subnets, NAT gateways and Pod Identity roles"
 
 
 class CommonStack(TerraformStack):
@@ -92,23 +110,44 @@ class CommonStack(TerraformStack):
             self, "certificate", zone_name=config.dns.zone_name, zone_id=zone.zone_id, delegation=zone.delegation
         )
         table = Table(self, "table", table_name=config.table.name, deletion_protection=config.deletion_protection)
-        image = ImageRepository(self, "image", repository_name=config.image.repository, protected=config.deletion_protection)
-        if config.image.build_connection_arn:
-            ImageBuild(
+        with_image = [app for app in applications(config) if app.image is not None]
+        image_urls = {}
+        for number, app in enumerate(with_image):
+            assert app.image is not None
+            image = ImageRepository(
                 self,
-                "image-build",
-                name=f"{name}-sample-app-image",
-                repository_url=image.repository_url,
-                repository_arn=image.repository_arn,
-                source_url=config.gitops.repo_url,
-                source_type=config.image.build_source_type,
-                connection_arn=config.image.build_connection_arn,
-                account_id=account.account_id,
-                kms_key_arn=logs_key.key_arn,
+                f"{app.name}-image",
+                repository_name=image_repository_name(config, app),
+                protected=config.deletion_protection,
+                moved_from=FORMER_IMAGE_REPOSITORY if number == 0 else {},
             )
+            image_urls[app.image_output] = image.repository_url
+            if app.image.buildspec and config.image.build_connection_arn:
+                ImageBuild(
+                    self,
+                    f"{app.name}-image-build",
+                    name=f"{name}-{app.name}-image",
+                    repository_url=image.repository_url,
+                    repository_arn=image.repository_arn,
+                    source_url=app.repo_url or config.gitops.repo_url,
+                    source_type=config.image.build_source_type,
+                    buildspec=app.image.buildspec,
+                    connection_arn=config.image.build_connection_arn,
+                    account_id=account.account_id,
+                    kms_key_arn=logs_key.key_arn,
+                    moved_from=FORMER_IMAGE_BUILD if number == 0 else {},
+                )
 
         # Each document takes the values it names from these.
-        fills = {"TABLE_ARN": table.table_arn, "ZONE_ARN": zone.zone_arn, "PARTITION": partition}
+        fills = {
+            "TABLE_ARN": table.table_arn,
+            "ZONE_ARN": zone.zone_arn,
+            "PARTITION": partition,
+            "REGION": config.region,
+            "ACCOUNT_ID": account.account_id,
+        }
+        first_with_policy = next((w.name for w in application_workloads(config)), None)
+        former = {**FORMER_PLATFORM_ADDRESSES, **({first_with_policy: FORMER_APPLICATION_ROLE} if first_with_policy else {})}
         role_arns = {
             role.output: PodIdentityRole(
                 self,
@@ -117,13 +156,13 @@ class CommonStack(TerraformStack):
                 description=role.description,
                 namespace=role.namespace,
                 service_account=role.service_account,
-                policy_json=policies.render_from(role.policy, fills) if role.policy else "",
+                policy_json=policies.render_file(role.policy_file, fills) if role.policy_file else "",
                 managed_policy_arns=[f"arn:{partition}:iam::aws:policy/{role.aws_managed_policy}"]
                 if role.aws_managed_policy
                 else [],
-                moved_from=FORMER_ADDRESSES.get(role.name, {}),
+                moved_from=former.get(role.name, {}),
             ).role_arn
-            for role in SHARED_ROLES
+            for role in shared_roles(config)
         }
 
         # Last: it depends on everything above, so `cdktf destroy common` meets it first, and stops there while
@@ -132,33 +171,36 @@ class CommonStack(TerraformStack):
         DeletionGuard(
             self,
             "deletion-guard",
+            stack=COMMON_STACK,
             protected=config.deletion_protection,
-            keeps=f"the DynamoDB table {config.table.name} and the image repository {config.image.repository}",
+            keeps=f"the DynamoDB table {config.table.name} and the image repositories, which no deploy can re-create",
+            uses=COMMON_USES,
             vpc_id=network.vpc_id,
             region=config.region,
             project=config.project,
             after=everything,
         )
         self._outputs(
+            config,
             {
                 CommonOutput.REGION: config.region,
                 CommonOutput.VPC_ID: network.vpc_id,
                 CommonOutput.PRIVATE_SUBNET_IDS: network.private_subnet_ids,
+                CommonOutput.PUBLIC_SUBNET_IDS: network.public_subnet_ids,
                 CommonOutput.NAT_PUBLIC_IPS: egress.nat_public_ips,
                 CommonOutput.ZONE_ID: zone.zone_id,
                 CommonOutput.ZONE_NAME: zone.zone_name,
                 CommonOutput.CERTIFICATE_ARN: certificate.certificate_arn,
                 CommonOutput.TABLE_NAME: table.table_name,
                 CommonOutput.TABLE_ARN: table.table_arn,
-                CommonOutput.IMAGE_REPOSITORY_URL: image.repository_url,
+                **image_urls,
                 **role_arns,
-            }
+            },
         )
 
-    def _outputs(self, values: dict[str, object]) -> None:
-        if set(values) != set(DESCRIPTIONS):
-            raise ValueError(
-                f"common must publish exactly the contract's outputs; it differs in {set(values) ^ set(DESCRIPTIONS)}"
-            )
+    def _outputs(self, config: Config, values: dict[str, object]) -> None:
+        contract = common_outputs(config)
+        if set(values) != set(contract):
+            raise ValueError(f"common must publish exactly the contract's outputs; it differs in {set(values) ^ set(contract)}")
         for output, value in values.items():
-            TerraformOutput(self, output, value=value, description=DESCRIPTIONS[output])
+            TerraformOutput(self, output, value=value, description=contract[output])

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tools.shift.deploy import PLAN_FILE, CdktfDeployer
 
 from model.loading import ConfigError, config_from_dict, load_config, write_weights
 from model.platform import CHILDREN, COMPONENTS
@@ -39,7 +40,6 @@ from tools.aws import Aws, load_balancer_name
 from tools.readiness import Readiness, release
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.command import main
-from tools.shift.deploy import PLAN_FILE, CdktfDeployer
 from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.run import Shift
 

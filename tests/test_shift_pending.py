@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 import yaml
+from tools.shift.pending import changes, refusals
 
 from tests.support.synth import Synthesized
-from tools.shift.pending import changes, refusals
 
 # What Terraform's state holds beside the configured arguments, or does not show in a plan's values.
 NOT_ATTRIBUTES = ("//", "depends_on", "lifecycle", "provisioner", "provider")

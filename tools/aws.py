@@ -8,6 +8,7 @@ config says what was asked for, Route53 says what clients are being told.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -92,6 +93,14 @@ class Aws:
     def s3(self) -> Any:
         return self.client("s3")
 
+    @property
+    def ssm(self) -> Any:
+        return self.client("ssm")
+
+    @property
+    def sts(self) -> Any:
+        return self.client("sts")
+
     def kube(self, cluster: str) -> KubeApi:
         """The cluster's Kubernetes API (the caller's identity must be one of its admins)."""
         if self._kube is not None:
@@ -154,10 +163,14 @@ def weighted_records(route53: Any, zone: str, hostname: str) -> dict[str, Weight
     return found
 
 
-def colour_weight(route53: Any, zone: str | None, hostname: str, colour: str) -> int | None:
-    """The weight Route53 serves for the colour, or None without a record (or without the zone)."""
-    record = weighted_records(route53, zone, hostname).get(colour) if zone else None
-    return record.weight if record else None
+def record_weight(route53: Any, zone: str | None, colour: str) -> int:
+    """The largest weight of a weighted record with the colour's set identifier: what a colour's ExternalDNS wrote
+    before the shared load balancer carried the weights (0 when there is none, or no zone)."""
+    if zone is None:
+        return 0
+    return max(
+        (int(r["Weight"]) for r in record_sets(route53, zone) if r.get("SetIdentifier") == colour and "Weight" in r), default=0
+    )
 
 
 def load_balancer_for(elbv2: Any, record: WeightedRecord) -> str:
@@ -179,12 +192,13 @@ def load_balancer_name(arn: str) -> str:
 def colour_leftovers(*, route53: Any, elbv2: Any, ec2: Any, zone: str, colour: str, cluster: str) -> list[str]:
     """What the colour's load balancer controller and ExternalDNS made that still exists."""
     found: list[str] = []
-    owner = f"external-dns/owner={cluster}"
+    # The owner is a whole value of the TXT record's list (`...,external-dns/owner=<id>,...`): blue's is not blue-2's.
+    owner = re.compile(rf"external-dns/owner={re.escape(cluster)}(,|\"|$)")
     for record in record_sets(route53, zone):
         values = " ".join(v["Value"] for v in record.get("ResourceRecords", []))
         if record.get("SetIdentifier") == colour:
             found.append(f"Route53 {record['Type']} record {record['Name']} (set identifier {colour})")
-        elif record["Type"] == "TXT" and owner in values:
+        elif record["Type"] == "TXT" and owner.search(values):
             found.append(f"Route53 TXT record {record['Name']} (ExternalDNS owner {cluster})")
     found += [f"load balancer {arn}" for arn in cluster_load_balancers(elbv2, cluster)]
     arns = [

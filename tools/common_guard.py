@@ -1,4 +1,5 @@
-"""Destroy-time check of common: `cdktf destroy common` refuses while any EKS cluster runs in common's VPC.
+"""Destroy-time check of common and of the traffic stack: `cdktf destroy <stack>` refuses while any EKS cluster runs
+in common's VPC (the traffic stack's load balancer serves the colours' applications: the same check guards it).
 
 Terraform runs it from common's deletion guard (components/deletion_guard.py), which depends on every other
 resource of common: on destroy it goes first, and if it fails nothing else goes. Without it, a destroy of
@@ -18,7 +19,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, TextIO
 
 # The guard's provisioner hands its own input (jsonencode(self.input)) to this tool in this variable.
@@ -41,6 +42,9 @@ class GuardInput:
     vpc_id: str
     region: str
     project: str  # clusters are named `<project>-<colour>` (model/config.cluster_name)
+    # The stack guarded and what a colour uses of it. A guard deployed before these were in its input is common's.
+    stack: str = "common"
+    uses: str = "its subnets, NAT gateways and Pod Identity roles"
 
     @classmethod
     def from_json(cls, text: str) -> GuardInput:
@@ -48,14 +52,15 @@ class GuardInput:
             raw = json.loads(text)
         except ValueError as err:
             raise GuardInputError(f"{GUARD_ENV} is not JSON ({err})") from None
-        missing = [f.name for f in fields(cls) if not isinstance(raw, dict) or not raw.get(f.name)]
+        required = [f.name for f in fields(cls) if f.default is MISSING]
+        missing = [name for name in required if not isinstance(raw, dict) or not raw.get(name)]
         if missing:
             # A state written before the guard checked clusters: its input lacks the VPC.
             raise GuardInputError(
                 f"the guard's input has no {', '.join(missing)}: run `cdktf deploy common` (it only updates the guard), "
                 "then `cdktf destroy common` again"
             )
-        return cls(**{f.name: str(raw[f.name]) for f in fields(cls)})
+        return cls(**{f.name: str(raw[f.name]) for f in fields(cls) if f.name in raw})
 
 
 @dataclass(frozen=True)
@@ -95,9 +100,9 @@ def refusal(running: Sequence[RunningCluster], guard: GuardInput) -> str:
         + [f"delete {c.name} yourself" for c in running if not c.colour]
     )
     return (
-        f"{'; '.join(c.describe() for c in running)} still in common's VPC {guard.vpc_id}: they use its subnets, NAT "
-        "gateways and Pod Identity roles, so nothing was destroyed. Retire those colours first: "
-        f"{how}; then `cdktf destroy common` again"
+        f"{'; '.join(c.describe() for c in running)} still in common's VPC {guard.vpc_id}: they use {guard.uses}, "
+        f"so nothing of {guard.stack} was destroyed. Retire those colours first: {how}; then `cdktf destroy "
+        f"{guard.stack}` again"
     )
 
 
@@ -133,7 +138,7 @@ def main(eks: Any = None, err: TextIO | None = None) -> int:
         print(
             f"{PREFIX}: cannot list the EKS clusters in {guard.region} to check common's VPC {guard.vpc_id} is unused "
             f"({said}); nothing was destroyed. Fix the credentials (they need eks:ListClusters and "
-            "eks:DescribeCluster), then `cdktf destroy common` again",
+            f"eks:DescribeCluster), then `cdktf destroy {guard.stack}` again",
             file=err,
         )
         return 2

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 APPLICATIONS = "/apis/argoproj.io/v1alpha1/namespaces/{namespace}/applications"
-INGRESSES = "/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses"
+# The load balancer controller's bindings of a Service to a target group (its CRD, elbv2.k8s.aws/v1beta1).
+TARGET_GROUP_BINDINGS = "/apis/elbv2.k8s.aws/v1beta1/targetgroupbindings"
+TARGET_GROUP_BINDINGS_IN = "/apis/elbv2.k8s.aws/v1beta1/namespaces/{namespace}/targetgroupbindings"
 _TOKEN_PREFIX = "k8s-aws-v1."
 _CLUSTER_HEADER = "x-k8s-aws-id"
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from model.config import Config
 from model.loading import ConfigError, load_config
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
-from tools.aws import Aws, aws_errors_as, colour_weight, find_zone
+from tools.aws import Aws, aws_errors_as, find_zone
 from tools.cli import exit_status, run_cdktf
-from tools.teardown import UnsafeTeardownError, check_weight
+from tools.teardown import UnsafeTeardownError, check_weight, live_weight
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,13 +101,12 @@ def _unreadable(colour: str, where: str, why: str) -> UnsafeTeardownError:
     )
 
 
-def _live_weight(plan: TeardownPlan, aws: Aws) -> int | None:
-    route53 = aws.route53
+def _live_weight(plan: TeardownPlan, aws: Aws) -> tuple[int, str]:
     try:
-        zone = find_zone(route53, plan.zone_name)
+        zone = find_zone(aws.route53, plan.zone_name)
     except LookupError as err:
         raise UnsafeTeardownError(str(err)) from None
-    return colour_weight(route53, zone, plan.hostname, plan.colour)
+    return live_weight(aws, plan, zone)
 
 
 if __name__ == "__main__":

@@ -3,18 +3,20 @@
 Terraform runs it from the colour's `teardown` resource (components/destroy_hook.py), which depends on
 every other resource of the stack: on destroy it goes first, and if it fails nothing else goes.
 
-1. Refuses while the colour still has weight (its Route53 record, or the config it was deployed
-   with), unless `BLUEGREEN_FORCE_DESTROY=1` (`python -m tools.retire <colour> --force`).
+1. Refuses while the colour still has weight (in the shared load balancer: the live weights or a rule; a weighted
+   record its ExternalDNS wrote before that; or the config it was deployed with), unless `BLUEGREEN_FORCE_DESTROY=1`
+   (`python -m tools.retire <colour> --force`).
 2. Reads the Argo CD Applications the cluster runs, and their sync waves: the colour's Git revision
    decides them, not this checkout. It deletes those that carry Argo CD's resources finalizer (deleting
    them deletes what they installed), highest wave first; the others (Argo CD's own, which must keep
    running until the end) go with the cluster, and it says which.
-3. Stops the App of Apps from re-creating its children, then deletes the workload Applications
-   (sync wave above 0), each wave waited for: their finalizer deletes the Ingresses, and the load
-   balancer controller deletes the ALB before an Ingress is gone. With app delivery `helm`, it deletes
-   the Ingresses of the app's namespace the same way.
-4. Waits until the colour's load balancers, target groups, security groups and Route53 records
-   (address and TXT ownership records) are gone: ExternalDNS removes the records on its next sync.
+3. Stops the App of Apps from re-creating its children, then deletes the applications' Applications
+   (sync wave above 0), each wave waited for, then their TargetGroupBindings: the load balancer controller
+   takes the colour's pods out of the shared load balancer's target groups.
+4. Waits until no target of the colour is registered in the shared load balancer, and until what a colour made
+   before the shared load balancer (its own load balancers, target groups, security groups, Route53 records and
+   their TXT ownership records) is gone. Then it takes the colour's target groups out of every application's
+   weighted rule (at weight 0, under the traffic lock), so the traffic stack can delete them.
 5. Deletes the controllers' Applications (sync wave 0 and below: ExternalDNS, then the load balancer
    controller).
 
@@ -24,6 +26,7 @@ what is still there. Re-running `cdktf destroy <colour>` resumes where it stoppe
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -35,10 +38,12 @@ from typing import Any, TextIO
 
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, TeardownPlan
 from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
-from tools.aws import Aws, aws_errors_as, colour_leftovers, colour_weight, find_zone
+from tools.aws import Aws, aws_errors_as, colour_leftovers, find_zone, record_weight
 from tools.cli import exit_status
 from tools.clock import POLL_SECONDS, Clock, SystemClock
-from tools.kube import APPLICATIONS, INGRESSES, KubeApi, KubeError
+from tools.kube import APPLICATIONS, TARGET_GROUP_BINDINGS, TARGET_GROUP_BINDINGS_IN, KubeApi, KubeError
+from tools.routes import RoutesError, colour_weight, read_routes, read_weights, registered, write_rules
+from tools.traffic_lock import LockedError, TrafficLock
 
 
 class UnsafeTeardownError(Exception):
@@ -55,14 +60,23 @@ REPLACING = (
 )
 
 
-def check_weight(plan: TeardownPlan, live_weight: int | None, *, config: str = "") -> None:
+def live_weight(aws: Aws, plan: TeardownPlan, zone: str | None) -> tuple[int, str]:
+    """The colour's live weight, and where: the shared load balancer (its project's), or a record of its own."""
+    shared = colour_weight(aws.elbv2, aws.ssm, plan.project, plan.colour) if plan.project else 0
+    if shared:
+        return shared, "the shared load balancer"
+    return record_weight(aws.route53, zone, plan.colour), f"a Route53 record of its own in {plan.zone_name}"
+
+
+def check_weight(plan: TeardownPlan, live: tuple[int, str], *, config: str = "") -> None:
     """Refuse to take down a colour clients may still be sent to. config: where plan.weight comes from
     (default: the config the colour was deployed with, which its stack carries)."""
-    if live_weight:
+    weight, where = live
+    if weight:
         raise UnsafeTeardownError(
-            f"{plan.colour} still has weight {live_weight} in Route53 for {plan.hostname}: shift its traffic away "
-            f"first (python -m tools.shift --to <colour>), or destroy anyway with python -m tools.retire {plan.colour} "
-            f"--force; {REPLACING}"
+            f"{plan.colour} still has weight {weight} in {where}: shift its traffic away first (python -m tools.shift "
+            f"--to <colour>; in an emergency --now), or destroy anyway with python -m tools.retire {plan.colour} --force; "
+            f"{REPLACING}"
         )
     if plan.weight:
         raise UnsafeTeardownError(
@@ -122,7 +136,7 @@ class Teardown:
         if self.force:
             self._say(f"--force: not checking {self.plan.colour}'s weight")
         else:
-            check_weight(self.plan, colour_weight(self.aws.route53, zone, self.plan.hostname, self.plan.colour))
+            check_weight(self.plan, live_weight(self.aws, self.plan, zone))
         api = self.aws.kube(self.plan.cluster) if self._cluster_exists() else None
         # AWS stopping to answer part-way is a failure part-way: say so, and that a re-run resumes.
         resume = f"run `cdktf destroy {self.plan.colour}` again once AWS answers: it resumes where this stopped"
@@ -130,15 +144,37 @@ class Teardown:
             lambda said: TeardownError(f"{said}. Part of {self.plan.colour}'s apps may be gone already; {resume}")
         ):
             self._remove(api, zone)
-        self._say(f"{self.plan.colour}: applications, load balancers and records are gone; Terraform removes the rest")
+        self._say(f"{self.plan.colour}: applications, targets, load balancers and records are gone; Terraform removes the rest")
 
     def _remove(self, api: KubeApi | None, zone: str | None) -> None:
         if api:
             self._through_kubernetes(functools.partial(self._remove_workloads, api))
-        if zone:
-            self._wait_until_gone(zone)
+        self._wait_until_gone(zone)
+        self._detach()
         if api:
             self._through_kubernetes(functools.partial(self._remove_controllers, api))
+
+    def _detach(self) -> None:
+        """The colour's target groups out of every weighted rule, at weight 0: the rules are the shift's, and a target
+        group a rule forwards to cannot be deleted (the traffic stack's next deploy without the colour deletes it)."""
+        if not self.plan.project:
+            return  # deployed before the shared load balancer: nothing of it there
+        try:
+            routes = read_routes(self.aws.elbv2, self.plan.project)
+        except RoutesError:
+            return  # no shared load balancer (any more): nothing forwards to the colour
+        if not any(self.plan.colour in route.target_groups for route in routes.public.values()):
+            return
+        lock = TrafficLock(self.aws.ssm, self.aws.sts, self.plan.project, f"teardown of {self.plan.colour}", self.clock)
+        try:
+            with lock.held(say=self._say):
+                weights = read_weights(self.aws.ssm, self.plan.project)
+                if weights.get(self.plan.colour, 0) and not self.force:
+                    raise UnsafeTeardownError(f"{self.plan.colour} got weight {weights[self.plan.colour]} meanwhile")
+                changed = write_rules(self.aws.elbv2, routes, weights, without=self.plan.colour)
+        except LockedError as err:
+            raise TeardownError(f"{err}; {self.plan.colour}'s applications are gone already, its target groups stay") from None
+        self._say(f"{self.plan.colour}'s target groups taken out of {changed} weighted rule(s)")
 
     def _zone(self) -> str | None:
         """None when common's zone is gone: then no record of ours can be left in it."""
@@ -177,10 +213,9 @@ class Teardown:
             # Automated sync would re-create the children the next steps delete.
             api.merge_patch(parent, {"spec": {"syncPolicy": {"automated": None}}})
             self._say(f"{self.plan.parent_application}: automated sync off")
-        # Workloads: their Ingresses make the load balancer and the records.
+        # The applications, then what binds their pods to the shared load balancer's target groups.
         self._remove_waves(api, [a for a in applications if a.finalized and a.wave > 0])
-        for namespace in self.plan.ingress_namespaces:
-            self._remove_ingresses(api, namespace)
+        self._remove_bindings(api)
 
     def _remove_controllers(self, api: KubeApi) -> None:
         """What cleaned up after the workloads, once that is done: ExternalDNS, then the load balancer controller."""
@@ -208,28 +243,36 @@ class Teardown:
     def _still_there(self, api: KubeApi, names: list[str]) -> list[str]:
         return [f"Argo CD application {name}" for name in names if api.get(self._application(name)) is not None]
 
-    def _remove_ingresses(self, api: KubeApi, namespace: str) -> None:
-        collection = INGRESSES.format(namespace=namespace)
+    def _remove_bindings(self, api: KubeApi) -> None:
+        """Every TargetGroupBinding: the load balancer controller deregisters its targets, then lets it go."""
 
         def remaining() -> list[str]:
-            listing = api.get(collection) or {}
-            return [f"Ingress {namespace}/{item['metadata']['name']}" for item in listing.get("items", [])]
+            listing = api.get(TARGET_GROUP_BINDINGS) or {}
+            return [f"{item['metadata']['namespace']}/{item['metadata']['name']}" for item in listing.get("items", [])]
 
-        for item in remaining():
-            api.delete(f"{collection}/{item.rsplit('/', 1)[1]}")
-            self._say(f"{item}: deleting")
-        self._wait(remaining)
+        for binding in remaining():
+            namespace, name = binding.split("/")
+            api.delete(f"{TARGET_GROUP_BINDINGS_IN.format(namespace=namespace)}/{name}")
+            self._say(f"TargetGroupBinding {binding}: deleting")
+        self._wait(lambda: [f"TargetGroupBinding {b}" for b in remaining()])
 
-    def _wait_until_gone(self, zone: str) -> None:
+    def _wait_until_gone(self, zone: str | None) -> None:
         def remaining() -> list[str]:
-            return colour_leftovers(
-                route53=self.aws.route53,
-                elbv2=self.aws.elbv2,
-                ec2=self.aws.ec2,
-                zone=zone,
-                colour=self.plan.colour,
-                cluster=self.plan.cluster,
-            )
+            left = []
+            if self.plan.project:
+                with contextlib.suppress(RoutesError):  # no shared load balancer: no target of the colour in it
+                    groups = read_routes(self.aws.elbv2, self.plan.project).of_colour(self.plan.colour)
+                    left += registered(self.aws.elbv2, groups)
+            if zone:
+                left += colour_leftovers(
+                    route53=self.aws.route53,
+                    elbv2=self.aws.elbv2,
+                    ec2=self.aws.ec2,
+                    zone=zone,
+                    colour=self.plan.colour,
+                    cluster=self.plan.cluster,
+                )
+            return left
 
         self._wait(remaining)
 

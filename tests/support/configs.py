@@ -34,20 +34,64 @@ EXAMPLE_COLOURS = tuple(example().clusters)
 
 def named_release(**overrides: Any) -> dict[str, Any]:
     """Every part of a colour's release, named in its entry as a serving colour's must be (model/rules.py):
-    today's platform defaults, `main`, the default image tag, unless overridden."""
+    today's platform defaults, `main`, and the example's applications at their default image tag, unless overridden."""
     serving = Config().clusters["blue"].model_dump(mode="json", exclude_unset=True)
-    release = {key: serving[key] for key in ("platform", "gitops_revision", "image_tag")}
-    return {**release, **overrides}
+    release = {key: serving[key] for key in ("platform", "gitops_revision")}
+    tags = {name: {"image_tag": app["image"]["tag"]} for name, app in SAMPLE_APPLICATIONS.items()}
+    return {**release, "applications": tags, **overrides}
+
+
+# The example's applications (the sample app): what a config of the tests runs unless it says otherwise.
+SAMPLE_APPLICATIONS: dict[str, Any] = example_raw()["applications"]
+SAMPLE_APP = "sample-app"
+# Three applications, as a team has them: the sample app; one from another Git repository without AWS permissions,
+# in a namespace it shares with the next; one from another repository with a policy of its own and an image.
+ANOTHER_REPO = "https://github.com/acme/shop.git"
+ORDERS_POLICY = "tests/fixtures/applications/orders/policy.json"
+THREE_APPLICATIONS: dict[str, Any] = {
+    **SAMPLE_APPLICATIONS,
+    "catalogue": {
+        "host": "catalogue",
+        "source": {"repo_url": ANOTHER_REPO, "path": "charts/catalogue", "revision": "catalogue-v1.8.0"},
+        "namespace": "shop",
+        "service": {"name": "catalogue-web", "port": 8080},
+        "health_check_path": "/health",
+        "probe": {"path": "/health"},
+        "min_requests": 0,
+        "values": {"replicaCount": 3},
+    },
+    "orders": {
+        "host": "orders",
+        "source": {"repo_url": ANOTHER_REPO, "path": "charts/orders", "revision": "orders-v4.2.1"},
+        "namespace": "shop",
+        "service_account": "orders-api",
+        "policy": ORDERS_POLICY,
+        "probe": {"path": "/status", "expect_json": {"colour": "{colour}", "release": "{image_tag}"}},
+        "image": {"tag": "4.2.1"},
+        "wave": 2,
+    },
+}
+# What a serving colour of the variant names of the two applications from another repository.
+SHOP_RELEASE = {"catalogue": {"revision": "catalogue-v1.8.0"}, "orders": {"revision": "orders-v4.2.1", "image_tag": "4.2.1"}}
 
 
 # The other side of the example's switches, in one synthesis (each costs a second or two): per-AZ NAT in two AZs,
 # deletion protection off, a private-only API endpoint with an extra admin, a third colour, one colour with
-# pinned add-ons and spot ARM nodes, an image and a Git URL of its own.
+# pinned add-ons and spot ARM nodes, three applications, an image and a Git URL of its own.
 ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admins"
 PINNED_ADDONS = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
 REPO_URL = "https://github.com/acme/eks-blue-green.git"
+
+
+def _serving(image_tag: str) -> dict[str, Any]:
+    return named_release(applications={SAMPLE_APP: {"image_tag": image_tag}, **SHOP_RELEASE})
+
+
 VARIANT: dict[str, Any] = {
-    "app": {"image_tag": "4d5e6f7a"},
+    "applications": {
+        **THREE_APPLICATIONS,
+        SAMPLE_APP: {**SAMPLE_APPLICATIONS[SAMPLE_APP], "image": {"tag": "4d5e6f7a", "buildspec": "app/buildspec.yml"}},
+    },
     "gitops": {"repo_url": REPO_URL},
     "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"},
     "deletion_protection": False,
@@ -56,7 +100,7 @@ VARIANT: dict[str, Any] = {
         "blue": {
             "kubernetes_version": "1.33",
             "weight": 10,
-            **named_release(image_tag="4d5e6f7a"),
+            **_serving("4d5e6f7a"),
             "addon_versions": PINNED_ADDONS,
             "nodes": {
                 "capacity_type": "SPOT",
@@ -64,18 +108,13 @@ VARIANT: dict[str, Any] = {
                 "ami_type": "AL2023_ARM_64_STANDARD",
             },
         },
-        "green": {"kubernetes_version": "1.34", "weight": 200, **named_release(image_tag="4d5e6f7a")},
+        "green": {"kubernetes_version": "1.34", "weight": 200, **_serving("4d5e6f7a")},
         "purple": {"kubernetes_version": "1.35", "weight": 0},
     },
 }
-# The variant with every optional part on as well: the image build (a made-up connection) and the app delivered by
-# Terraform. All else is the variant's, so the two delivery modes compare value for value.
+# The variant with every optional part on as well: the image build (a made-up connection). All else is the variant's.
 CONNECTION_ARN = "arn:aws:codeconnections:ap-northeast-1:123456789012:connection/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
-EVERYTHING_ON: dict[str, Any] = {
-    **VARIANT,
-    "image": {"build_connection_arn": CONNECTION_ARN},
-    "app": {**VARIANT["app"], "delivery": "helm"},
-}
+EVERYTHING_ON: dict[str, Any] = {**VARIANT, "image": {"build_connection_arn": CONNECTION_ARN}}
 
 
 def write_project(directory: Path, config: Any, *, in_file: bool = False) -> Path:

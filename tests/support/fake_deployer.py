@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.shift.deploy import Plan
+
 from model.loading import load_config
 from tools.shift import ShiftError
-from tools.shift.deploy import Plan
 
 # Addresses as the colour stacks name them (stacks/cluster.py, components/destroy_hook.py).
 APP_OF_APPS = "helm_release.app-of-apps_release_74AC4CF2"

@@ -7,9 +7,10 @@
 3. release.py: the release the config names is what runs: the parent Application and every child the colour's
    release defines (the component registry at its Git revision), each Synced and Healthy at the chart version or
    revision configured for that colour. A child that is missing is named; Applications outside that set are ignored.
-4. targets.py: the colour's load balancers (the controller's tag) have healthy targets.
-5. probe.py: an HTTPS request through the colour's own preview host name crosses DNS, the ALB, TLS and a pod that
-   reads DynamoDB, and the pod runs the image tag the config names.
+4. targets.py: each application's target group of the colour, in the shared load balancer, has healthy targets.
+5. probe.py: for each application, an HTTPS request through the colour's own preview host name crosses DNS, the shared
+   load balancer, TLS and a pod, at the application's probe path, and the answer is the one its config expects (the
+   colour's, at the image tag the colour names).
 
 Every check runs (but those the cluster's absence makes meaningless), so one report names everything missing.
 """
@@ -20,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.config import Config, cluster_name
+from model.applications import applications, preview_hostname
+from model.config import ApplicationProbeConfig, Config, cluster_name
 from model.platform import Component
 from tools.aws import Aws, aws_problem
 from tools.clock import Clock
@@ -37,23 +39,42 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Probed:
+    """One application as the colour should answer for it."""
+
+    name: str
+    preview_hostname: str
+    probe: ApplicationProbeConfig
+    image_tag: str | None  # the tag the colour runs of its image, when it has one
+
+    def expected(self, colour: str) -> dict[str, str]:
+        """The JSON fields its answer must hold, `{colour}` and `{image_tag}` filled."""
+        filled = {"colour": colour, "image_tag": self.image_tag or ""}
+        return {field: value.format_map(filled) for field, value in self.probe.expect_json.items()}
+
+
+@dataclass(frozen=True)
 class Target:
     """What the config says the colour runs: the facts each check holds the colour to."""
 
     colour: str
     cluster: str
     kubernetes_version: str
-    preview_hostname: str
-    image_tag: str
+    project: str
+    applications: tuple[Probed, ...]
 
     @classmethod
     def of(cls, config: Config, colour: str) -> Target:
+        release = config.release(colour)
         return cls(
             colour=colour,
             cluster=cluster_name(config, colour),
             kubernetes_version=config.clusters[colour].kubernetes_version,
-            preview_hostname=config.dns.preview_hostname(colour),
-            image_tag=config.release(colour).image_tag,
+            project=config.project,
+            applications=tuple(
+                Probed(app.name, preview_hostname(config, app, colour), app.probe, release.applications[app.name].image_tag)
+                for app in applications(config)
+            ),
         )
 
 
@@ -79,7 +100,7 @@ class Readiness:
         findings = self._said([state.finding])
         if not state.finding.ready:
             skipped = "not checked: the cluster is not there at its configured version"
-            return findings + self._said([Finding(False, f"EKS insights, Argo CD, load balancer, preview host: {skipped}")])
+            return findings + self._said([Finding(False, f"EKS insights, Argo CD, target groups, preview hosts: {skipped}")])
         refresh = self.refresh_insights
         checks: list[tuple[str, Callable[[], list[Finding]]]] = [
             (
@@ -95,8 +116,14 @@ class Readiness:
                     release.expected(self.config, colour, self.components or release.registry_at),
                 ),
             ),
-            ("load balancer", lambda: [targets.healthy_targets(self.aws.elbv2, target.cluster)]),
-            ("preview host", lambda: [probe.probe_preview(target, self.clock, self.prober or probe.Prober(), say=self.out)]),
+            ("target groups", lambda: targets.healthy_targets(self.aws.elbv2, target)),
+            (
+                "preview hosts",
+                lambda: [
+                    probe.probe_preview(target, app, self.clock, self.prober or probe.Prober(), say=self.out)
+                    for app in target.applications
+                ],
+            ),
         ]
         for what, run in checks:
             # An AWS call denied (or the login expiring) part-way fails that check with AWS's reason; the rest still run.

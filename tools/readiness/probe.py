@@ -1,13 +1,14 @@
-"""Readiness, last: a request through the whole path before any user's request takes it.
+"""Readiness, last: for each application, a request through the whole path before any user's request takes it.
 
-`GET https://<app_host>-<colour>.<sub-zone>/probe`: the colour's preview host name (its record only that colour's
-ExternalDNS writes) resolves to the colour's ALB, whose listener presents the shared certificate, and forwards to a
-pod of the sample app, which reads the DynamoDB table with its Pod Identity credentials and answers which colour
-it is and which image tag it runs (app/main.py, /probe; the chart sets IMAGE_TAG from the colour's release). The
-tag must be the colour's configured `image_tag`: a rollout still running shows here.
+`GET https://<host>-<colour>.<sub-zone><probe.path>`: the colour's preview host name of the application (a record of
+the traffic stack) resolves to the shared load balancer, whose listener presents the shared certificate and whose
+preview rule forwards to that colour's target group only, whatever the weights; a pod of the application answers.
+The answer must have the application's `probe.status` and hold the fields of its `probe.expect_json` (`{colour}` and
+`{image_tag}` filled with the colour's): the sample app's /probe reads DynamoDB with its Pod Identity credentials and
+answers its colour and image tag (app/main.py), so a pod of another colour, or a rollout still running, shows here.
 
-Tried a bounded number of times (the record appears a sync interval after the ALB; a rollout takes a minute), each
-failure said in words: DNS not there yet, TLS, no connection, a 5xx, another colour, the wrong image.
+Tried a bounded number of times (a rollout takes a minute), each failure said in words: DNS, TLS, no connection, a 5xx,
+another status, another colour, another release.
 """
 
 from __future__ import annotations
@@ -23,10 +24,8 @@ from typing import TYPE_CHECKING, Any
 from tools.clock import Clock
 
 if TYPE_CHECKING:
-    from tools.readiness import Finding, Target
+    from tools.readiness import Finding, Probed, Target
 
-# What the sample app answers on (app/main.py, `probe`); tests/test_readiness_probe.py holds the two together.
-PROBE_PATH = "/probe"
 ATTEMPTS = 6
 INTERVAL_SECONDS = 10.0
 TIMEOUT_SECONDS = 10.0
@@ -53,15 +52,15 @@ class ProbeFailedError(Exception):
     """One attempt's failure, in the operator's words."""
 
 
-def probe_preview(target: Target, clock: Clock, prober: Prober, *, say: Callable[[str], None]) -> Finding:
+def probe_preview(target: Target, app: Probed, clock: Clock, prober: Prober, *, say: Callable[[str], None]) -> Finding:
     from tools.readiness import Finding
 
-    url = f"https://{target.preview_hostname}{PROBE_PATH}"
+    url = f"https://{app.preview_hostname}{app.probe.path}"
     failure = ""
     for attempt in range(1, prober.attempts + 1):
         try:
-            answer = _ask(target.preview_hostname, prober)
-            return Finding(True, f"{url}: {judge(target, answer)}")
+            answer = _ask(app.preview_hostname, app.probe.path, prober)
+            return Finding(True, f"{url}: {judge(target, app, answer)}")
         except ProbeFailedError as err:
             failure = str(err)
         if attempt < prober.attempts:
@@ -70,19 +69,19 @@ def probe_preview(target: Target, clock: Clock, prober: Prober, *, say: Callable
     return Finding(False, f"{url}: {failure} (after {prober.attempts} attempts)")
 
 
-def _ask(host: str, prober: Prober) -> tuple[int, bytes]:
+def _ask(host: str, path: str, prober: Prober) -> tuple[int, bytes]:
     try:
         addresses = prober.resolve(host, prober.port)
     except (socket.gaierror, UnicodeError) as err:
         raise ProbeFailedError(
-            f"DNS: {host} does not resolve ({err}); ExternalDNS writes it once the ALB is up (is external-dns Synced?), "
-            "and a resolver may still remember its absence"
+            f"DNS: {host} does not resolve ({err}); the traffic stack writes it (cdktf deploy traffic), and a resolver "
+            "may still remember its absence"
         ) from None
     errors = []
     for address in addresses:
         connection = _PinnedHTTPSConnection(host, address, prober)
         try:
-            connection.request("GET", PROBE_PATH, headers={"Accept": "application/json", "User-Agent": "eks-bg-readiness"})
+            connection.request("GET", path, headers={"Accept": "application/json", "User-Agent": "eks-bg-readiness"})
             response = connection.getresponse()
             return response.status, response.read(64 * 1024)
         except ssl.SSLCertVerificationError as err:
@@ -109,25 +108,31 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
         self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
 
 
-def judge(target: Target, answer: tuple[int, bytes]) -> str:
-    """What an answer of the sample app proves (one line), or ProbeFailedError saying why it proves nothing."""
+def judge(target: Target, app: Probed, answer: tuple[int, bytes]) -> str:
+    """What an answer proves (one line), or ProbeFailedError saying why it proves nothing."""
     status, body = answer
     text = " ".join(body.decode(errors="replace").split())[:200]
     if status >= 500:
-        raise ProbeFailedError(f"HTTP {status} ({text or 'no body'}): the app or its table cannot answer")
-    if status != 200:
-        hint = "; an image older than /probe answers 404: build the app of this revision" if status == 404 else ""
-        raise ProbeFailedError(f"HTTP {status} ({text or 'no body'}){hint}")
+        raise ProbeFailedError(f"HTTP {status} ({text or 'no body'}): {app.name} cannot answer")
+    if status != app.probe.status:
+        hint = f"; an image without {app.probe.path} answers 404: build {app.name} of this revision" if status == 404 else ""
+        raise ProbeFailedError(f"HTTP {status}, not {app.probe.status} (applications.{app.name}.probe.status): {text}{hint}")
+    expected = app.expected(target.colour)
+    if not expected:
+        return f"{target.colour} answered {status} through DNS, the shared load balancer and TLS"
     try:
         got: dict[str, Any] = json.loads(body)
-        colour, image_tag, table = got["colour"], got["image_tag"], got["table"]
+        seen = {field: str(got[field]) for field in expected}
     except (ValueError, KeyError, TypeError):
-        raise ProbeFailedError(f"HTTP 200 but not the sample app's answer ({text})") from None
-    if colour != target.colour:
-        raise ProbeFailedError(f"answered by colour {colour}, not {target.colour}: the preview record points elsewhere")
-    if image_tag != target.image_tag:
+        fields = ", ".join(expected)
         raise ProbeFailedError(
-            f"{target.colour} runs image tag {image_tag}, but its release names {target.image_tag} "
-            f"(clusters.{target.colour}.image_tag or app.image_tag): a rollout may still be running"
-        )
-    return f"{colour} answered through DNS, its ALB and TLS; read table {table}; image {image_tag} as configured"
+            f"HTTP {status} but not a JSON answer with {fields} (applications.{app.name}.probe): {text}"
+        ) from None
+    if "colour" in expected and seen["colour"] != expected["colour"]:
+        raise ProbeFailedError(f"answered by colour {seen['colour']}, not {target.colour}: the preview route points elsewhere")
+    if wrong := {field: value for field, value in seen.items() if value != expected[field]}:
+        said = ", ".join(f"{field} {value!r} (expected {expected[field]!r})" for field, value in wrong.items())
+        tag = f"; {target.colour} names image tag {app.image_tag}: a rollout may still be running" if app.image_tag else ""
+        raise ProbeFailedError(f"{target.colour} answered {said}{tag}")
+    shown = ", ".join(f"{field} {value}" for field, value in seen.items())
+    return f"{target.colour} answered through DNS, the shared load balancer and TLS: {shown}, as configured"

@@ -2,10 +2,11 @@
 
 The expected Applications are the parent (the App of Apps) and every child the colour's release defines: the
 components of the registry (argocd/apps/platform/) at the colour's Git revision, as argocd/apps renders them
-there, less those Terraform installs itself (the facts' `disabledApplications`). Each must exist, be Synced and
-Healthy, its last sync must not have failed, and its source must be at what the config names for the colour: the
-chart version of `platform.<key>` for a chart from a Helm repository, the colour's `gitops_revision` for a chart of
-this repository (and the parent). Applications outside that set are not the release's, and are ignored.
+there, and every application of the configuration. Each must exist, be Synced and Healthy, its last sync must not
+have failed, and its source must be at what the config names for the colour: the chart version of `platform.<key>`
+for a platform component, the revision the colour runs of an application (its `gitops_revision` for one of this
+repository), the colour's `gitops_revision` for the parent. Applications outside that set are not the release's,
+and are ignored.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from model.config import Config, cluster_name
+from model.config import Config
 from model.platform import Component, RegistryError, load
 from model.revisions import RevisionError, files_at
-from model.values import DISABLED, cluster_facts
+from model.values import cluster_facts
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tools.kube import APPLICATIONS, KubeApi, KubeError
 
@@ -51,9 +52,7 @@ def registry_at(revision: str) -> tuple[Component, ...]:
 
 def expected(config: Config, colour: str, registry: Callable[[str], tuple[Component, ...]]) -> Release:
     # The facts Terraform hands the colour's charts: the versions and revision they render the children at.
-    facts = cluster_facts(
-        config=config, colour=colour, cluster=config.clusters[colour], cluster_name=cluster_name(config, colour), common=str
-    )
+    facts = cluster_facts(config=config, colour=colour, common=str, target_group=str)
     revision = facts["git"]["targetRevision"]
     revision_key = f"clusters.{colour}.gitops_revision"
     parent = Expected(PARENT_APPLICATION, revision, revision_key, chart=False)
@@ -61,7 +60,8 @@ def expected(config: Config, colour: str, registry: Callable[[str], tuple[Compon
         components = registry(revision)
     except (RevisionError, RegistryError) as err:  # not fetched here; or written for a newer checkout than this one
         return Release(colour, revision, (parent,), problem=f"its children at {revision!r} cannot be read here ({err})")
-    children = [c for c in components if c.wave is not None and c.name not in facts.get(DISABLED, [])]
+    children = sorted((c for c in components if c.wave is not None), key=lambda c: (c.wave or 0, c.name))
+    apps = facts["applications"]
     return Release(
         colour,
         revision,
@@ -69,12 +69,20 @@ def expected(config: Config, colour: str, registry: Callable[[str], tuple[Compon
             parent,
             *(
                 Expected(c.name, facts["platform"].get(c.name), f"clusters.{colour}.platform.{c.key}", chart=True)
-                if c.chart
-                else Expected(c.name, revision, revision_key, chart=False)
-                for c in sorted(children, key=lambda c: (c.wave, c.name))
+                for c in children
+            ),
+            *(
+                Expected(name, app["source"]["targetRevision"], _revision_key(config, colour, name), chart=False)
+                for name, app in sorted(apps.items(), key=lambda item: (item[1]["wave"], item[0]))
             ),
         ),
     )
+
+
+def _revision_key(config: Config, colour: str, application: str) -> str:
+    if config.applications[application].source.repo_url is None:
+        return f"clusters.{colour}.gitops_revision"
+    return f"clusters.{colour}.applications.{application}.revision"
 
 
 def applications(kube: Callable[[], KubeApi], release: Release) -> list[Finding]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,29 +13,44 @@ from model.config import MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig
 from model.loading import ConfigError, check_weights, load_config
 from tools.aws import Aws
 from tools.cli import exit_status
-from tools.clock import SystemClock
+from tools.clock import Clock, SystemClock
 from tools.readiness import Readiness
 from tools.readiness.insights import SKIP_FLAG
 from tools.readiness.probe import Prober
 from tools.shift import ShiftError, UnsafeShiftError
-from tools.shift.deploy import CdktfDeployer, Deployer
+from tools.shift.drain import Drain
 from tools.shift.gate import describe_gate
 from tools.shift.plan import describe, plan_weights
-from tools.shift.run import Shift
+from tools.shift.run import Shift, live
+from tools.shift.status import status
+from tools.traffic_lock import LockedError, TrafficLock
 
 
 def main(
-    argv: Sequence[str] | None = None, *, aws: Aws | None = None, deployer: Deployer | None = None, prober: Prober | None = None
+    argv: Sequence[str] | None = None, *, aws: Aws | None = None, prober: Prober | None = None, clock: Clock | None = None
 ) -> int:
-    """aws, deployer, prober: the world to act on (tests); default: the real one."""
+    """aws, prober, clock: the world to act on (tests); default: the real one."""
     parser = argparse.ArgumentParser(prog="python -m tools.shift", description=(tools.shift.__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--to", required=True, help="the colour that ends with all the traffic")
+    parser.add_argument("--to", help="the colour that ends with all the traffic")
+    parser.add_argument(
+        "--now",
+        action="store_true",
+        help="EMERGENCY: all traffic to --to in one change, without readiness or the metrics gate; needs no colour's "
+        "cluster (refused only when --to lacks a target group or a healthy target: --force)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="with --now: move the traffic even to a colour without healthy targets"
+    )
+    parser.add_argument("--status", action="store_true", help="print the live weights, the rules, the config's and the lock")
+    parser.add_argument(
+        "--break-lock", action="store_true", help="remove a traffic lock its holder left behind (said), then go on"
+    )
     parser.add_argument("--step", type=int, help="weight moved per step, 1-255 (default: traffic.shift.step)")
     parser.add_argument("--interval", type=int, help="seconds each step is watched (default: traffic.shift.interval_seconds)")
     parser.add_argument(
         "--allow-idle",
         action="store_true",
-        help="let a window with fewer than traffic.shift.min_requests requests pass (default: traffic.shift.allow_idle)",
+        help="let a window in which every application is idle pass (default: traffic.shift.allow_idle)",
     )
     parser.add_argument(
         "--skip-readiness",
@@ -49,15 +65,26 @@ def main(
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="print the plan of weights, the target's readiness report and the changes pending, and change nothing",
+        help="print the live weights, the plan and the target's readiness report, and change nothing",
     )
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
-    return exit_status(lambda: _run(args, aws, deployer, prober), refused=(ConfigError, UnsafeShiftError), failed=(ShiftError,))
+    if not args.status and not args.to:
+        parser.error("name the colour that gets the traffic (--to <colour>), or ask for --status")
+    refused = (ConfigError, UnsafeShiftError, LockedError)
+    return exit_status(lambda: _run(args, aws, prober, clock or SystemClock()), refused=refused, failed=(ShiftError,))
 
 
-def _run(args: argparse.Namespace, aws: Aws | None, deployer: Deployer | None, prober: Prober | None) -> None:
+def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock: Clock) -> None:
     config = load_config(args.config)
+    clients = aws or Aws(config.region)
+    lock = TrafficLock(clients.ssm, clients.sts, config.project, shlex.join(["python -m tools.shift", *sys.argv[1:]]), clock)
+    if args.status:
+        status(config, clients, lock, sys.stdout)
+        return
+    if args.now:
+        Drain(config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock).run(args.to)
+        return
     settings = config.traffic.shift.model_copy(
         update={
             "step": config.traffic.shift.step if args.step is None else args.step,
@@ -69,17 +96,15 @@ def _run(args: argparse.Namespace, aws: Aws | None, deployer: Deployer | None, p
         raise UnsafeShiftError(
             f"--interval: {settings.interval_seconds} is not allowed; use at least {MIN_SHIFT_INTERVAL_SECONDS} s"
         )
-    plan = plan_weights(config.weights, args.to, settings.step)
+    if args.to not in config.clusters:
+        raise UnsafeShiftError(f"--to: {args.to!r} is not a configured colour; use one of {', '.join(config.clusters)}")
+    weights = live(clients, config)[1]
+    plan = plan_weights(weights, args.to, settings.step)
     _refuse_weights_the_config_refuses(args.config, plan)
-    deployer = deployer or CdktfDeployer(args.config.resolve().parent)
     if args.dry_run:
-        _print_plan(config, settings, args.to, skip_readiness=args.skip_readiness)
-        if not plan:
-            return
-    clients = aws or Aws(config.region)
-    clock = SystemClock()
+        _print_plan(config, settings, args.to, weights, plan, skip_readiness=args.skip_readiness)
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
-    shift = Shift(args.config, config, settings, clients, deployer, clock, sys.stdout, checks, args.skip_readiness)
+    shift = Shift(config, settings, clients, clock, sys.stdout, checks, lock, args.skip_readiness, args.break_lock)
     shift.run(args.to, dry_run=args.dry_run)
 
 
@@ -88,8 +113,8 @@ def _say(line: str) -> None:
 
 
 def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:
-    """Every step writes its weights into the config: a config that refuses one of them (a colour gaining weight
-    while it inherits part of its release, model/rules.py) stops the shift before its first step, not in the middle."""
+    """A colour that gains weight must name its whole release in its entry (model/rules.py): the config, with each
+    step's weights as its declared ones, must stand, or the shift refuses before its first step."""
     for state in plan:
         try:
             check_weights(path, state)
@@ -100,24 +125,32 @@ def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, i
             ) from None
 
 
-def _print_plan(config: Config, settings: ShiftConfig, target: str, *, skip_readiness: bool) -> None:
-    weights = config.weights
-    plan = plan_weights(weights, target, settings.step)
-    print(f"now      {describe(weights)}")
+def _print_plan(
+    config: Config,
+    settings: ShiftConfig,
+    target: str,
+    weights: Mapping[str, int],
+    plan: Sequence[Mapping[str, int]],
+    *,
+    skip_readiness: bool,
+) -> None:
+    print(f"now      {describe(weights)} (live)")
     for number, state in enumerate(plan, 1):
         print(f"step {number}/{len(plan)} {describe(state)}")
-    if plan:
-        print(
-            "each step: plan each colour, apply it if it changes nothing but weights (else refuse, weights restored), "
-            f"wait for Route53 and the TTL, watch {target}'s ALB for {settings.interval_seconds} s"
-        )
-        print(f"gate: {describe_gate(settings)}")
-        if skip_readiness:
-            print(f"readiness: NOT CHECKED (--skip-readiness): weight may move to {target} before it has proven itself")
-        else:
-            print(
-                f"readiness: checked before the first step ({target}: EKS ACTIVE at its version, fresh insights with none "
-                "in ERROR, its release Synced and Healthy in Argo CD, healthy targets, its preview host end to end)"
-            )
-    else:
+    if not plan:
         print(f"{target} already has all the traffic: nothing to do")
+        return
+    print(
+        "each step: the weights parameter, then every application's rule of the shared load balancer, in effect once "
+        f"they read back; {target}'s target groups watched for {settings.interval_seconds} s"
+    )
+    print(f"gate: {describe_gate(settings)}")
+    if skip_readiness:
+        print(f"readiness: NOT CHECKED (--skip-readiness): weight may move to {target} before it has proven itself")
+    else:
+        apps = len(config.applications)
+        print(
+            f"readiness: checked before the first step ({target}: EKS ACTIVE at its version, fresh insights with none "
+            f"in ERROR, its release Synced and Healthy in Argo CD, and for each of its {apps} application(s) healthy "
+            "targets and its preview host end to end)"
+        )

@@ -1,25 +1,24 @@
-"""The gate a step's window must pass (`traffic.shift`): 5xx ratio, p99 latency, and enough requests to judge by."""
+"""The gate a step's window must pass (`traffic.shift`), judged for every application on its own: 5xx ratio and p99
+latency of the target colour's target group. An application with fewer requests than its minimum (its own
+`min_requests`, else `traffic.shift.min_requests`) is idle: not judged, and said so, so a quiet application never
+blocks a shift; a window in which every application is idle is no evidence at all, and fails unless idle windows are
+allowed (traffic.shift.allow_idle, --allow-idle)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from model.config import ShiftConfig
 from tools.shift.metrics import WindowMetrics
 
 
-def is_idle(metrics: WindowMetrics, settings: ShiftConfig) -> bool:
-    """Too few requests to judge the target by."""
-    return metrics.requests < settings.min_requests
+def is_idle(metrics: WindowMetrics, min_requests: int) -> bool:
+    """Too few requests to judge an application by."""
+    return metrics.requests < min_requests
 
 
-def judge(metrics: WindowMetrics, settings: ShiftConfig) -> str | None:
-    """Why the window fails the gate, or None when it passes. A quiet window is no evidence: it fails
-    unless idle windows are allowed (traffic.shift.allow_idle, --allow-idle)."""
-    if is_idle(metrics, settings) and not settings.allow_idle:
-        return (
-            f"{metrics.requests:.0f} requests in the window, fewer than traffic.shift.min_requests "
-            f"{settings.min_requests}: too little traffic to judge (send traffic to the target, or let quiet "
-            "windows pass with --allow-idle or traffic.shift.allow_idle)"
-        )
+def breach(metrics: WindowMetrics, settings: ShiftConfig) -> str | None:
+    """Why one application's window fails the gate, or None."""
     if metrics.requests > 0 and metrics.errors / metrics.requests > settings.max_5xx_ratio:
         ratio = metrics.errors / metrics.requests
         return (
@@ -31,11 +30,28 @@ def judge(metrics: WindowMetrics, settings: ShiftConfig) -> str | None:
     return None
 
 
+def judge(windows: Mapping[str, WindowMetrics], minimums: Mapping[str, int], settings: ShiftConfig) -> dict[str, str]:
+    """Each breach by application (empty: the window passes)."""
+    found = {
+        app: why for app, metrics in windows.items() if not is_idle(metrics, minimums[app]) if (why := breach(metrics, settings))
+    }
+    if not found and windows and all(is_idle(m, minimums[app]) for app, m in windows.items()) and not settings.allow_idle:
+        found["(every application)"] = (
+            "too little traffic to judge: every application had fewer requests than its minimum (send traffic to the "
+            "target, or let quiet windows pass with --allow-idle or traffic.shift.allow_idle)"
+        )
+    return found
+
+
 def describe_gate(settings: ShiftConfig) -> str:
     """What a step must show, as the operator reads it before the shift starts."""
     quiet = (
-        f"a window with fewer than {settings.min_requests} request(s) PASSES (idle allowed)"
+        "a window in which every application is idle PASSES (idle allowed)"
         if settings.allow_idle
-        else f"at least {settings.min_requests} request(s)"
+        else "at least one application with its minimum of requests"
     )
-    return f"5xx <= {settings.max_5xx_ratio:.2%}, p99 <= {settings.max_p99_seconds:.3f} s, {quiet}"
+    return (
+        f"each application: 5xx <= {settings.max_5xx_ratio:.2%}, p99 <= {settings.max_p99_seconds:.3f} s, judged from "
+        f"{settings.min_requests} request(s) (its own min_requests where set); {quiet}; any target group without a "
+        "healthy target rolls the step back at once"
+    )

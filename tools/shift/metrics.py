@@ -1,4 +1,5 @@
-"""A window of the target's load balancer metrics, read from CloudWatch (ALB metrics are kept per minute)."""
+"""A window of one application's metrics in the target colour: its target group of the shared load balancer, read
+from CloudWatch (ALB metrics are kept per minute, `TargetGroup` and `LoadBalancer` dimensions)."""
 
 from __future__ import annotations
 
@@ -13,26 +14,33 @@ METRICS_DELAY_SECONDS = 60
 @dataclass(frozen=True)
 class WindowMetrics:
     requests: float
-    errors: float  # 5xx from the targets plus 5xx the load balancer answered itself
+    errors: float  # 5xx the targets answered (the load balancer's own 5xx are counted per load balancer only)
     p99: float | None  # TargetResponseTime p99, seconds; None without requests
 
 
-def read_metrics(cloudwatch: Any, dimension: str, start: datetime, period: int) -> WindowMetrics:
-    """Totals of one ALB (CloudWatch `LoadBalancer` dimension) over [start, start + period), one period.
+def dimension(arn: str) -> str:
+    """CloudWatch's dimension value of a load balancer or target group: its ARN after the resource type's colon
+    (`app/<name>/<id>`, `targetgroup/<name>/<id>`; Elastic Load Balancing, "CloudWatch metrics for your Application
+    Load Balancer", Metric dimensions)."""
+    return arn.split(":", 5)[5].removeprefix("loadbalancer/")
 
-    start is a whole minute and period a multiple of 60 s: ALB metrics are kept per minute.
-    """
+
+def read_metrics(cloudwatch: Any, load_balancer_arn: str, target_group_arn: str, start: datetime, period: int) -> WindowMetrics:
+    """Totals of one target group over [start, start + period), one period: start is a whole minute and period a
+    multiple of 60 s."""
+    dimensions = [
+        {"Name": "TargetGroup", "Value": dimension(target_group_arn)},
+        {"Name": "LoadBalancer", "Value": dimension(load_balancer_arn)},
+    ]
 
     def query(query_id: str, metric: str, stat: str) -> dict[str, Any]:
         name = {"Namespace": "AWS/ApplicationELB", "MetricName": metric}
-        dimensions = [{"Name": "LoadBalancer", "Value": dimension}]
         return {"Id": query_id, "MetricStat": {"Metric": {**name, "Dimensions": dimensions}, "Period": period, "Stat": stat}}
 
     response = cloudwatch.get_metric_data(
         MetricDataQueries=[
             query("requests", "RequestCount", "Sum"),
             query("target5xx", "HTTPCode_Target_5XX_Count", "Sum"),
-            query("elb5xx", "HTTPCode_ELB_5XX_Count", "Sum"),
             query("p99", "TargetResponseTime", "p99"),
         ],
         StartTime=start,
@@ -42,7 +50,7 @@ def read_metrics(cloudwatch: Any, dimension: str, start: datetime, period: int) 
     p99 = values.get("p99", [])
     return WindowMetrics(
         requests=sum(values.get("requests", [])),
-        errors=sum(values.get("target5xx", [])) + sum(values.get("elb5xx", [])),
+        errors=sum(values.get("target5xx", [])),
         p99=max(p99) if p99 else None,
     )
 

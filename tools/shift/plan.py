@@ -25,7 +25,8 @@ def plan_weights(weights: Mapping[str, int], target: str, step: int) -> list[Wei
         raise UnsafeShiftError(f"--to: {target!r} is not a configured colour; use one of {', '.join(weights)}")
     if sum(weights.values()) == 0:
         raise UnsafeShiftError(
-            "every weight is 0 (Route53 would split evenly): set the serving colour's weight and deploy it first"
+            "every weight is 0 (the load balancer would have nowhere to send a request): give the serving colour its "
+            "weight with `python -m tools.shift --to <colour> --now`"
         )
     ceiling = min(MAX_WEIGHT, sum(weights.values()))
     plan: list[Weights] = []

@@ -5,7 +5,7 @@ misread them (a renamed fact reads as its default: a serving colour's weight as 
 Argo CD keeps what runs. docs/upgrading.md: "A change of the values contract".
 */ -}}
 {{- define "apps.contract" -}}
-{{- $written := 1 -}}
+{{- $written := 2 -}}
 {{- $handed := toString (.Values.contractVersion | default "none") -}}
 {{- if ne $handed (toString $written) -}}
 {{- fail (printf "argocd/apps was written for values contract %d, but Terraform handed it contract %s: deploy this colour with a version of the project whose contract matches the charts at its gitops_revision (docs/upgrading.md: A change of the values contract)" $written $handed) -}}

@@ -1,0 +1,119 @@
+"""One application's way in through the shared load balancer: a target group per colour (the colour's load balancer
+controller registers its pods there), a listener rule for its public host forwarding to the colours' target groups by
+weight, one for each colour's preview host forwarding to that colour only, and their records in the sub-zone.
+
+The weighted rule's action belongs to `python -m tools.shift` once the rule exists (`ignore_changes`): it starts from
+the live weights and no deploy ever writes them again, so a deploy from any checkout cannot undo a shift or a drain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from cdktf import Token
+from cdktf_cdktf_provider_aws.lb_listener_rule import (
+    LbListenerRule,
+    LbListenerRuleAction,
+    LbListenerRuleActionForward,
+    LbListenerRuleActionForwardTargetGroup,
+    LbListenerRuleCondition,
+    LbListenerRuleConditionHostHeader,
+)
+from cdktf_cdktf_provider_aws.lb_target_group import LbTargetGroup
+from cdktf_cdktf_provider_aws.route53_record import Route53Record
+from constructs import Construct
+
+from model.routes import APPLICATION_TAG, COLOUR_TAG, PREVIEW, PUBLIC, ROUTE_TAG, SET_IDENTIFIER
+
+# A pod is in service after two passed checks 10 s apart and out after two failed ones; a draining pod gets
+# deregistration_delay for its in-flight requests (the sample chart's preStop pause covers the controller's lag).
+HEALTH_CHECK = {"interval": 10, "timeout": 5, "healthy_threshold": 2, "unhealthy_threshold": 2, "matcher": "200-399"}
+DEREGISTRATION_DELAY_SECONDS = "30"
+
+
+class ApplicationRoutes(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        application: str,
+        public_host: str,
+        preview_hosts: Mapping[str, str],
+        target_group_names: Mapping[str, str],
+        initial_weights: Mapping[str, str | int],
+        priorities: Mapping[str, int],
+        port: int,
+        health_check_path: str,
+        vpc_id: str,
+        listener_arn: str,
+        zone_id: str,
+        load_balancer_dns_name: str,
+        load_balancer_zone_id: str,
+        record_weight: int,
+    ) -> None:
+        """preview_hosts, target_group_names, initial_weights: by colour. initial_weights: what the weighted rule starts
+        with (the live weights), then never set by Terraform again. priorities: by host. record_weight: of its records'
+        weighted member (model/routes.SET_IDENTIFIER)."""
+        super().__init__(scope, id_)
+        groups = {
+            colour: LbTargetGroup(
+                self,
+                f"target-group-{colour}",
+                name=name,
+                target_type="ip",
+                protocol="HTTP",
+                port=port,
+                vpc_id=vpc_id,
+                deregistration_delay=DEREGISTRATION_DELAY_SECONDS,
+                health_check={**HEALTH_CHECK, "enabled": True, "path": health_check_path, "port": "traffic-port"},
+                tags={APPLICATION_TAG: application, COLOUR_TAG: colour},
+            )
+            for colour, name in target_group_names.items()
+        }
+        LbListenerRule(
+            self,
+            "public",
+            listener_arn=listener_arn,
+            priority=priorities[public_host],
+            condition=[_host(public_host)],
+            action=[
+                LbListenerRuleAction(
+                    type="forward",
+                    forward=LbListenerRuleActionForward(
+                        target_group=[
+                            LbListenerRuleActionForwardTargetGroup(arn=group.arn, weight=Token.as_number(initial_weights[colour]))
+                            for colour, group in groups.items()
+                        ]
+                    ),
+                )
+            ],
+            tags={APPLICATION_TAG: application, ROUTE_TAG: PUBLIC},
+            lifecycle={"ignore_changes": ["action"]},
+        )
+        for colour, host in preview_hosts.items():
+            LbListenerRule(
+                self,
+                f"preview-{colour}",
+                listener_arn=listener_arn,
+                priority=priorities[host],
+                condition=[_host(host)],
+                action=[LbListenerRuleAction(type="forward", target_group_arn=groups[colour].arn)],
+                tags={APPLICATION_TAG: application, ROUTE_TAG: PREVIEW, COLOUR_TAG: colour},
+            )
+        for label, host in {PUBLIC: public_host, **{f"{PREVIEW}-{c}": h for c, h in preview_hosts.items()}}.items():
+            Route53Record(
+                self,
+                f"record-{label}",
+                zone_id=zone_id,
+                name=host,
+                type="A",
+                alias={"name": load_balancer_dns_name, "zone_id": load_balancer_zone_id, "evaluate_target_health": False},
+                set_identifier=SET_IDENTIFIER,
+                weighted_routing_policy={"weight": record_weight},
+            )
+        self.target_group_arns = {colour: group.arn for colour, group in groups.items()}
+
+
+def _host(host: str) -> LbListenerRuleCondition:
+    return LbListenerRuleCondition(host_header=LbListenerRuleConditionHostHeader(values=[host]))

@@ -1,0 +1,37 @@
+"""The live weights: one SSM parameter, `{"<colour>": <weight>, ...}`, the one source of truth of the traffic split.
+
+Terraform creates it with the configured weights and never writes it again (`ignore_changes`); `python -m
+tools.shift` writes it (Parameter Store keeps the last 100 versions, each with who wrote it and when), then the load
+balancer's rules. A deploy reads it when it creates a rule (a new application starts at the live split), so nothing a
+deploy does can put old weights back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from cdktf import Fn, Token
+from cdktf_cdktf_provider_aws.ssm_parameter import SsmParameter
+from constructs import Construct
+
+
+class TrafficWeights(Construct):
+    def __init__(self, scope: Construct, id_: str, *, parameter_name: str, initial: Mapping[str, int]) -> None:
+        """initial: the configured weights, by colour: the parameter's value when it is first created."""
+        super().__init__(scope, id_)
+        parameter = SsmParameter(
+            self,
+            "parameter",
+            name=parameter_name,
+            description="Live traffic weights by colour; written by python -m tools.shift only",
+            type="String",
+            insecure_value=json.dumps(dict(initial), sort_keys=True),
+            lifecycle={"ignore_changes": ["insecure_value"]},
+        )
+        self._live = parameter.insecure_value
+        self.parameter_arn = parameter.arn
+
+    def weight(self, colour: str) -> str:
+        """The colour's live weight (0 for a colour the parameter does not name yet), as Terraform reads it at plan."""
+        return Token.as_string(Fn.lookup(Fn.jsondecode(self._live), colour, 0))

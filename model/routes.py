@@ -1,0 +1,72 @@
+"""The shared load balancer's names and tags: the traffic stack creates by them, the operator commands find by them.
+
+One target group per application and colour, one listener rule per public host (a weighted forward across the
+colours' target groups) and one per preview host (one colour's target group). The commands never read Terraform
+state to find them: the tags below say which application and colour each one serves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+# The stack that owns the shared load balancer, its routes and the live weights (a colour may not take the name).
+TRAFFIC_STACK = "traffic"
+# Tags on the target groups and listener rules (beside the default `Project` and `Stack` tags).
+APPLICATION_TAG = "Application"
+COLOUR_TAG = "Colour"
+ROUTE_TAG = "Route"  # on a listener rule: PUBLIC (weighted across colours) or PREVIEW (one colour)
+PUBLIC, PREVIEW = "public", "preview"
+# The records of the public and preview hosts are weighted members with this set identifier: so they stand beside
+# the weighted records a colour's ExternalDNS wrote before this design (a migration: docs/upgrading.md), and alone
+# once those are gone. Route53 answers a lone weighted member at any weight.
+SET_IDENTIFIER = "shared-load-balancer"
+# Listener rule priorities: 1-50000 (Elastic Load Balancing, CreateRule); the hosts do not overlap, so any distinct
+# numbers do. Each is derived from its host name, so adding or removing an application moves no other rule.
+_PRIORITIES = 50000
+_NAME_LIMIT = 32  # target group and load balancer names (Elastic Load Balancing, CreateTargetGroup)
+
+
+def output_key(name: str) -> str:
+    """A colour's or an application's key in the traffic stack's `target_groups` output: an identifier, so a colour
+    reads its own as `target_groups.<colour>.<application>`, a reference without quotes (colours and applications are
+    DNS labels: `-` becomes `_`, and no two of them meet)."""
+    return name.replace("-", "_")
+
+
+def load_balancer_name(project: str) -> str:
+    """At most 28 characters: the project name has at most 20."""
+    return f"{project}-traffic"
+
+
+def target_group_name(project: str, application: str, colour: str) -> str:
+    """Stable (a new name replaces the group) and within 32 characters: shortened with a digest when too long."""
+    name = f"{project}-{application}-{colour}"
+    if len(name) <= _NAME_LIMIT:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[: _NAME_LIMIT - 9].rstrip('-')}-{digest}"
+
+
+def weights_parameter(project: str) -> str:
+    """The SSM parameter holding the live weights (the one source of truth, written by the shift only)."""
+    return f"/{project}/traffic/weights"
+
+
+def lock_parameter(project: str) -> str:
+    """The SSM parameter whose existence is the traffic lock (created only if absent: one holder at a time)."""
+    return f"/{project}/traffic/lock"
+
+
+def rule_priorities(hosts: Iterable[str]) -> dict[str, int]:
+    """A distinct priority per host: its digest's place, or the next free one when two hosts meet (in sorted order,
+    so the same hosts always get the same numbers)."""
+    taken: set[int] = set()
+    found = {}
+    for host in sorted(hosts):
+        priority = 1 + int(hashlib.sha256(host.encode()).hexdigest()[:8], 16) % _PRIORITIES
+        while priority in taken:
+            priority = priority % _PRIORITIES + 1
+        taken.add(priority)
+        found[host] = priority
+    return found

@@ -1,0 +1,105 @@
+"""The `traffic` stack: how users reach every colour's applications, outside every colour.
+
+One shared Application Load Balancer, a target group per application and colour, the listener rules of every public
+host (weighted across the colours) and preview host (one colour), their records, and the live weights. It reads
+common's outputs from common's state; each colour reads this stack's target groups from its state. Moving traffic
+needs none of the colours: `python -m tools.shift` changes the weighted rules and the weights parameter only.
+"""
+
+from __future__ import annotations
+
+from cdktf import TerraformOutput, TerraformResource, TerraformStack
+from constructs import Construct
+
+from components.application_routes import ApplicationRoutes
+from components.deletion_guard import DeletionGuard
+from components.shared_load_balancer import SharedLoadBalancer
+from components.traffic_weights import TrafficWeights
+from model.applications import applications, preview_hostname, public_hostname
+from model.config import COMMON_STACK, Config
+from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
+from model.routes import (
+    TRAFFIC_STACK,
+    load_balancer_name,
+    output_key,
+    rule_priorities,
+    target_group_name,
+    weights_parameter,
+)
+from stacks.base import StackOutputs, configure_stack
+
+# What a colour uses of this stack, for the deletion guard's refusal.
+TRAFFIC_USES = "its load balancer, which all their applications' users come through"
+
+
+class TrafficStack(TerraformStack):
+    def __init__(self, scope: Construct, *, config: Config) -> None:
+        super().__init__(scope, TRAFFIC_STACK)
+        configure_stack(self, config, TRAFFIC_STACK)
+        common = StackOutputs(
+            self, "common", state=config.state, stack_name=COMMON_STACK, names=common_outputs(config), lists=LIST_OUTPUTS
+        )
+        vpc_id = common.string(CommonOutput.VPC_ID)
+        balancer = SharedLoadBalancer(
+            self,
+            "load-balancer",
+            name=load_balancer_name(config.project),
+            vpc_id=vpc_id,
+            vpc_cidr=config.network.cidr,
+            subnet_ids=common.list(CommonOutput.PUBLIC_SUBNET_IDS),
+            certificate_arn=common.string(CommonOutput.CERTIFICATE_ARN),
+            deletion_protection=config.deletion_protection,
+        )
+        weights = TrafficWeights(self, "weights", parameter_name=weights_parameter(config.project), initial=config.weights)
+        apps = applications(config)
+        colours = list(config.clusters)
+        previews = {app.name: {c: preview_hostname(config, app, c) for c in colours} for app in apps}
+        priorities = rule_priorities(
+            [public_hostname(config, app) for app in apps] + [h for hosts in previews.values() for h in hosts.values()]
+        )
+        target_groups: dict[str, dict[str, str]] = {output_key(colour): {} for colour in colours}
+        for app in apps:
+            routes = ApplicationRoutes(
+                self,
+                app.name,
+                application=app.name,
+                public_host=public_hostname(config, app),
+                preview_hosts=previews[app.name],
+                target_group_names={c: target_group_name(config.project, app.name, c) for c in colours},
+                initial_weights={c: weights.weight(c) for c in colours},
+                priorities=priorities,
+                port=app.service_port,
+                health_check_path=app.health_check_path,
+                vpc_id=vpc_id,
+                listener_arn=balancer.https_listener.arn,
+                zone_id=common.string(CommonOutput.ZONE_ID),
+                load_balancer_dns_name=balancer.dns_name,
+                load_balancer_zone_id=balancer.zone_id,
+                record_weight=1,
+            )
+            for colour, arn in routes.target_group_arns.items():
+                target_groups[output_key(colour)][output_key(app.name)] = arn
+
+        # Last: on destroy it goes first, and stops the destroy while a colour's cluster runs (its users come through
+        # this load balancer) or while deletion_protection is on.
+        everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
+        DeletionGuard(
+            self,
+            "deletion-guard",
+            stack=TRAFFIC_STACK,
+            protected=config.deletion_protection,
+            keeps="the load balancer every application is reached through and the live weights",
+            uses=TRAFFIC_USES,
+            vpc_id=vpc_id,
+            region=config.region,
+            project=config.project,
+            after=everything,
+        )
+        outputs: dict[str, object] = {
+            TrafficOutput.TARGET_GROUPS: target_groups,
+            TrafficOutput.SECURITY_GROUP_ID: balancer.security_group_id,
+            TrafficOutput.LOAD_BALANCER_ARN: balancer.load_balancer_arn,
+            TrafficOutput.DNS_NAME: balancer.dns_name,
+        }
+        for output, value in outputs.items():
+            TerraformOutput(self, output, value=value, description=TRAFFIC_DESCRIPTIONS[output])

@@ -1,0 +1,172 @@
+"""The shared load balancer as AWS holds it: its public rules' weights by colour, every application's target group by
+colour, and the live weights parameter. Found by name and tags (model/routes.py), never from Terraform state, and
+written with the two calls a weight change needs: PutParameter (the intent, versioned) and ModifyRule per application
+(the effect). Nothing here calls a colour's cluster: moving traffic needs none of them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from model.routes import APPLICATION_TAG, COLOUR_TAG, PUBLIC, ROUTE_TAG, load_balancer_name, weights_parameter
+
+_TAG_BATCH = 20  # DescribeTags takes at most 20 ARNs
+HTTPS = 443
+
+Weights = dict[str, int]
+
+
+class RoutesError(LookupError):
+    """The shared load balancer is not as the traffic stack makes it; the message says what is missing."""
+
+
+@dataclass(frozen=True)
+class PublicRoute:
+    """One application's public host: its weighted rule and the target group of each colour it forwards to."""
+
+    application: str
+    rule_arn: str
+    weights: Weights  # by colour, as the rule forwards now
+    target_groups: dict[str, str]  # colour -> target group ARN, of the colours in the forward
+
+
+@dataclass(frozen=True)
+class LiveRoutes:
+    load_balancer_arn: str
+    listener_arn: str
+    public: dict[str, PublicRoute]  # by application
+    target_groups: dict[tuple[str, str], str] = field(default_factory=dict)  # (application, colour) -> ARN
+
+    def of_colour(self, colour: str) -> dict[str, str]:
+        """The colour's target group of each application, by application."""
+        return {app: arn for (app, owner), arn in self.target_groups.items() if owner == colour}
+
+    def weights(self) -> dict[str, Weights]:
+        """What each application's public rule forwards now, by application then colour."""
+        return {app: dict(route.weights) for app, route in self.public.items()}
+
+
+def read_routes(elbv2: Any, project: str) -> LiveRoutes:
+    name = load_balancer_name(project)
+    try:
+        (balancer,) = elbv2.describe_load_balancers(Names=[name])["LoadBalancers"]
+    except elbv2.exceptions.LoadBalancerNotFoundException:
+        raise RoutesError(f"no load balancer {name}: deploy the traffic stack first (cdktf deploy traffic)") from None
+    arn = balancer["LoadBalancerArn"]
+    listeners = [item for item in elbv2.describe_listeners(LoadBalancerArn=arn)["Listeners"] if item["Port"] == HTTPS]
+    if not listeners:
+        raise RoutesError(f"load balancer {name} has no HTTPS listener: deploy the traffic stack (cdktf deploy traffic)")
+    listener = listeners[0]["ListenerArn"]
+    groups = [g["TargetGroupArn"] for page in _pages(elbv2, "describe_target_groups", LoadBalancerArn=arn) for g in page]
+    group_tags = _tags(elbv2, groups)
+    target_groups = {
+        (tags[APPLICATION_TAG], tags[COLOUR_TAG]): group
+        for group, tags in group_tags.items()
+        if APPLICATION_TAG in tags and COLOUR_TAG in tags
+    }
+    colour_of = {group: colour for (_, colour), group in target_groups.items()}
+    rules = [rule for page in _pages(elbv2, "describe_rules", ListenerArn=listener) for rule in page if not rule["IsDefault"]]
+    rule_tags = _tags(elbv2, [rule["RuleArn"] for rule in rules])
+    public = {}
+    for rule in rules:
+        tags = rule_tags.get(rule["RuleArn"], {})
+        if tags.get(ROUTE_TAG) != PUBLIC or APPLICATION_TAG not in tags:
+            continue
+        forward: dict[str, Any] = next((a for a in rule["Actions"] if a["Type"] == "forward"), {})
+        tuples = forward.get("ForwardConfig", {}).get("TargetGroups") or (
+            [{"TargetGroupArn": forward["TargetGroupArn"], "Weight": 1}] if forward.get("TargetGroupArn") else []
+        )
+        known = [t for t in tuples if t["TargetGroupArn"] in colour_of]
+        public[tags[APPLICATION_TAG]] = PublicRoute(
+            application=tags[APPLICATION_TAG],
+            rule_arn=rule["RuleArn"],
+            weights={colour_of[t["TargetGroupArn"]]: int(t.get("Weight", 1)) for t in known},
+            target_groups={colour_of[t["TargetGroupArn"]]: t["TargetGroupArn"] for t in known},
+        )
+    return LiveRoutes(arn, listener, public, target_groups)
+
+
+def forward_of(routes: LiveRoutes, application: str, weights: Mapping[str, int], *, without: str = "") -> list[dict[str, Any]]:
+    """The target groups a public rule forwards to at these weights: every colour it forwards to now and every colour
+    that has a target group of the application (a colour deployed since the rule was made joins at its weight, 0 when
+    unnamed); `without` drops a colour (the teardown's, at weight 0)."""
+    route = routes.public[application]
+    colours = dict.fromkeys([*route.target_groups, *(c for (app, c) in routes.target_groups if app == application)])
+    groups = {colour: route.target_groups.get(colour) or routes.target_groups[(application, colour)] for colour in colours}
+    return [{"TargetGroupArn": arn, "Weight": int(weights.get(colour, 0))} for colour, arn in groups.items() if colour != without]
+
+
+def write_rules(elbv2: Any, routes: LiveRoutes, weights: Mapping[str, int], *, without: str = "") -> int:
+    """Every application's public rule forwarding at these weights: one ModifyRule each. Returns how many calls."""
+    for application, route in routes.public.items():
+        forward = {"TargetGroups": forward_of(routes, application, weights, without=without)}
+        elbv2.modify_rule(RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": forward}])
+    return len(routes.public)
+
+
+def read_weights(ssm: Any, project: str) -> Weights:
+    """The live weights: the parameter the traffic stack made and the shift writes."""
+    name = weights_parameter(project)
+    try:
+        value = ssm.get_parameter(Name=name)["Parameter"]["Value"]
+    except ssm.exceptions.ParameterNotFound:
+        raise RoutesError(f"no parameter {name}: deploy the traffic stack first (cdktf deploy traffic)") from None
+    try:
+        found = json.loads(value)
+        return {str(colour): int(weight) for colour, weight in found.items()}
+    except (ValueError, AttributeError, TypeError):
+        raise RoutesError(f"{name} holds {value!r}, not weights by colour: write them with python -m tools.shift") from None
+
+
+def write_weights(ssm: Any, project: str, weights: Mapping[str, int]) -> None:
+    ssm.put_parameter(
+        Name=weights_parameter(project), Value=json.dumps(dict(weights), sort_keys=True), Type="String", Overwrite=True
+    )
+
+
+def _pages(elbv2: Any, operation: str, **arguments: Any) -> list[list[dict[str, Any]]]:
+    key = {"describe_target_groups": "TargetGroups", "describe_rules": "Rules"}[operation]
+    if operation == "describe_rules":  # DescribeRules has a marker but no paginator in every botocore
+        pages, marker = [], None
+        while True:
+            page = elbv2.describe_rules(**arguments, **({"Marker": marker} if marker else {}))
+            pages.append(page[key])
+            marker = page.get("NextMarker")
+            if not marker:
+                return pages
+    return [page[key] for page in elbv2.get_paginator(operation).paginate(**arguments)]
+
+
+def _tags(elbv2: Any, arns: list[str]) -> dict[str, dict[str, str]]:
+    found = {}
+    for start in range(0, len(arns), _TAG_BATCH):
+        for item in elbv2.describe_tags(ResourceArns=arns[start : start + _TAG_BATCH])["TagDescriptions"]:
+            found[item["ResourceArn"]] = {tag["Key"]: tag["Value"] for tag in item.get("Tags", [])}
+    return found
+
+
+def colour_weight(elbv2: Any, ssm: Any, project: str, colour: str) -> int:
+    """The colour's live weight in the shared load balancer: the larger of the weights parameter's and of what any
+    application's rule forwards to it (0 without the traffic stack: then nothing reaches the colour through it)."""
+    try:
+        from_parameter = read_weights(ssm, project).get(colour, 0)
+    except RoutesError:
+        from_parameter = 0
+    try:
+        routes = read_routes(elbv2, project)
+    except RoutesError:
+        return from_parameter
+    return max([from_parameter, *(route.weights.get(colour, 0) for route in routes.public.values())])
+
+
+def registered(elbv2: Any, groups: Mapping[str, str]) -> list[str]:
+    """Targets still registered (any state) in these target groups, by application: a colour's pods not yet out."""
+    found = []
+    for app, arn in groups.items():
+        health = elbv2.describe_target_health(TargetGroupArn=arn)["TargetHealthDescriptions"]
+        if health:
+            found.append(f"{len(health)} target(s) of {app} in target group {arn.rsplit(':', 1)[-1]}")
+    return found

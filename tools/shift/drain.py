@@ -1,0 +1,80 @@
+"""`python -m tools.shift --to <colour> --now`: every application's whole weight to one colour in one change.
+
+For a colour that is broken: it needs neither colour's cluster, Argo CD nor ExternalDNS (only the load balancer, the
+weights parameter and the lock), skips readiness and the gate (loudly), and refuses only when the target cannot
+take the traffic at all: an application without a target group of the target colour, or one without a healthy target
+(`--force` goes on anyway, loudly). It returns once every rule reads back at the new weights, and prints what changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TextIO
+
+from model.applications import applications
+from model.config import MAX_WEIGHT, Config
+from tools.aws import Aws, aws_errors_as
+from tools.routes import LiveRoutes, RoutesError, read_routes, read_weights, write_rules, write_weights
+from tools.shift import ShiftError, UnsafeShiftError
+from tools.shift.plan import describe
+from tools.shift.run import off_weights, refuse_unroutable, unhealthy_groups
+from tools.traffic_lock import TrafficLock
+
+DEFAULT_TOTAL = 100  # the weight the target gets when every colour holds 0 (a broken parameter, say)
+
+
+@dataclass
+class Drain:
+    config: Config
+    aws: Aws
+    out: TextIO
+    lock: TrafficLock
+    force: bool = False  # --force: move the traffic even to a colour without healthy targets
+    break_lock: bool = False
+
+    def run(self, target: str) -> None:
+        if target not in self.config.clusters:
+            raise UnsafeShiftError(f"--to: {target!r} is not a configured colour; use one of {', '.join(self.config.clusters)}")
+        with self.lock.held(break_lock=self.break_lock, say=self._say):
+            try:
+                routes = read_routes(self.aws.elbv2, self.config.project)
+            except RoutesError as err:
+                raise UnsafeShiftError(str(err)) from None
+            try:
+                before = read_weights(self.aws.ssm, self.config.project)
+            except RoutesError as err:
+                self._say(f"WARNING: {err}; draining from what the rules forward")
+                before = {}
+            refuse_unroutable(self.config, routes, target)
+            empty = unhealthy_groups(self.aws.elbv2, routes.of_colour(target))
+            if empty and not self.force:
+                raise UnsafeShiftError(
+                    f"{target} has no healthy target for {', '.join(empty)}: moving all traffic there would fail those "
+                    "applications' requests; nothing was changed (--force moves it anyway)"
+                )
+            colours = dict.fromkeys([*self.config.clusters, *before, *(c for r in routes.public.values() for c in r.weights)])
+            total = min(MAX_WEIGHT, sum(before.values())) or DEFAULT_TOTAL
+            after = {colour: total if colour == target else 0 for colour in colours}
+            self._say(
+                f"WARNING: --now: all traffic to {target} in one change, WITHOUT readiness or the metrics gate"
+                + (f"; --force: {target} has no healthy target for {', '.join(empty)}" if empty else "")
+            )
+            self._move(routes, before, after)
+
+    def _move(self, routes: LiveRoutes, before: dict[str, int], after: dict[str, int]) -> None:
+        try:
+            with aws_errors_as(ShiftError):
+                write_weights(self.aws.ssm, self.config.project, after)
+                calls = write_rules(self.aws.elbv2, routes, after)
+                wrong = off_weights(read_routes(self.aws.elbv2, self.config.project), after)
+        except ShiftError as err:
+            raise ShiftError(f"{err}; the weights parameter says {describe(after)}: run the same command again") from None
+        if wrong:
+            raise ShiftError(f"the load balancer still forwards {'; '.join(wrong)}: run the same command again")
+        for app in applications(self.config):
+            was = routes.public[app.name].weights if app.name in routes.public else {}
+            self._say(f"  {app.name}: {describe(was)} -> {describe(after)}")
+        self._say(f"done in {calls} rule change(s), in effect: {describe(after)} (was {describe(before) or 'unknown'})")
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
