@@ -12,9 +12,8 @@ import helm_python
 import yaml
 
 from model.bootstrap import MANIFESTS_CHART, facts_in, parent_application
-from model.config import Config, cluster_name
+from model.config import Config
 from model.paths import PROJECT_DIR
-from model.platform import SAMPLE_APP
 from model.values import cluster_facts
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.synth import Synthesized
@@ -61,8 +60,11 @@ class Chain:
     bootstrap_values: dict[str, Any]  # what Terraform hands bootstrap/manifests: {"manifests": [the parent]}
     root_values: dict[str, Any]  # the facts Terraform hands the parent Application
     parent: dict[str, Any]
-    children: dict[str, dict[str, Any]]
-    sample_app: list[dict[str, Any]]
+    apps_manifests: list[dict[str, Any]]  # everything argocd/apps renders: Applications, Namespaces, TargetGroupBindings
+    children: dict[str, dict[str, Any]]  # the child Applications, platform's and applications', by name
+    # What each application of this repository renders from its child's values (those of another repository cannot
+    # be rendered here: only their child Application is).
+    applications: dict[str, list[dict[str, Any]]]
     associations: set[tuple[str, str]]  # (namespace, service account) bound in Terraform
 
 
@@ -71,45 +73,35 @@ def build_chain(app: Synthesized, colour: str) -> Chain:
     bootstrap_values = values_of_release(root)
     (parent,) = render(MANIFESTS_CHART, bootstrap_values, release=root["name"], namespace=root["namespace"])
     root_values = facts_in(bootstrap_values)
-    children = by_kind(
-        render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace=ARGOCD_NAMESPACE),
-        "Application",
-    )
-    child = children.get(SAMPLE_APP.name)  # absent when Terraform installs the app itself
-    sample = (
-        render(
-            Path(child["spec"]["source"]["path"]).name,
-            child["spec"]["source"]["helm"]["valuesObject"],
-            release=child["spec"]["source"]["helm"]["releaseName"],
-            namespace=child["spec"]["destination"]["namespace"],
-        )
-        if child
-        else []
-    )
+    manifests = render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace=ARGOCD_NAMESPACE)
+    children = by_kind(manifests, "Application")
     associations = {
         (a["namespace"], a["service_account"]) for a in app.resources(colour, "aws_eks_pod_identity_association").values()
     }
-    return Chain(bootstrap_values, root_values, parent, children, sample, associations)
+    return Chain(bootstrap_values, root_values, parent, manifests, children, own_charts(root_values, children), associations)
+
+
+def own_charts(facts: dict[str, Any], children: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each application of this repository, rendered from its child Application (its chart as the checkout has it)."""
+    found = {}
+    for name in facts["applications"]:
+        source = children[name]["spec"]["source"]
+        if source["repoURL"] != facts["git"]["repoURL"]:
+            continue
+        found[name] = render(
+            PROJECT_DIR / source["path"],
+            source["helm"]["valuesObject"],
+            release=source["helm"]["releaseName"],
+            namespace=children[name]["spec"]["destination"]["namespace"],
+        )
+    return found
 
 
 def rendered_manifests(app: Synthesized, colour: str) -> list[dict[str, Any]]:
-    """Everything the charts render for a colour from its synthesized values: the parent Application, the
-    children, and the sample app, from Git (its child) or from Terraform (its helm_release)."""
+    """Everything the charts render for a colour from its synthesized values: the parent Application, what
+    argocd/apps renders, and each application of this repository."""
     chain = build_chain(app, colour)
-    docs = [chain.parent, *chain.children.values(), *chain.sample_app]
-    for release in app.resources(colour, "helm_release").values():
-        if release["name"] == SAMPLE_APP.name:
-            namespace = release_namespace(app, colour, release)
-            docs += render("sample-app", values_of_release(release), release=release["name"], namespace=namespace)
-    return docs
-
-
-def release_namespace(app: Synthesized, colour: str, release: dict[str, Any]) -> str:
-    """A helm_release's namespace: as written, or the name of the kubernetes_namespace_v1 it refers to."""
-    found = re.fullmatch(r"\$\{kubernetes_namespace_v1\.([^.]+)\.metadata\[0\]\.name\}", release["namespace"])
-    if not found:
-        return str(release["namespace"])
-    return str(app.json(colour)["resource"]["kubernetes_namespace_v1"][found.group(1)]["metadata"]["name"])
+    return [chain.parent, *chain.apps_manifests, *(doc for docs in chain.applications.values() for doc in docs)]
 
 
 def write_manifests(directory: Path, docs: list[dict[str, Any]]) -> None:
@@ -121,13 +113,7 @@ def write_manifests(directory: Path, docs: list[dict[str, Any]]) -> None:
 def release_applications(config: Config, colour: str) -> list[dict[str, Any]]:
     """The Applications a colour runs, as the charts render them from the facts its stack hands over (no synthesis):
     the parent (bootstrap/manifests) and argocd/apps' children, from the checkout's charts."""
-    facts = cluster_facts(
-        config=config,
-        colour=colour,
-        cluster=config.clusters[colour],
-        cluster_name=cluster_name(config, colour),
-        common=sample_for,
-    )
+    facts = cluster_facts(config=config, colour=colour, common=sample_for, target_group=lambda app: f"sample-{app}")
     parent = parent_application(facts)
     children = render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace=ARGOCD_NAMESPACE)
     return [parent, *(doc for doc in children if doc["kind"] == "Application")]

@@ -1,13 +1,15 @@
-"""A colour's AWS footprint in moto, and stand-ins for the controllers that make and remove it.
+"""The project's AWS in moto, and stand-ins for what makes and removes it.
 
-What ExternalDNS and the AWS Load Balancer Controller would do in a real cluster is done here by
-the test, through the same AWS APIs: weighted alias + TXT ownership records, an ALB with its
-target group and security group, all tagged as the controller tags them.
+The traffic stack's shared load balancer (as stacks/traffic.py makes it: the names and tags of model/routes.py), and
+what a colour's load balancer controller does with it: registering its pods in its target groups; ALB metrics per
+target group, as CloudWatch would hold them. And what a colour made before the shared load balancer, as ExternalDNS and
+the controller made it: weighted alias + TXT ownership records, an ALB with its target group and security group.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 import uuid
@@ -20,8 +22,20 @@ from typing import Any
 import boto3
 import pytest
 
-from tests.support.configs import named_release
-from tools.aws import LBC_CLUSTER_TAG, load_balancer_name, record_sets
+from model.routes import (
+    APPLICATION_TAG,
+    COLOUR_TAG,
+    PREVIEW,
+    PUBLIC,
+    ROUTE_TAG,
+    load_balancer_name,
+    rule_priorities,
+    target_group_name,
+    weights_parameter,
+)
+from tests.support.configs import SAMPLE_APPLICATIONS, named_release
+from tools.aws import LBC_CLUSTER_TAG, record_sets
+from tools.shift.metrics import dimension
 
 REGION = "ap-northeast-1"
 ZONE_NAME = "eks.example.com"
@@ -33,14 +47,23 @@ def cluster(colour: str) -> str:
     return f"{PROJECT}-{colour}"
 
 
-def base_config(**clusters: dict[str, Any]) -> dict[str, Any]:
-    """A config whose names match this module's: project eks-bg, zone eks.example.com, host app. Each colour
-    names its whole release, as colours that take turns serving do (model/rules.py)."""
+def base_config(*, applications: dict[str, Any] | None = None, **clusters: dict[str, Any]) -> dict[str, Any]:
+    """A config whose names match this module's: project eks-bg, zone eks.example.com, the sample app at host `app`
+    unless applications says otherwise. Each colour names its whole release, as colours that take turns serving do
+    (model/rules.py)."""
+    apps = SAMPLE_APPLICATIONS if applications is None else applications
+    release = named_release(
+        applications={name: {"image_tag": app["image"]["tag"]} if "image" in app else {} for name, app in apps.items()}
+    )
+    for name, app in apps.items():
+        if "repo_url" in app["source"]:
+            release["applications"][name]["revision"] = app["source"]["revision"]
     return {
         "project": PROJECT,
         "region": REGION,
-        "dns": {"parent_zone": "example.com", "sub_domain": "eks", "app_host": "app"},
-        "clusters": {colour: {**named_release(), **cluster} for colour, cluster in clusters.items()},
+        "dns": {"parent_zone": "example.com", "sub_domain": "eks"},
+        "applications": apps,
+        "clusters": {colour: {**release, **cluster} for colour, cluster in clusters.items()},
     }
 
 
@@ -53,7 +76,7 @@ class Footprint:
     security_group_id: str
 
 
-SERVICES = ("route53", "elbv2", "ec2", "eks", "cloudwatch")
+SERVICES = ("route53", "elbv2", "ec2", "eks", "cloudwatch", "ssm", "sts", "acm")
 
 
 @dataclass
@@ -67,9 +90,13 @@ class Emulated:
     ec2: Any
     eks: Any
     cloudwatch: Any
+    ssm: Any
+    sts: Any
+    acm: Any
     zone: str = ""
     footprints: dict[str, Footprint] = field(default_factory=dict)
     clusters: list[str] = field(default_factory=list)
+    shared: SharedLoadBalancer | None = None
 
     @classmethod
     def connect(cls) -> Emulated:
@@ -97,7 +124,7 @@ class Emulated:
 
         for service in SERVICES:
             get_backend(service).reset()  # type: ignore[call-overload]
-        self.footprints, self.clusters = {}, []
+        self.footprints, self.clusters, self.shared = {}, [], None
 
     def deploy_cluster(self, colour: str, version: str | None = None) -> None:
         self.eks.create_cluster(
@@ -107,6 +134,97 @@ class Emulated:
             **({"version": version} if version else {}),
         )
         self.clusters.append(cluster(colour))
+
+    def deploy_traffic(self, applications: dict[str, str], weights: dict[str, int]) -> SharedLoadBalancer:
+        """The traffic stack, deployed: the shared load balancer with an HTTPS listener, a target group per application
+        (application -> host label) and colour of weights, each application's public rule forwarding at those weights and
+        a preview rule per colour, and the weights parameter. Names and tags as stacks/traffic.py gives them."""
+        group = self.ec2.create_security_group(GroupName="eks-bg-alb", Description="shared", VpcId=self.vpc)["GroupId"]
+        balancer = self.elbv2.create_load_balancer(
+            Name=load_balancer_name(PROJECT), Subnets=self.subnets, SecurityGroups=[group], Scheme="internet-facing"
+        )["LoadBalancers"][0]
+        certificate = self.acm.request_certificate(DomainName=f"*.{ZONE_NAME}", ValidationMethod="DNS")["CertificateArn"]
+        listener = self.elbv2.create_listener(
+            LoadBalancerArn=balancer["LoadBalancerArn"],
+            Protocol="HTTPS",
+            Port=443,
+            Certificates=[{"CertificateArn": certificate}],
+            DefaultActions=[{"Type": "fixed-response", "FixedResponseConfig": {"StatusCode": "404"}}],
+        )["Listeners"][0]["ListenerArn"]
+        hosts = {app: f"{host}.{ZONE_NAME}" for app, host in applications.items()}
+        previews = {(app, c): f"{host}-{c}.{ZONE_NAME}" for app, host in applications.items() for c in weights}
+        priorities = rule_priorities([*hosts.values(), *previews.values()])
+        shared = SharedLoadBalancer(balancer["LoadBalancerArn"], listener, {})
+        for app in applications:
+            for colour in weights:
+                tags = [{"Key": APPLICATION_TAG, "Value": app}, {"Key": COLOUR_TAG, "Value": colour}]
+                shared.target_groups[(app, colour)] = self.elbv2.create_target_group(
+                    Name=target_group_name(PROJECT, app, colour),
+                    Protocol="HTTP",
+                    Port=80,
+                    VpcId=self.vpc,
+                    TargetType="ip",
+                    Tags=tags,
+                )["TargetGroups"][0]["TargetGroupArn"]
+            forward = [{"TargetGroupArn": shared.target_groups[(app, c)], "Weight": w} for c, w in weights.items()]
+            self._rule(listener, priorities[hosts[app]], hosts[app], {"TargetGroups": forward}, app, PUBLIC)
+            for colour in weights:
+                single = {"TargetGroups": [{"TargetGroupArn": shared.target_groups[(app, colour)], "Weight": 1}]}
+                self._rule(listener, priorities[previews[(app, colour)]], previews[(app, colour)], single, app, PREVIEW, colour)
+        self.ssm.put_parameter(Name=weights_parameter(PROJECT), Value=json.dumps(weights), Type="String")
+        self.shared = shared
+        return shared
+
+    def _rule(
+        self, listener: str, priority: int, host: str, forward: dict[str, Any], app: str, route: str, colour: str = ""
+    ) -> None:
+        tags = [{"Key": APPLICATION_TAG, "Value": app}, {"Key": ROUTE_TAG, "Value": route}]
+        tags += [{"Key": COLOUR_TAG, "Value": colour}] if colour else []
+        self.elbv2.create_rule(
+            ListenerArn=listener,
+            Priority=priority,
+            Conditions=[{"Field": "host-header", "HostHeaderConfig": {"Values": [host]}}],
+            Actions=[{"Type": "forward", "ForwardConfig": forward}],
+            Tags=tags,
+        )
+
+    def register_pods(self, colour: str, *applications: str) -> None:
+        """What the colour's load balancer controller does for its TargetGroupBindings: its pods into its target groups
+        (moto reads a registered target as healthy)."""
+        assert self.shared is not None
+        for (app, owner), arn in self.shared.target_groups.items():
+            if owner == colour and (not applications or app in applications):
+                self.elbv2.register_targets(TargetGroupArn=arn, Targets=[{"Id": "10.0.1.10", "Port": 8080}])
+
+    def deregister_pods(self, colour: str, *applications: str) -> None:
+        assert self.shared is not None
+        for (app, owner), arn in self.shared.target_groups.items():
+            if owner == colour and (not applications or app in applications):
+                targets = self.elbv2.describe_target_health(TargetGroupArn=arn)["TargetHealthDescriptions"]
+                if targets:
+                    self.elbv2.deregister_targets(TargetGroupArn=arn, Targets=[t["Target"] for t in targets])
+
+    def forwarded(self) -> dict[str, dict[str, int]]:
+        """What each application's public rule forwards, by application then colour (read from moto)."""
+        from tools.routes import read_routes
+
+        return read_routes(self.elbv2, PROJECT).weights()
+
+    def live_weights(self) -> dict[str, int]:
+        return {
+            k: int(v)
+            for k, v in json.loads(self.ssm.get_parameter(Name=weights_parameter(PROJECT))["Parameter"]["Value"]).items()
+        }
+
+    def put_app_traffic(self, colour: str, app: str, at: datetime, requests: int, errors: int, p99: float) -> None:
+        """One minute of an application's metrics in a colour: its target group of the shared load balancer, as the ALB
+        publishes them (dimensions in the order the shift asks for them: moto matches them in order)."""
+        assert self.shared is not None
+        dimensions = [
+            {"Name": "TargetGroup", "Value": dimension(self.shared.target_groups[(app, colour)])},
+            {"Name": "LoadBalancer", "Value": dimension(self.shared.load_balancer_arn)},
+        ]
+        self._put_metrics(dimensions, at, requests, errors, p99)
 
     def make_load_balancer(self, colour: str) -> Footprint:
         """What the load balancer controller makes for the sample app's Ingress."""
@@ -179,9 +297,7 @@ class Emulated:
             if r["Type"] == "A" and r.get("SetIdentifier")
         }
 
-    def put_traffic(self, colour: str, at: datetime, requests: int, errors: int, p99: float) -> None:
-        """One minute of the colour's ALB metrics, as the ALB would publish them."""
-        dimension = [{"Name": "LoadBalancer", "Value": load_balancer_name(self.footprints[colour].alb_arn)}]
+    def _put_metrics(self, dimensions: list[dict[str, str]], at: datetime, requests: int, errors: int, p99: float) -> None:
         fast = requests - math.ceil(requests / 50)
         data: list[dict[str, Any]] = [
             {"MetricName": "RequestCount", "Value": requests},
@@ -191,12 +307,19 @@ class Emulated:
             # 98 % of the requests are fast; the slowest 2 % take `p99` seconds, so the 99th percentile is p99.
             data.append({"MetricName": "TargetResponseTime", "Values": [0.05, p99], "Counts": [fast, requests - fast]})
         for datum in data:
-            datum.update(Dimensions=dimension, Timestamp=at, Unit="Count" if "Count" in datum["MetricName"] else "Seconds")
+            datum.update(Dimensions=dimensions, Timestamp=at, Unit="Count" if "Count" in datum["MetricName"] else "Seconds")
         self.cloudwatch.put_metric_data(Namespace="AWS/ApplicationELB", MetricData=data)
 
     def _change(self, action: str, records: list[dict[str, Any]]) -> None:
         changes = [{"Action": action, "ResourceRecordSet": record} for record in records]
         self.route53.change_resource_record_sets(HostedZoneId=self.zone, ChangeBatch={"Changes": changes})
+
+
+@dataclass
+class SharedLoadBalancer:
+    load_balancer_arn: str
+    listener_arn: str
+    target_groups: dict[tuple[str, str], str]  # (application, colour) -> ARN
 
 
 @dataclass

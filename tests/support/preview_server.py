@@ -1,9 +1,10 @@
-"""A local HTTPS server standing in for colours' preview hosts (`<app_host>-<colour>.<sub-zone>`): TLS with a
+"""A local HTTPS server standing in for the colours' preview hosts (`<host>-<colour>.<sub-zone>`): TLS with a
 certificate for the sub-zone's wildcard, signed by a certificate authority of its own (the probe trusts it, as a
-machine trusts Amazon's), and `GET /probe` answering as the sample app of the colour the Host header names would.
+machine trusts Amazon's), and each host answering its application's probe path as that colour's pods would: the
+sample app's `/probe` (its colour, image tag and table), or any status and JSON body a test sets.
 
 A test changes what a colour answers (its image tag, a 5xx) or where its name resolves (nowhere: DNS not there
-yet), and the readiness probe (tools/readiness/probe.py) meets it as it would meet the colour's ALB.
+yet), and the readiness probe (tools/readiness/probe.py) meets it as it would meet the shared load balancer.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tools.readiness.probe import PROBE_PATH, Prober
+from tools.readiness.probe import Prober
 
 
 def _name(common_name: str) -> x509.Name:
@@ -54,14 +55,20 @@ def _certificate(
     return builder.sign(signer, hashes.SHA256())
 
 
+SAMPLE_PROBE = "/probe"  # the sample app's (app/main.py, `probe`; its configuration's probe.path)
+
+
 @dataclass
 class Answer:
-    """What one colour's pods answer on /probe."""
+    """What one colour's pods of an application answer on their probe path: by default as the sample app on /probe;
+    `body` replaces the sample app's JSON answer (another application's)."""
 
     colour: str
     image_tag: str
     status: int = 200
     table: str = "eks-bg-users"
+    path: str = SAMPLE_PROBE
+    body: dict[str, Any] | None = None
 
 
 @dataclass
@@ -117,10 +124,12 @@ class PreviewServer:
                 host = (self.headers["Host"] or "").split(":")[0]
                 preview.requests.append(host)
                 answer = preview.answers.get(host)
-                if self.path != PROBE_PATH or answer is None:
+                if answer is None or self.path != answer.path:
                     self._send(404, {"detail": "Not Found"})
                 elif answer.status != 200:
                     self._send(answer.status, {"error": "DynamoDB describe_table failed: AccessDeniedException"})
+                elif answer.body is not None:
+                    self._send(200, answer.body)
                 else:
                     body = {"colour": answer.colour, "image_tag": answer.image_tag, "table": answer.table}
                     self._send(200, {**body, "table_status": "ACTIVE", "items_read": 1})
