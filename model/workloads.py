@@ -7,8 +7,9 @@ and the trust of the role behind it (common) all read these, so they cannot disa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from model.platform import ARGO_CD, COMPONENTS, Component
+from model.platform import ARGO_CD, COMPONENTS, Component, RegistryError
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class Workload:
     namespace: str
     service_account: str
     description: str
-    policy: str = ""  # policies/<policy>.json, filled at synth, attached as a policy of its own
+    policy: Path | None = None  # its policy document (in its component's folder), filled at synth, attached as its own
     aws_managed_policy: str = ""  # or an AWS-managed policy, by name
 
     @property
@@ -36,7 +37,14 @@ class Workload:
 def _of(component: Component) -> Workload:
     assert component.identity is not None
     identity = component.identity
-    return Workload(component.name, component.namespace, identity.service_account, identity.description, identity.policy)
+    # Checked here, not by model.platform.load: that also reads the registry of older revisions (tools/readiness),
+    # whose `policy` named a document of policies/; only this checkout's registry is synthesized.
+    if component.policy is None or not component.policy.is_file():
+        raise RegistryError(
+            f"argocd/apps/platform/{component.name}/component.yaml: identity.policy {identity.policy!r} is not a file "
+            "of the component's folder; name its policy document there (policy.json)"
+        )
+    return Workload(component.name, component.namespace, identity.service_account, identity.description, component.policy)
 
 
 # Workloads this project installs: an association each in every colour, their names handed to the charts.

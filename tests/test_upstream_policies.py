@@ -134,10 +134,10 @@ def _includes(conditions: dict[str, Any], others: dict[str, Any]) -> bool:
 
 
 def project_document(component: Component) -> dict[str, Any]:
-    """The component's policy as synth writes it: policies/<policy>.json filled with realistic values."""
-    assert component.identity
-    name = component.identity.policy
-    document: dict[str, Any] = json.loads(policies.render(name, **{k: SAMPLES[k] for k in policies.placeholders(name)}))
+    """The component's policy as synth writes it: its folder's policy.json filled with realistic values."""
+    path = component.policy
+    assert path
+    document: dict[str, Any] = json.loads(policies.render(path, **{k: SAMPLES[k] for k in policies.placeholders(path)}))
     return document
 
 
@@ -168,7 +168,7 @@ def test_the_project_policy_allows_every_action_of_upstreams_policy(
     assert found.missing == [], (
         f"{component.name} chart {chart_version} (app {tag(app_version)}): upstream's policy "
         f"(policies/upstream/{copy_path(component, app_version).name}) allows {found.missing}, "
-        f"policies/{component.identity.policy if component.identity else '?'}.json does not"
+        f"argocd/apps/platform/{component.name}/{component.identity.policy if component.identity else '?'} does not"
     )
     for kind in ("narrower", "broader", "different"):  # scoped on purpose: reported, never failed
         if getattr(found, kind):
