@@ -3,8 +3,9 @@
 Each component is one folder of argocd/apps/platform/: its `component.yaml` (name, namespace, sync wave,
 the chart it installs with the chart versions this project supports, or its path in this repository, and
 its Pod Identity binding), its `values.yaml` (its chart's values, a template over the cluster's facts) and,
-with a Pod Identity binding, its role's IAM policy (`policy.json`, filled at synth). argocd/apps reads only
-component.yaml and values.yaml.
+with a Pod Identity binding, its role's IAM policy (`policy.json`, filled at synth) and, for a chart's, `upstream/`:
+upstream's own policy of each version of its table as published (`<tag>.json`) and their sources (`sources.yaml`),
+which tests/test_upstream_policies.py holds the policy to. argocd/apps reads only component.yaml and values.yaml.
 Everything else is derived from that entry: the config keys `platform.<key>` and
 `clusters.<colour>.platform.<key>`, common's shared role and its output, each colour's Pod Identity
 association, the facts handed to the charts, the App of Apps' child Application (argocd/apps renders it
