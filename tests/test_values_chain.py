@@ -165,7 +165,7 @@ def test_external_dns_values(chains: dict[str, Chain], colour: str) -> None:
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-@pytest.mark.parametrize("child", ["aws-load-balancer-controller", "external-dns"])
+@pytest.mark.parametrize("child", [c.name for c in CHILDREN if c.identity and c.chart])
 def test_controller_service_accounts_are_the_associated_ones(chains: dict[str, Chain], colour: str, child: str) -> None:
     chain = chains[colour]
     namespace = chain.children[child]["spec"]["destination"]["namespace"]
