@@ -65,6 +65,17 @@ def sources(component: Component) -> Sources | None:
     return Sources.model_validate(yaml.safe_load(path.read_text())) if path.is_file() else None
 
 
+def sources_of(component: Component) -> Sources:
+    """The component's upstream/sources.yaml; a missing one fails, naming it."""
+    found = sources(component)
+    if found is None:
+        pytest.fail(
+            f"{shown(component.folder / UPSTREAM / SOURCES)} is missing: write where upstream publishes its IAM policy "
+            "(repository, path, how it is copied) and the commit of each tag copied (see another component's)"
+        )
+    return found
+
+
 def upstream_document(component: Component, app_version: str) -> dict[str, Any]:
     """The committed copy of upstream's policy for one app version; a missing one fails, saying where to get it."""
     path = copy_path(component, app_version)
@@ -182,7 +193,7 @@ def actions(document: dict[str, Any]) -> set[str]:
 @pytest.mark.parametrize("component", WITH_POLICY, ids=lambda c: c.name)
 def test_every_component_with_a_shared_role_names_where_upstreams_policy_is(component: Component) -> None:
     """Each component the registry gives a chart and a role has its upstream/sources.yaml (a well-formed one)."""
-    assert sources(component), f"{shown(component.folder / UPSTREAM / SOURCES)} is missing"
+    sources_of(component)
 
 
 def test_only_components_with_a_shared_role_keep_upstream_copies() -> None:
@@ -214,8 +225,7 @@ def test_the_upstream_facts_of_the_registry_are_those_of_the_copies(
     actions of the committed copy, and its `document` cites the tag, the repository and the path of sources.yaml."""
     entry = _entry(component, chart_version)
     assert entry.action_names() == actions(upstream_document(component, app_version))
-    found = sources(component)
-    assert found
+    found = sources_of(component)
     assert [cited for cited in (tag(app_version), found.repository, found.path) if cited not in entry.document] == []
 
 
@@ -227,8 +237,7 @@ def test_every_copy_is_of_a_table_version_and_cited(component: Component) -> Non
     wanted = {copy_path(component, r.app_version).name for r in component.chart.releases}
     copies = {p.name for p in (component.folder / UPSTREAM).glob("*.json")}
     assert sorted(copies - wanted) == [], "copies of no table version"
-    found = sources(component)
-    assert found
+    found = sources_of(component)
     assert sorted(f"{t}.json" for t in found.copies) == sorted(copies), (
         f"{shown(component.folder / UPSTREAM / SOURCES)}: `copies`"
     )
@@ -276,8 +285,7 @@ def test_the_check_honours_wildcards_denials_and_reports_scoping() -> None:
 
 @pytest.mark.parametrize("component", WITH_POLICY, ids=lambda c: c.name)
 def test_a_table_version_without_its_copy_fails_saying_where_to_get_it(component: Component) -> None:
-    found = sources(component)
-    assert found
+    found = sources_of(component)
     with pytest.raises(pytest.fail.Exception) as failed:
         upstream_document(component, "v99.0.0")
     message = str(failed.value)
