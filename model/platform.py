@@ -2,7 +2,10 @@
 
 Each component is one folder of argocd/apps/platform/: its `component.yaml` (name, namespace, sync wave,
 the chart it installs with the chart versions this project supports, and
-its Pod Identity binding) and its `values.yaml` (its chart's values, a template over the cluster's facts).
+its Pod Identity binding), its `values.yaml` (its chart's values, a template over the cluster's facts) and,
+with a Pod Identity binding, its role's IAM policy (`policy.json`, filled at synth) and, for a chart's, `upstream/`:
+upstream's own policy of each version of its table as published (`<tag>.json`) and their sources (`sources.yaml`),
+which tests/test_upstream_policies.py holds the policy to. argocd/apps reads only component.yaml and values.yaml.
 Everything else is derived from that entry: the config keys `platform.<key>` and
 `clusters.<colour>.platform.<key>`, common's shared role and its output, each colour's Pod Identity
 association, the facts handed to the charts, the App of Apps' child Application (argocd/apps renders it
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from model.paths import CHARTS_DIR
 
@@ -63,9 +66,11 @@ class UpstreamPolicy(_Entry):
 
 class Identity(_Entry):
     """The component's Pod Identity binding: common's role `<project>-<name>` trusts this service account of the
-    component's namespace, and holds policies/<policy>.json."""
+    component's namespace, and holds the policy document `policy` names, a file of the component's folder."""
 
     service_account: str = Field(alias="serviceAccount")
+    # A file name relative to the component's folder (`policy.json`). Only a string here: a revision written before
+    # the documents moved into the folders names one of policies/, and tools/readiness still reads its registry.
     policy: str
     description: str
     upstream: tuple[UpstreamPolicy, ...] = ()  # what upstream's policy grants, for the versions of the table
@@ -84,6 +89,20 @@ class Component(_Entry):
     # Labels of its namespace (Argo CD's managedNamespaceMetadata; with app delivery "helm", Terraform's namespace).
     namespace_labels: dict[str, str] = Field(default_factory=dict, alias="namespaceLabels")
     ignore_differences: tuple[dict[str, Any], ...] = Field(default=(), alias="ignoreDifferences")  # Argo CD's, as is
+    # The folder it was read from (load() records it): not a key of the file, so never in it.
+    _folder: Path | None = PrivateAttr(default=None)
+
+    @property
+    def folder(self) -> Path:
+        """Its folder of the registry: component.yaml, values.yaml, its policy, upstream's copies."""
+        if self._folder is None:
+            raise RegistryError(f"{self.name}: not read from a registry folder (model.platform.load)")
+        return self._folder
+
+    @property
+    def policy(self) -> Path | None:
+        """The document its role holds (`identity.policy`, in its folder); none without an identity."""
+        return self.folder / self.identity.policy if self.identity else None
 
     @property
     def key(self) -> str:
@@ -130,6 +149,7 @@ def load(registry: Path = REGISTRY) -> tuple[Component, ...]:
             raise RegistryError(f"{where}: name {component.name!r} is not its folder's, {entry.parent.name!r}")
         if component.chart.default not in component.versions():
             raise RegistryError(f"{where}: chart.default {component.chart.default} is not one of its releases")
+        component._folder = entry.parent
         found.append(component)
     return tuple(found)
 

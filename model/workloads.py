@@ -12,8 +12,7 @@ from pathlib import Path
 
 from model.applications import applications
 from model.config import Config
-from model.paths import PROJECT_DIR
-from model.platform import ARGO_CD, COMPONENTS, Component
+from model.platform import ARGO_CD, COMPONENTS, Component, RegistryError
 
 
 @dataclass(frozen=True)
@@ -24,7 +23,7 @@ class Workload:
     namespace: str
     service_account: str
     description: str
-    policy_file: Path | None = None  # a policy document, filled at synth, attached as a policy of its own
+    policy: Path | None = None  # its policy document (a component's, in its folder), filled at synth, attached as its own
     aws_managed_policy: str = ""  # or an AWS-managed policy, by name
 
     @property
@@ -41,8 +40,14 @@ class Workload:
 def _of(component: Component) -> Workload:
     assert component.identity is not None
     identity = component.identity
-    policy = PROJECT_DIR / "policies" / f"{identity.policy}.json"
-    return Workload(component.name, component.namespace, identity.service_account, identity.description, policy)
+    # Checked here, not by model.platform.load: that also reads the registry of older revisions (tools/readiness),
+    # whose `policy` named a document of policies/; only this checkout's registry is synthesized.
+    if component.policy is None or not component.policy.is_file():
+        raise RegistryError(
+            f"argocd/apps/platform/{component.name}/component.yaml: identity.policy {identity.policy!r} is not a file "
+            "of the component's folder; name its policy document there (policy.json)"
+        )
+    return Workload(component.name, component.namespace, identity.service_account, identity.description, component.policy)
 
 
 # Workloads this project installs: an association each in every colour, their names handed to the charts.

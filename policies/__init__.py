@@ -1,8 +1,10 @@
 """Policy documents as JSON files, filled with this deployment's values at synth.
 
-A file marks each value it needs as `{{NAME}}` (Terraform's own `${...}` would be read as an
-interpolation); `render` refuses a document whose placeholders and values disagree, so a
-policy can never be written with a placeholder left in or a value silently unused.
+A document is named (`kms_key`: policies/kms_key.json) or, for one kept elsewhere, given by its path (a platform
+component's policy lives in its folder, argocd/apps/platform/<name>/policy.json). A file marks each value it needs as
+`{{NAME}}` (Terraform's own `${...}` would be read as an interpolation); `render` refuses a document whose
+placeholders and values disagree, so a policy can never be written with a placeholder left in or a value silently
+unused.
 """
 
 from __future__ import annotations
@@ -14,43 +16,52 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from model.paths import PROJECT_DIR
+
 _DIR = Path(__file__).parent
 _PLACEHOLDER = re.compile(r"\{\{([A-Z][A-Z0-9_]*)\}\}")
+# A document of policies/ by its name, or any document by its path.
+Document = str | Path
+
+
+def _path(document: Document) -> Path:
+    return document if isinstance(document, Path) else _DIR / f"{document}.json"
+
+
+def _shown(document: Document) -> str:
+    """How messages name a document: its path in the project (policies/kms_key.json), or as given when outside it."""
+    path = _path(document).resolve()
+    return path.relative_to(PROJECT_DIR).as_posix() if path.is_relative_to(PROJECT_DIR) else str(path)
 
 
 @cache
-def _template(name: str) -> Any:
-    return json.loads((_DIR / f"{name}.json").read_text())
+def _read(path: Path) -> Any:
+    return json.loads(path.read_text())
 
 
-def placeholders(name: str) -> frozenset[str]:
+def _template(document: Document) -> Any:
+    return _read(_path(document))
+
+
+def placeholders(document: Document) -> frozenset[str]:
     """The values a document needs."""
-    return frozenset(_PLACEHOLDER.findall(json.dumps(_template(name))))
+    return frozenset(_PLACEHOLDER.findall(json.dumps(_template(document))))
 
 
-def render(name: str, **values: str) -> str:
-    """The document `policies/<name>.json` with every `{{NAME}}` replaced, as compact JSON."""
-    wanted = placeholders(name)
+def render(document: Document, **values: str) -> str:
+    """The document (`policies/<name>.json`, or the file at a path) with every `{{NAME}}` replaced, as compact JSON."""
+    wanted = placeholders(document)
     if wanted != set(values):
-        raise ValueError(f"policies/{name}.json needs {sorted(wanted)}, was given {sorted(values)}")
-    return json.dumps(_fill(_template(name), values), separators=(",", ":"))
+        raise ValueError(f"{_shown(document)} needs {sorted(wanted)}, was given {sorted(values)}")
+    return json.dumps(_fill(_template(document), values), separators=(",", ":"))
 
 
-def render_from(name: str, available: Mapping[str, str]) -> str:
+def render_from(document: Document, available: Mapping[str, str]) -> str:
     """The document filled with the values it needs, taken from `available` (which may hold more)."""
-    missing = placeholders(name) - set(available)
+    missing = placeholders(document) - set(available)
     if missing:
-        raise ValueError(f"policies/{name}.json needs {sorted(missing)}, which are not available")
-    return render(name, **{key: available[key] for key in placeholders(name)})
-
-
-def render_file(path: Path, available: Mapping[str, str]) -> str:
-    """A document anywhere in the project (a component's or an application's), filled like `render_from`."""
-    template = json.loads(path.read_text())
-    wanted = frozenset(_PLACEHOLDER.findall(json.dumps(template)))
-    if missing := wanted - set(available):
-        raise ValueError(f"{path} needs {sorted(missing)}, which are not available")
-    return json.dumps(_fill(template, {key: available[key] for key in wanted}), separators=(",", ":"))
+        raise ValueError(f"{_shown(document)} needs {sorted(missing)}, which are not available")
+    return render(document, **{key: available[key] for key in placeholders(document)})
 
 
 def _fill(node: Any, values: dict[str, str]) -> Any:

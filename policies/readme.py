@@ -1,6 +1,7 @@
 """The table of policies/README.md: each shared Pod Identity role, who may assume it, what it may do and on
-which resources, generated from the documents and the roles of model/workloads.py: the component registry's, and the
-applications of the shipped example (examples/blue-green.json; a team's own applications add theirs).
+which resources, generated from the roles of model/workloads.py and their documents: the component registry's (each
+in its component's folder, argocd/apps/platform/<name>/), and the applications of the shipped example
+(examples/blue-green.json; a team's own applications add theirs).
 
     python -m policies.readme      # rewrites the table between its markers
 
@@ -49,10 +50,9 @@ def table() -> str:
 
 def _grants(role: Workload) -> list[tuple[str, str, str]]:
     """(actions, resources, condition keys) of a role, grouped by service, resources and conditions, in document order."""
-    if role.aws_managed_policy:
+    if role.policy is None:  # an AWS-managed policy instead
         return [(f"AWS-managed `{role.aws_managed_policy}`, kept in step with its add-on by AWS", "what it names", "")]
-    assert role.policy_file is not None
-    document = json.loads(role.policy_file.read_text())
+    document = json.loads(role.policy.read_text())
     groups: dict[tuple[str, str, str], set[str]] = {}
     for statement in document["Statement"]:
         actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]

@@ -156,7 +156,7 @@ class CommonStack(TerraformStack):
                 description=role.description,
                 namespace=role.namespace,
                 service_account=role.service_account,
-                policy_json=policies.render_file(role.policy_file, fills) if role.policy_file else "",
+                policy_json=policies.render_from(role.policy, fills) if role.policy else "",
                 managed_policy_arns=[f"arn:{partition}:iam::aws:policy/{role.aws_managed_policy}"]
                 if role.aws_managed_policy
                 else [],

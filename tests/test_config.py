@@ -569,11 +569,13 @@ def test_fails_on_a_serving_colour_that_inherits_part_of_its_release_naming_each
         )
         | {"gitops": {"revision": "v2"}}
     )
+    # Every chart of the registry but Argo CD's, which blue names, at the project's default: the keys it would inherit.
+    inherited = {f"platform.{c.key}": c.chart.default for c in VERSIONED if c.chart and c is not ARGO_CD}
     assert problem == (
-        'clusters.blue: {"platform.aws_load_balancer_controller": "3.5.0", "platform.external_dns": "1.21.1", '
-        '"image_tag": "0.1.0"} is not allowed; blue serves traffic (weight 100) beside another colour, so its entry '
-        "names its whole release and nothing but an edit of clusters.blue changes what it runs; these keys would be "
-        "inherited from the project (with the values shown). Read what blue runs now (its state: `terraform "
+        f"clusters.blue: {json.dumps(inherited | {'image_tag': '0.1.0'})} is not allowed; blue serves traffic (weight 100) "
+        "beside another colour, so its entry names its whole release and nothing but an edit of clusters.blue changes "
+        "what it runs; these keys would be inherited from the project (with the values shown). Read what blue runs now "
+        "(its state: `terraform "
         "-chdir=cdktf.out/stacks/blue show`, or `cdktf diff blue` once pinned: no change means the pins are right) and "
         "set each under clusters.blue"
     )

@@ -124,7 +124,10 @@ def test_the_app_of_apps_takes_every_chart_version_from_the_facts(chains: dict[s
 
 def test_the_runbooks_cycle_is_valid_data_at_every_step() -> None:
     """docs/upgrade-runbook.md: blue pinned to platform A, green added on platform B, green alone."""
-    platform_a = {"argo_cd": "9.3.7", "aws_load_balancer_controller": "3.4.3", "external_dns": "1.20.0"}
+    # Platform A: each chart at the oldest version of its table that runs blue's 1.34 (Argo CD's 9.3.7 does not run
+    # green's 1.35). Blue serves beside green, so it names every key.
+    platform_a = {c.key: c.working_versions("1.34")[-1] for c in VERSIONED}
+    assert platform_a[ARGO_CD.key] == "9.3.7"
     blue = {"kubernetes_version": "1.34", "weight": 100, "gitops_revision": "platform-a", "image_tag": "3f2c1a9"}
     blue["platform"] = platform_a
     today = config_from_dict({"clusters": {"blue": blue}})

@@ -1,5 +1,6 @@
-"""IAM policy gate: every document in policies/, filled the way synth fills it, passes parliament
-with nothing above LOW, unless the finding is justified below, next to its allow-list entry."""
+"""IAM policy gate: every document the project fills (those of policies/ and each platform component's, in its
+folder of argocd/apps/platform/), filled the way synth fills it, passes parliament with nothing above LOW, unless the
+finding is justified below, next to its allow-list entry."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 import policies
+from model.platform import COMPONENTS, REGISTRY
 from tests.support.configs import CONNECTION_ARN
 
 with warnings.catch_warnings():  # parliament imports the deprecated pkg_resources
@@ -20,6 +22,11 @@ with warnings.catch_warnings():  # parliament imports the deprecated pkg_resourc
 
 POLICY_DIR = Path(policies.__file__).parent
 NOT_IAM = {"ecr_lifecycle"}  # an ECR lifecycle policy, not an IAM document
+# Each component's role policy, by its path under argocd/apps/platform/ (`external-dns/policy.json`): the registry says
+# which components have one.
+COMPONENT_POLICIES: dict[str, Path] = {
+    c.policy.relative_to(REGISTRY).as_posix(): c.policy for c in COMPONENTS if c.policy is not None
+}
 # Realistic values for every placeholder, as synth would fill them.
 SAMPLES = {
     "ACCOUNT_ID": "123456789012",
@@ -53,7 +60,7 @@ JUSTIFIED = {
     ("ec2_trust", "MALFORMED"): TRUST_POLICY,
     ("flow_logs_trust", "MALFORMED"): TRUST_POLICY,
     ("codebuild_trust", "MALFORMED"): TRUST_POLICY,
-    ("aws_load_balancer_controller", "UNKNOWN_CONDITION_FOR_ACTION"): (
+    ("aws-load-balancer-controller/policy.json", "UNKNOWN_CONDITION_FOR_ACTION"): (
         "elasticloadbalancing:CreateAction is AWS's tag-on-create condition key, newer than parliament's action "
         "database; the document is the controller's upstream policy, kept unchanged"
     ),
@@ -66,20 +73,28 @@ JUSTIFIED = {
 ABOVE_LOW = {"MEDIUM", "HIGH", "CRITICAL"}
 
 
+def every_document() -> dict[str, policies.Document]:
+    """Every document the project fills, by the name this module gives it: those of policies/ by their name
+    (`kms_key`), each component's by its path in the registry (`external-dns/policy.json`)."""
+    return {p.stem: p.stem for p in sorted(POLICY_DIR.glob("*.json"))} | dict(COMPONENT_POLICIES)
+
+
 def documents() -> list[str]:
-    return sorted(p.stem for p in POLICY_DIR.glob("*.json") if p.stem not in NOT_IAM)
+    """The IAM documents among them."""
+    return sorted(name for name in every_document() if name not in NOT_IAM)
 
 
 def findings(name: str) -> list[tuple[str, str, Any]]:
     """(issue, severity, detail) of every finding above LOW."""
-    filled = policies.render(name, **{key: SAMPLES[key] for key in policies.placeholders(name)})
+    document = every_document()[name]
+    filled = policies.render(document, **{key: SAMPLES[key] for key in policies.placeholders(document)})
     analysed = parliament.analyze_policy_string(filled)
     severity = {f.issue: parliament.config.get(f.issue, {}).get("severity", "UNKNOWN") for f in analysed.findings}
     return [(f.issue, severity[f.issue], f.detail) for f in analysed.findings if severity[f.issue] in ABOVE_LOW]
 
 
 def test_every_placeholder_has_a_sample() -> None:
-    used = set().union(*(policies.placeholders(name) for name in documents()))
+    used = set().union(*(policies.placeholders(every_document()[name]) for name in documents()))
     assert used == set(SAMPLES)
 
 
@@ -95,10 +110,19 @@ def test_every_justification_is_still_needed() -> None:
     assert stale == []
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in POLICY_DIR.glob("*.json")))
+@pytest.mark.parametrize("name", sorted(every_document()))
 def test_no_document_names_a_partition(name: str) -> None:
     """ARNs take the partition the stack runs in ({{PARTITION}}), so aws-cn and aws-us-gov work too."""
-    assert re.findall(r"arn:aws[a-z-]*:", (POLICY_DIR / f"{name}.json").read_text()) == []
+    document = every_document()[name]
+    path = document if isinstance(document, Path) else POLICY_DIR / f"{document}.json"
+    assert re.findall(r"arn:aws[a-z-]*:", path.read_text()) == []
+
+
+def test_every_document_of_a_component_folder_is_its_roles_policy() -> None:
+    """A component's folder holds one document to fill, the one `identity.policy` names: none lies there unlinted, and
+    each named one exists (upstream's copies, in upstream/, are data: tests/test_upstream_policies.py)."""
+    in_folders = {p.relative_to(REGISTRY).as_posix() for p in REGISTRY.glob("*/*.json")}
+    assert in_folders == set(COMPONENT_POLICIES)
 
 
 def test_parliament_does_flag_a_broken_policy() -> None:
@@ -112,10 +136,27 @@ def test_parliament_does_flag_a_broken_policy() -> None:
 
 
 def test_render_refuses_missing_or_extra_values() -> None:
-    with pytest.raises(ValueError, match=r"needs \['TABLE_ARN'\], was given \[\]"):
-        policies.render("app_table_read")
+    with pytest.raises(ValueError, match=r"^policies/flow_logs_publish\.json needs \['LOG_GROUP_ARN'\], was given \[\]$"):
+        policies.render("flow_logs_publish")
     with pytest.raises(ValueError, match="was given"):
         policies.render("pod_identity_trust", TABLE_ARN="x")
+
+
+def test_a_document_given_by_its_path_is_checked_the_same_way(tmp_path: Path) -> None:
+    """Any file, named by its path: a value missing or extra is refused, naming the file (by its place in the project:
+    a component's policy)."""
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({"Statement": [{"Resource": "{{ZONE_ARN}}"}, {"Resource": "arn:{{PARTITION}}:x"}]}))
+    assert policies.placeholders(path) == {"ZONE_ARN", "PARTITION"}
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))} needs \['PARTITION', 'ZONE_ARN'\], was given \['EXTRA', "):
+        policies.render(path, ZONE_ARN="z", PARTITION="aws", EXTRA="x")
+    with pytest.raises(ValueError, match=r"needs \['ZONE_ARN'\], which are not available$"):
+        policies.render_from(path, {"PARTITION": "aws"})
+    filled = policies.render_from(path, {"PARTITION": "aws", "ZONE_ARN": "z", "TABLE_ARN": "t"})
+    assert json.loads(filled) == {"Statement": [{"Resource": "z"}, {"Resource": "arn:aws:x"}]}
+    name, component_policy = next((n, p) for n, p in COMPONENT_POLICIES.items() if policies.placeholders(p))
+    with pytest.raises(ValueError, match=rf"^argocd/apps/platform/{re.escape(name)} needs "):
+        policies.render_from(component_policy, {})
 
 
 def test_the_roles_table_in_policies_readme_is_what_the_documents_say() -> None:

@@ -1,43 +1,48 @@
 """Each shared role's policy grants every action upstream's own IAM policy allows, for every version of the table.
 
-The evidence is committed: policies/upstream/ holds upstream's policy document of each app version the compatibility
-table (`chart.releases` of the component's component.yaml) names, copied as published (policies/upstream/README.md
-names repository, tag, commit and path of each). A row added to the table without its copy fails here, saying where
-to read it. The project's document, filled the way synth fills it, must allow each action an upstream Allow
-statement names; its resources and conditions may be narrower on purpose (ExternalDNS: the sub-zone only), which is
-reported, not failed. The action facts of `identity.upstream` must be those of the copies.
+The evidence is committed, in each component's folder (argocd/apps/platform/<name>/upstream/): upstream's policy
+document of each app version the compatibility table (`chart.releases` of its component.yaml) names, copied as
+published (`<tag>.json`), and `sources.yaml`, which names the repository, the path, how the copies are made and the
+commit of each tag. Which components need them comes from the registry: every one with a chart and a Pod Identity
+binding. A row added to the table without its copy fails here, saying where to read it. The project's document, filled
+the way synth fills it, must allow each action an upstream Allow statement names; its resources and conditions may be
+narrower on purpose (ExternalDNS: the sub-zone only), which is reported, not failed. The action facts of
+`identity.upstream` must be those of the copies.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
+import yaml
+from pydantic import BaseModel, ConfigDict, StringConstraints
 
 import policies
-from model.platform import COMPONENTS, Component, UpstreamPolicy
+from model.paths import PROJECT_DIR
+from model.platform import COMPONENTS, REGISTRY, Component, UpstreamPolicy, load
 from tests.test_policies import SAMPLES
 
-UPSTREAM_DIR = Path(policies.__file__).parent / "upstream"
-README = UPSTREAM_DIR / "README.md"
-# Where each component's upstream policy is published: (repository, file at the tag, how the copy is made).
-SOURCES = {
-    "aws-load-balancer-controller": (
-        "kubernetes-sigs/aws-load-balancer-controller",
-        "docs/install/iam_policy.json",
-        "the file as is",
-    ),
-    "external-dns": (
-        "kubernetes-sigs/external-dns",
-        "docs/tutorials/aws.md",
-        'the JSON block of its "IAM Policy" section, as is',
-    ),
-}
+UPSTREAM = "upstream"  # the folder of a component's copies
+SOURCES = "sources.yaml"  # where they come from, in that folder
 WITH_POLICY = [c for c in COMPONENTS if c.identity and c.chart]
+
+
+class Sources(BaseModel):
+    """A component's upstream/sources.yaml: where upstream publishes its policy, and the copies made of it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repository: str  # owner/name on GitHub
+    path: str  # the file that holds the policy, at each tag
+    copied: str  # how a copy is made of it ("the file as is")
+    read: dt.date  # when the copies were read
+    copies: dict[str, Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]]  # tag -> the commit it named
 
 
 def tag(app_version: str) -> str:
@@ -45,19 +50,48 @@ def tag(app_version: str) -> str:
     return app_version if app_version.startswith("v") else f"v{app_version}"
 
 
+def shown(path: Path) -> str:
+    """A path as messages name it: from the project's root when it is in the project."""
+    return path.relative_to(PROJECT_DIR).as_posix() if path.is_relative_to(PROJECT_DIR) else str(path)
+
+
 def copy_path(component: Component, app_version: str) -> Path:
-    return UPSTREAM_DIR / f"{component.name}-{tag(app_version)}.json"
+    return component.folder / UPSTREAM / f"{tag(app_version)}.json"
+
+
+def sources(component: Component) -> Sources | None:
+    """The component's upstream/sources.yaml, or None when it has none yet."""
+    path = component.folder / UPSTREAM / SOURCES
+    return Sources.model_validate(yaml.safe_load(path.read_text())) if path.is_file() else None
+
+
+def sources_of(component: Component) -> Sources:
+    """The component's upstream/sources.yaml; a missing one fails, naming it."""
+    found = sources(component)
+    if found is None:
+        pytest.fail(
+            f"{shown(component.folder / UPSTREAM / SOURCES)} is missing: write where upstream publishes its IAM policy "
+            "(repository, path, how it is copied) and the commit of each tag copied (see another component's)"
+        )
+    return found
 
 
 def upstream_document(component: Component, app_version: str) -> dict[str, Any]:
     """The committed copy of upstream's policy for one app version; a missing one fails, saying where to get it."""
     path = copy_path(component, app_version)
     if not path.exists():
-        repository, source, how = SOURCES.get(component.name, ("<its upstream repository>", "<its IAM policy>", "it"))
+        where = shown(component.folder / UPSTREAM / SOURCES)
+        found = sources(component)
+        how = (
+            f"copy {found.copied} from `git show {tag(app_version)}:{found.path}` of https://github.com/{found.repository}, "
+            f"and name the commit it was read at under `copies` in {where}"
+            if found
+            else f"copy upstream's IAM policy document at {tag(app_version)} as published, and write {where}: its "
+            "repository, path, how it is copied and the commit of each tag (see another component's)"
+        )
         pytest.fail(
-            f"{component.name} {tag(app_version)} is in the table (argocd/apps/platform/{component.name}/component.yaml) "
-            f"but policies/upstream/{path.name} is missing: copy {how} from `git show {tag(app_version)}:{source}` of "
-            f"https://github.com/{repository}, and name its repository, tag, commit and path in policies/upstream/README.md"
+            f"{component.name} {tag(app_version)} is in the table ({shown(component.folder / 'component.yaml')}) "
+            f"but {shown(path)} is missing: {how}"
         )
     document: dict[str, Any] = json.loads(path.read_text())
     return document
@@ -134,10 +168,10 @@ def _includes(conditions: dict[str, Any], others: dict[str, Any]) -> bool:
 
 
 def project_document(component: Component) -> dict[str, Any]:
-    """The component's policy as synth writes it: policies/<policy>.json filled with realistic values."""
-    assert component.identity
-    name = component.identity.policy
-    document: dict[str, Any] = json.loads(policies.render(name, **{k: SAMPLES[k] for k in policies.placeholders(name)}))
+    """The component's policy as synth writes it: its folder's policy.json filled with realistic values."""
+    path = component.policy
+    assert path
+    document: dict[str, Any] = json.loads(policies.render(path, **{k: SAMPLES[k] for k in policies.placeholders(path)}))
     return document
 
 
@@ -156,8 +190,16 @@ def actions(document: dict[str, Any]) -> set[str]:
     return {a for s in document["Statement"] if s["Effect"] == "Allow" for a in _listed(s.get("Action", []))}
 
 
-def test_the_components_with_a_shared_role_are_the_ones_with_a_known_upstream_policy() -> None:
-    assert sorted(c.name for c in WITH_POLICY) == sorted(SOURCES)
+@pytest.mark.parametrize("component", WITH_POLICY, ids=lambda c: c.name)
+def test_every_component_with_a_shared_role_names_where_upstreams_policy_is(component: Component) -> None:
+    """Each component the registry gives a chart and a role has its upstream/sources.yaml (a well-formed one)."""
+    sources_of(component)
+
+
+def test_only_components_with_a_shared_role_keep_upstream_copies() -> None:
+    """A copies folder of a component with no chart or no role (or of no component) is evidence of nothing."""
+    with_copies = {p.parent.name for p in REGISTRY.glob(f"*/{UPSTREAM}")}
+    assert with_copies <= {c.name for c in WITH_POLICY}
 
 
 @pytest.mark.parametrize(("component", "chart_version", "app_version"), rows(), ids=lambda v: getattr(v, "name", v))
@@ -167,8 +209,8 @@ def test_the_project_policy_allows_every_action_of_upstreams_policy(
     found = coverage(project_document(component), upstream_document(component, app_version))
     assert found.missing == [], (
         f"{component.name} chart {chart_version} (app {tag(app_version)}): upstream's policy "
-        f"(policies/upstream/{copy_path(component, app_version).name}) allows {found.missing}, "
-        f"policies/{component.identity.policy if component.identity else '?'}.json does not"
+        f"({shown(copy_path(component, app_version))}) allows {found.missing}, "
+        f"{shown(component.policy) if component.policy else '?'} does not"
     )
     for kind in ("narrower", "broader", "different"):  # scoped on purpose: reported, never failed
         if getattr(found, kind):
@@ -180,29 +222,39 @@ def test_the_upstream_facts_of_the_registry_are_those_of_the_copies(
     component: Component, chart_version: str, app_version: str
 ) -> None:
     """`identity.upstream` (what tests/test_pod_identity_roles.py holds the synthesized role to) lists exactly the
-    actions of the committed copy, and its `document` cites the tag."""
+    actions of the committed copy, and its `document` cites the tag, the repository and the path of sources.yaml."""
     entry = _entry(component, chart_version)
     assert entry.action_names() == actions(upstream_document(component, app_version))
-    assert tag(app_version) in entry.document
+    found = sources_of(component)
+    assert [cited for cited in (tag(app_version), found.repository, found.path) if cited not in entry.document] == []
 
 
-def test_every_copy_is_of_a_table_version_and_cited() -> None:
-    """Copies of just those documents: none left over from a dropped row, and each named in the folder's README."""
-    wanted = {copy_path(c, app_version).name for c, _, app_version in rows()}
-    copies = {p.name for p in UPSTREAM_DIR.glob("*.json")}
-    assert copies <= wanted, f"copies of no table version: {sorted(copies - wanted)}"
-    readme = README.read_text()
-    assert [name for name in sorted(copies) if f"`{name}`" not in readme] == []
+@pytest.mark.parametrize("component", WITH_POLICY, ids=lambda c: c.name)
+def test_every_copy_is_of_a_table_version_and_cited(component: Component) -> None:
+    """Copies of just those documents: none left over from a dropped row, and each listed in sources.yaml with its
+    commit (and nothing listed there that is not copied)."""
+    assert component.chart
+    wanted = {copy_path(component, r.app_version).name for r in component.chart.releases}
+    copies = {p.name for p in (component.folder / UPSTREAM).glob("*.json")}
+    assert sorted(copies - wanted) == [], "copies of no table version"
+    found = sources_of(component)
+    assert sorted(f"{t}.json" for t in found.copies) == sorted(copies), (
+        f"{shown(component.folder / UPSTREAM / SOURCES)}: `copies`"
+    )
 
 
-def test_the_check_reports_an_action_upstream_allows_and_the_project_does_not() -> None:
-    """The check can fail: the project's own document, one action short, misses exactly that action."""
-    (component,) = [c for c in WITH_POLICY if c.name == "external-dns"]
+@pytest.mark.parametrize(("component", "chart_version", "app_version"), rows(), ids=lambda v: getattr(v, "name", v))
+def test_the_check_reports_an_action_upstream_allows_and_the_project_does_not(
+    component: Component, chart_version: str, app_version: str
+) -> None:
+    """The check can fail: the project's own document, without what grants one of upstream's actions, misses it."""
     project = project_document(component)
-    upstream = upstream_document(component, "0.21.0")
-    for statement in project["Statement"]:
-        statement["Action"] = [a for a in _listed(statement["Action"]) if a != "route53:ListTagsForResources"]
-    assert coverage(project, upstream).missing == ["route53:ListTagsForResources"]
+    upstream = upstream_document(component, app_version)
+    assert coverage(project, upstream).missing == []
+    victim = sorted(actions(upstream))[0]
+    for statement in project["Statement"]:  # every pattern that grants it: its name, or a wildcard
+        statement["Action"] = [a for a in _listed(statement["Action"]) if not _allows(a, victim)]
+    assert victim in coverage(project, upstream).missing
 
 
 def test_the_check_honours_wildcards_denials_and_reports_scoping() -> None:
@@ -231,13 +283,38 @@ def test_the_check_honours_wildcards_denials_and_reports_scoping() -> None:
     assert (found.missing, found.narrower, found.broader) == ([], ["ec2:CreateTags"], [])
 
 
-def test_a_table_version_without_its_copy_fails_saying_where_to_get_it() -> None:
-    (component,) = [c for c in WITH_POLICY if c.name == "aws-load-balancer-controller"]
+@pytest.mark.parametrize("component", WITH_POLICY, ids=lambda c: c.name)
+def test_a_table_version_without_its_copy_fails_saying_where_to_get_it(component: Component) -> None:
+    found = sources_of(component)
     with pytest.raises(pytest.fail.Exception) as failed:
         upstream_document(component, "v99.0.0")
     message = str(failed.value)
-    assert "aws-load-balancer-controller v99.0.0" in message
-    assert (
-        "`git show v99.0.0:docs/install/iam_policy.json` of https://github.com/kubernetes-sigs/aws-load-balancer-controller"
-        in (message)
+    assert message.startswith(
+        f"{component.name} v99.0.0 is in the table (argocd/apps/platform/{component.name}/component.yaml) but "
+        f"argocd/apps/platform/{component.name}/upstream/v99.0.0.json is missing: copy {found.copied} from "
     )
+    assert f"`git show v99.0.0:{found.path}` of https://github.com/{found.repository}" in message
+    assert f"under `copies` in argocd/apps/platform/{component.name}/upstream/sources.yaml" in message
+
+
+def test_a_new_component_without_its_sources_fails_saying_what_to_write(tmp_path: Path) -> None:
+    """A component added with a chart and a role, and no upstream/ yet: its first row fails, naming the file to write."""
+    folder = tmp_path / "cert-manager"
+    folder.mkdir()
+    entry = {
+        "name": "cert-manager",
+        "title": "cert-manager",
+        "namespace": "cert-manager",
+        "chart": {
+            "repository": "https://charts.jetstack.io",
+            "default": "v1.19.1",
+            "releases": [{"version": "v1.19.1", "appVersion": "v1.19.1", "kubernetes": ["1.35"], "evidence": "-"}],
+        },
+        "identity": {"serviceAccount": "cert-manager", "policy": "policy.json", "description": "-"},
+    }
+    (folder / "component.yaml").write_text(yaml.safe_dump(entry))
+    (component,) = load(tmp_path)
+    with pytest.raises(pytest.fail.Exception) as failed:
+        upstream_document(component, "v1.19.1")
+    assert f"{folder / UPSTREAM / 'v1.19.1.json'} is missing" in str(failed.value)
+    assert f"and write {folder / UPSTREAM / SOURCES}: its repository, path, how it is copied" in str(failed.value)

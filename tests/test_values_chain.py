@@ -8,15 +8,17 @@ fails here.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from model.bootstrap import MANIFESTS_CHART
 from model.config import Config
-from model.platform import ARGO_CD, CHILDREN
+from model.platform import ARGO_CD, CHILDREN, COMPONENTS
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
-from tests.support.charts import Chain, build_chain, by_kind, lint_errors, render, sample_for
+from tests.support.charts import CHARTS, Chain, build_chain, by_kind, lint_errors, render, sample_for
 from tests.support.configs import EXAMPLE_COLOURS, example
 from tests.support.synth import Synthesized
 
@@ -163,7 +165,7 @@ def test_external_dns_values(chains: dict[str, Chain], colour: str) -> None:
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-@pytest.mark.parametrize("child", ["aws-load-balancer-controller", "external-dns"])
+@pytest.mark.parametrize("child", [c.name for c in CHILDREN if c.identity and c.chart])
 def test_controller_service_accounts_are_the_associated_ones(chains: dict[str, Chain], colour: str, child: str) -> None:
     chain = chains[colour]
     namespace = chain.children[child]["spec"]["destination"]["namespace"]
@@ -208,6 +210,23 @@ def test_charts_lint_clean_with_the_chain_values(chains: dict[str, Chain], colou
     assert lint_errors(MANIFESTS_CHART, chain.bootstrap_values) == []
     assert lint_errors("apps", chain.parent["spec"]["source"]["helm"]["valuesObject"]) == []
     assert lint_errors("sample-app", child_values(chain, "sample-app")) == []
+
+
+def test_the_app_of_apps_holds_only_the_entries_and_values_of_the_registry(tmp_path: Path) -> None:
+    """A component's folder also holds its IAM policy and upstream's copies of it; argocd/apps/.helmignore leaves them
+    out of the chart, so nothing but component.yaml and values.yaml can change what Argo CD renders. Seen by a copy
+    of the chart whose one template lists the files Helm loaded."""
+    probe = tmp_path / "apps"
+    shutil.copytree(CHARTS / "apps", probe)
+    shutil.rmtree(probe / "templates")
+    (probe / "templates").mkdir()
+    (probe / "templates" / "files.yaml").write_text(
+        'kind: ConfigMap\ndata:\n{{- range $file, $_ := .Files.Glob "platform/**" }}\n  {{ $file }}: loaded\n{{- end }}\n'
+    )
+    (listing,) = render(probe, {}, release="apps", namespace=ARGOCD_NAMESPACE)
+    assert sorted(listing["data"]) == sorted(
+        f"platform/{c.name}/{f}" for c in COMPONENTS for f in ("component.yaml", "values.yaml")
+    )
 
 
 def test_a_missing_fact_fails_the_render() -> None:
