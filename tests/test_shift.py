@@ -5,6 +5,7 @@ time; --status shows what is live. No Terraform runs and no colour's cluster is 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -35,6 +36,7 @@ from tests.support.preview_server import Answer, PreviewServer
 from tools.aws import Aws
 from tools.kube import KubeError
 from tools.readiness import Readiness, release
+from tools.routes import read_routes, write_rules
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.command import main
 from tools.shift.run import Shift
@@ -44,8 +46,8 @@ APPS = {name: app["host"] for name, app in THREE_APPLICATIONS.items()}  # applic
 BLUE, GREEN = {"kubernetes_version": "1.35", "weight": 100}, {"kubernetes_version": "1.36", "weight": 0}
 
 
-def config_of(**shift: Any) -> dict[str, Any]:
-    config = base_config(applications=THREE_APPLICATIONS, blue=dict(BLUE), green=dict(GREEN))
+def config_of(applications: dict[str, Any] = THREE_APPLICATIONS, **shift: Any) -> dict[str, Any]:
+    config = base_config(applications=applications, blue=dict(BLUE), green=dict(GREEN))
     config["traffic"] = {"shift": {"interval_seconds": 300, "max_5xx_ratio": 0.02, "max_p99_seconds": 1.0, **shift}}
     return config
 
@@ -54,7 +56,8 @@ class Counting:
     """A client that counts its calls by operation (a write-call budget, or a call that must never happen)."""
 
     def __init__(self, client: Any, *, forbidden: str = "") -> None:
-        self._client, self._forbidden, self.calls = client, forbidden, []
+        self._client, self._forbidden = client, forbidden
+        self.calls: list[str] = []
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._client, name)
@@ -162,8 +165,10 @@ ShiftIn = Callable[..., tuple[Shift, World, io.StringIO]]
 def shift_in(tmp_path: Path, green_ready: FakeKubernetes, preview: PreviewServer) -> ShiftIn:
     """A shift of blue 100 / green 0 to green on the emulated AWS, whose target is ready unless a test says otherwise."""
 
-    def make(aws: Emulated, *, skip_readiness: bool = False, **shift: Any) -> tuple[Shift, World, io.StringIO]:
-        config = load_config(write_project(tmp_path, config_of(**shift)))
+    def make(
+        aws: Emulated, *, skip_readiness: bool = False, applications: dict[str, Any] = THREE_APPLICATIONS, **shift: Any
+    ) -> tuple[Shift, World, io.StringIO]:
+        config = load_config(write_project(tmp_path, config_of(applications, **shift)))
         clock, out = FakeClock(), io.StringIO()
         world = World(aws, clock)
         clients = clients_of(aws, green_ready, eks=world.insights)
@@ -198,11 +203,11 @@ def test_every_application_moves_together_in_the_planned_steps(shift_in: ShiftIn
         "blue 25  green 75",
         "blue 0  green 100",
     ]
-    # One change per step: the parameter, then each application's rule once.
-    assert (ssm.count("put_parameter") - 2, elbv2.count("modify_rule")) == (4, 4 * len(APPS))  # 2: the lock
+    # One change per step: the parameter, then each application's rule once (the lock's own calls are its client's).
+    assert (ssm.count("put_parameter"), elbv2.count("modify_rule")) == (4, 4 * len(APPS))
     # Each application was judged on its own, from its own target group: green's requests grow with its weight.
-    first = out.getvalue().splitlines()
-    assert "    orders: requests 250  5xx 0.00% (0)  p99 0.300 s | ok" in first
+    # 10 requests a minute per weight point: green at 25 for the 5-minute window.
+    assert "    orders: requests 1250  5xx 0.00% (0)  p99 0.300 s | ok" in out.getvalue().splitlines()
     assert out.getvalue().splitlines()[-1] == "done: blue 0  green 100"
     assert deployed.ssm.get_parameters_by_path(Path="/eks-bg/traffic")["Parameters"][0]["Name"] == weights_parameter(PROJECT)
 
@@ -213,13 +218,13 @@ def test_a_breach_by_one_application_rolls_every_application_back_in_one_change(
     with pytest.raises(ShiftError) as failure:
         shift.run("green")
     assert str(failure.value) == (
-        "step 3/5  blue 40  green 60: orders: 5xx ratio 7.50% (45 of 600 requests) above traffic.shift.max_5xx_ratio "
+        "step 3/5  blue 40  green 60: orders: 5xx ratio 7.50% (225 of 3000 requests) above traffic.shift.max_5xx_ratio "
         "2.00%; rolled back to blue 60  green 40"
     )
     assert deployed.forwarded() == all_at({"blue": 60, "green": 40})
     assert deployed.live_weights() == {"blue": 60, "green": 40}
-    assert "    orders: requests 600  5xx 7.50% (45)  p99 0.300 s | GATE TRIPPED" in out.getvalue()
-    assert "    sample-app: requests 600  5xx 0.00% (0)  p99 0.300 s | ok" in out.getvalue()
+    assert "    orders: requests 3000  5xx 7.50% (225)  p99 0.300 s | GATE TRIPPED" in out.getvalue()
+    assert "    sample-app: requests 3000  5xx 0.00% (0)  p99 0.300 s | ok" in out.getvalue()
 
 
 def test_slow_responses_of_one_application_roll_back_too(shift_in: ShiftIn, deployed: Emulated) -> None:
@@ -235,25 +240,18 @@ def test_a_quiet_application_is_reported_idle_and_blocks_nothing(shift_in: Shift
     world.requests_per_weight["sample-app"] = 0  # nobody calls it; the others carry the evidence
     shift.run("green")
     assert deployed.forwarded() == all_at({"blue": 0, "green": 100})
-    assert out.getvalue().count("    sample-app: requests 0  5xx -  p99 - | IDLE") == 2
-    # catalogue's minimum is 0: it is judged even with few requests, never idle.
-    assert "catalogue: requests 0" not in out.getvalue()
+    assert out.getvalue().count("    sample-app: requests 0  5xx - (0)  p99 - | IDLE") == 2
+    assert out.getvalue().count("    catalogue: requests 2500  5xx 0.00% (0)  p99 0.300 s | ok") == 1
 
 
 def test_a_window_with_every_application_idle_is_no_evidence(shift_in: ShiftIn, deployed: Emulated) -> None:
-    shift, world, _ = shift_in(deployed, step=50, min_requests=5)
+    # Every application on the shift's minimum (catalogue's own 0 would make it judged even when quiet).
+    applications = {name: {k: v for k, v in app.items() if k != "min_requests"} for name, app in THREE_APPLICATIONS.items()}
+    shift, world, _ = shift_in(deployed, step=50, min_requests=5, applications=applications)
     world.requests_per_weight = dict.fromkeys(APPS, 0)
-    shift.aws._clients["elbv2"] = deployed.elbv2
     with pytest.raises(ShiftError, match="every application had fewer requests than its minimum"):
-        # catalogue's own minimum (0) makes it judged: give it one so the window is idle for all but it
-        shift.run("green") if False else _idle_everywhere(shift, world)
+        shift.run("green")
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
-
-
-def _idle_everywhere(shift: Shift, world: World) -> None:
-    for app in shift.config.applications:
-        shift.config.applications[app].__dict__["min_requests"] = None  # every application on the shift's minimum
-    shift.run("green")
 
 
 def test_quiet_windows_pass_when_asked(shift_in: ShiftIn, deployed: Emulated) -> None:
@@ -303,7 +301,9 @@ def test_a_target_that_has_not_proven_itself_gets_no_weight_and_every_gap_is_nam
 ) -> None:
     deployed.deregister_pods("green", "catalogue")
     shift, _, out = shift_in(deployed)
-    preview.answers[f"orders-green.{ZONE_NAME}"] = Answer("green", "", path="/status", body={"colour": "green", "release": "4.2.0"})
+    preview.answers[f"orders-green.{ZONE_NAME}"] = Answer(
+        "green", "", path="/status", body={"colour": "green", "release": "4.2.0"}
+    )
     try:
         with pytest.raises(UnsafeShiftError) as refused:
             shift.run("green")
@@ -361,9 +361,9 @@ def test_a_lock_left_behind_is_broken_only_when_asked_and_said(deployed: Emulate
         '"since": "2026-11-24T03:00:00+00:00", "where": "runner-7 pid 12"}',
         Type="String",
     )
-    with pytest.raises(LockedError, match=r"locked by arn:aws:sts::123456789012:assumed-role/ci/run-41 \(python -m tools"):
-        with dead.held():
-            pass
+    refused = pytest.raises(LockedError, match=r"locked by arn:aws:sts::123456789012:assumed-role/ci/run-41 \(python -m tools")
+    with refused, dead.held():
+        pass
     said: list[str] = []
     with dead.held(break_lock=True, say=said.append) as mine:
         assert dead.holder() == mine
@@ -414,8 +414,8 @@ def test_dry_run_prints_the_plan_and_the_readiness_report_and_changes_nothing(
         "step 3/3 blue 0  green 100",
     ]
     report = lines[lines.index("readiness of green:") + 1 :]
-    # cluster, insights, parent + 2 platform children + 3 applications' children, 3 target groups, 3 preview hosts
-    assert len([line for line in report if line.startswith("  ok       ")]) == 2 + 6 + 3 + 3, report
+    # cluster, insights, parent + 3 platform children + 3 applications' children, 3 target groups, 3 preview hosts
+    assert len([line for line in report if line.startswith("  ok       ")]) == 2 + 7 + 3 + 3, report
     assert not [line for line in report if line.startswith("  MISSING")]
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
 
@@ -463,11 +463,15 @@ def test_now_refuses_a_colour_without_healthy_targets_unless_forced(
 
 
 def test_now_settles_rules_a_change_left_half_way(tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]) -> None:
-    routes = __import__("tools.routes", fromlist=["read_routes"]).read_routes(deployed.elbv2, PROJECT)
-    half = copy.copy(routes)
-    half.public.pop("orders")
-    __import__("tools.routes", fromlist=["write_rules"]).write_rules(deployed.elbv2, half, {"blue": 0, "green": 100})
+    """A change that stopped half-way (one application's rule not written) refuses the gated shift; --now writes every
+    rule again."""
+    routes = read_routes(deployed.elbv2, PROJECT)
+    half = dataclasses.replace(routes, public={app: r for app, r in routes.public.items() if app != "orders"})
+    write_rules(deployed.elbv2, half, {"blue": 0, "green": 100})
+    assert deployed.forwarded()["orders"] == {"blue": 100, "green": 0}
     path = write_project(tmp_path, config_of())
+    assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, None)) == 2
+    assert "(a change stopped half-way?)" in capsys.readouterr().err
     assert main(["--to", "green", "--now", "--config", str(path)], aws=clients_of(deployed, None)) == 0
     assert deployed.forwarded() == all_at({"blue": 0, "green": 100})
 

@@ -8,6 +8,7 @@ the controller made it: weighted alias + TXT ownership records, an ALB with its 
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import math
@@ -63,7 +64,7 @@ def base_config(*, applications: dict[str, Any] | None = None, **clusters: dict[
         "region": REGION,
         "dns": {"parent_zone": "example.com", "sub_domain": "eks"},
         "applications": apps,
-        "clusters": {colour: {**release, **cluster} for colour, cluster in clusters.items()},
+        "clusters": {colour: {**copy.deepcopy(release), **cluster} for colour, cluster in clusters.items()},
     }
 
 

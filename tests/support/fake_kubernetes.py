@@ -1,5 +1,5 @@
-"""A Kubernetes API that serves Argo CD Applications and Ingresses on the REST paths the operator
-commands use (tools/kube.py), over HTTP on a loopback port: the teardown deletes through it, the
+"""A Kubernetes API that serves Argo CD Applications and the load balancer controller's TargetGroupBindings on the
+REST paths the operator commands use (tools/kube.py), over HTTP on a loopback port: the teardown deletes through it, the
 shift's readiness check lists through it.
 
 A deleted object lingers for a few readings (its finalizer at work), then disappears and runs its
@@ -14,13 +14,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
-from tools.kube import APPLICATIONS, INGRESSES, KubeApi
+from tools.kube import APPLICATIONS, TARGET_GROUP_BINDINGS, TARGET_GROUP_BINDINGS_IN, KubeApi
 
 FINALIZER_POLLS = 3  # readings a deleted object survives while its finalizer runs
 
 
 class FakeKubernetes:
-    """Argo CD Applications and Ingresses behind the Kubernetes REST paths of tools/kube.py."""
+    """Argo CD Applications and TargetGroupBindings behind the Kubernetes REST paths of tools/kube.py."""
 
     def __init__(self) -> None:
         self.objects: dict[str, dict[str, Any]] = {}
@@ -102,14 +102,26 @@ class FakeKubernetes:
         self.server.shutdown()
         self.server.server_close()
 
-    def add_ingress(self, namespace: str, name: str) -> None:
-        self.objects[f"{INGRESSES.format(namespace=namespace)}/{name}"] = {"metadata": {"name": name}}
+    def add_binding(self, namespace: str, name: str) -> None:
+        """A TargetGroupBinding (its namespace's, as argocd/apps renders one per application)."""
+        path = f"{TARGET_GROUP_BINDINGS_IN.format(namespace=namespace)}/{name}"
+        self.objects[path] = {"metadata": {"name": name, "namespace": namespace}}
+
+    def binding_names(self) -> list[str]:
+        return sorted(
+            f"{o['metadata']['namespace']}/{o['metadata']['name']}"
+            for p, o in self.objects.items()
+            if "/targetgroupbindings/" in p
+        )
 
     def application(self, name: str) -> dict[str, Any] | None:
         return self.objects.get(self._application_path(name))
 
     def _read(self, path: str) -> Any:
-        if path.endswith(("/ingresses", "/applications")):
+        if path == TARGET_GROUP_BINDINGS:  # every namespace's
+            found = [self._read(p) for p in list(self.objects) if "/targetgroupbindings/" in p]
+            return {"items": [item for item in found if item is not None]}
+        if path.endswith(("/targetgroupbindings", "/applications")):
             found = [self._read(p) for p in list(self.objects) if p.startswith(path + "/")]
             return {"items": [item for item in found if item is not None]}
         if path in self.deleting:

@@ -78,6 +78,8 @@ def main(
 def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock: Clock) -> None:
     config = load_config(args.config)
     clients = aws or Aws(config.region)
+    if args.to is not None and args.to not in config.clusters:
+        raise UnsafeShiftError(f"--to: {args.to!r} is not a configured colour; use one of {', '.join(config.clusters)}")
     lock = TrafficLock(clients.ssm, clients.sts, config.project, shlex.join(["python -m tools.shift", *sys.argv[1:]]), clock)
     if args.status:
         status(config, clients, lock, sys.stdout)
@@ -98,6 +100,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         )
     if args.to not in config.clusters:
         raise UnsafeShiftError(f"--to: {args.to!r} is not a configured colour; use one of {', '.join(config.clusters)}")
+    plan_weights({args.to: 1}, args.to, settings.step)  # the step itself, before any AWS call
     weights = live(clients, config)[1]
     plan = plan_weights(weights, args.to, settings.step)
     _refuse_weights_the_config_refuses(args.config, plan)
