@@ -1,9 +1,11 @@
 """`python -m tools.readiness <colour>` and the shift's proof, one test per condition that fails it.
 
-The world: green (Kubernetes 1.36) in the AWS emulator with its load balancer, EKS insights served beside moto
-(tests/support/emulated_aws.WithInsights), Argo CD behind a fake Kubernetes API running exactly the Applications
-the charts render from green's facts (tests/support/charts.release_applications), and a local HTTPS server standing
-in for green's preview host (tests/support/preview_server.py). Each test breaks one thing.
+The world: green (Kubernetes 1.36) in the AWS emulator with its pods registered in its target groups of the shared load
+balancer, three applications (tests/support/configs.THREE_APPLICATIONS), EKS insights served beside moto
+(tests/support/emulated_aws.WithInsights), Argo CD behind a fake Kubernetes API running exactly the Applications the
+charts render from green's facts (tests/support/charts.release_applications), and a local HTTPS server standing in for
+green's preview hosts (tests/support/preview_server.py). Each test breaks one thing, most of them for one application
+while the others pass.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from model.loading import config_from_dict, load_config
 from model.platform import COMPONENTS, Component, component
 from model.workloads import PARENT_APPLICATION
 from tests.support.charts import release_applications
-from tests.support.configs import named_release, write_project
+from tests.support.configs import THREE_APPLICATIONS, write_project
 from tests.support.emulated_aws import REGION, ZONE_NAME, Emulated, FakeClock, WithInsights, base_config, insight
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.support.preview_server import Answer, PreviewServer
@@ -33,7 +35,13 @@ from tools.readiness.release import registry_at
 from tools.readiness.report import main
 
 GREEN_TAG = "0.2.0"
-PREVIEW = f"app-green.{ZONE_NAME}"
+PREVIEW = f"app-green.{ZONE_NAME}"  # the sample app's
+APPS = {name: app["host"] for name, app in THREE_APPLICATIONS.items()}
+ANSWERS = {
+    PREVIEW: lambda: Answer("green", GREEN_TAG),
+    f"catalogue-green.{ZONE_NAME}": lambda: Answer("green", "", path="/health", body={"status": "ok"}),
+    f"orders-green.{ZONE_NAME}": lambda: Answer("green", "", path="/status", body={"colour": "green", "release": "4.2.1"}),
+}
 
 
 def chart(name: str) -> str:
@@ -64,7 +72,7 @@ class World:
     clock: FakeClock
 
     def readiness(self, *, refresh: bool = True, attempts: int = 3) -> Readiness:
-        clients = Aws(REGION, eks=self.eks, elbv2=self.aws.elbv2, kube=lambda _: self.argocd.api())
+        clients = Aws(REGION, eks=self.eks, elbv2=self.aws.elbv2, ssm=self.aws.ssm, kube=lambda _: self.argocd.api())
         prober = self.preview.prober(attempts=attempts)
         return Readiness(self.config, clients, self.clock, refresh_insights=refresh, prober=prober, components=registry)
 
@@ -76,9 +84,9 @@ class World:
 
 
 RAW = base_config(
-    blue={"kubernetes_version": "1.35", "weight": 100},
-    green={"kubernetes_version": "1.36", **named_release(image_tag=GREEN_TAG)},
+    applications=THREE_APPLICATIONS, blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36"}
 )
+RAW["clusters"]["green"]["applications"]["sample-app"]["image_tag"] = GREEN_TAG
 
 
 @pytest.fixture(scope="module")
@@ -95,9 +103,10 @@ def world(
     path = write_project(tmp_path, RAW)
     config = load_config(path)
     emulated.deploy_cluster("green", "1.36")
-    emulated.make_load_balancer("green")
+    emulated.deploy_traffic(APPS, {"blue": 100, "green": 0})
+    emulated.register_pods("green")
     argocd.runs(copy.deepcopy(green_runs))
-    preview.answers = {PREVIEW: Answer("green", GREEN_TAG)}
+    preview.answers = {host: answer() for host, answer in ANSWERS.items()}
     preview.unresolved = set()
     return World(config, path, emulated, WithInsights(emulated.eks), argocd, preview, FakeClock())
 
@@ -110,21 +119,28 @@ def test_a_ready_colour_passes_every_check_and_says_what_it_proved(world: World)
     assert details[1].startswith("EKS upgrade insights of eks-bg-green: none in ERROR (refreshed ")
     release = config_release(world.config)
     assert details[2] == f"Argo CD {PARENT_APPLICATION}: Synced/Healthy, revision main"
-    assert details[3:-2] == [
-        f"Argo CD {name}: Synced/Healthy, {'chart ' + version if version else 'revision main'}" for name, version in release
+    assert details[3 : 3 + len(release)] == [
+        f"Argo CD {name}: Synced/Healthy, {'chart ' + version if version else 'revision ' + str(revision)}"
+        for name, version, revision in release
     ]
-    assert details[-2].startswith("load balancer app/k8s-sampleapp-green/")
-    assert details[-1] == (
-        f"https://{PREVIEW}/probe: green answered through DNS, its ALB and TLS; read table eks-bg-users; "
-        f"image {GREEN_TAG} as configured"
-    )
+    assert details[3 + len(release) : -3] == [f"target group of {app} in green: 1 of 1 target(s) healthy" for app in APPS]
+    assert details[-3:] == [
+        f"https://{PREVIEW}/probe: green answered through DNS, the shared load balancer and TLS: colour green, "
+        f"image_tag {GREEN_TAG}, as configured",
+        f"https://catalogue-green.{ZONE_NAME}/health: green answered 200 through DNS, the shared load balancer and TLS",
+        f"https://orders-green.{ZONE_NAME}/status: green answered through DNS, the shared load balancer and TLS: colour "
+        "green, release 4.2.1, as configured",
+    ]
 
 
-def config_release(config: Config) -> list[tuple[str, str | None]]:
-    """The children green's release defines, written out from the registry: (name, chart version or None)."""
+def config_release(config: Config) -> list[tuple[str, str | None, str | None]]:
+    """The children green's release defines, written out from the registry and the applications: (name, chart version
+    or None, revision or None), in wave order."""
     release = config.release("green")
-    children = sorted((c for c in COMPONENTS if c.wave is not None), key=lambda c: (c.wave, c.name))
-    return [(c.name, release.platform.version(c) if c.chart else None) for c in children]
+    children = sorted((c for c in COMPONENTS if c.wave is not None), key=lambda c: (c.wave or 0, c.name))
+    platform = [(c.name, release.platform.version(c), None) for c in children]
+    apps = sorted(config.applications.items(), key=lambda item: (item[1].wave, item[0]))
+    return platform + [(name, None, release.applications[name].revision) for name, _ in apps]
 
 
 # --- Argo CD: the release the config names ------------------------------------------------------------------------
@@ -135,7 +151,7 @@ def test_only_the_parent_present_names_every_missing_child(world: World) -> None
         if name != PARENT_APPLICATION:
             world.argocd.remove_application(name)
     gaps = world.gaps()
-    children = [name for name, _ in config_release(world.config)]
+    children = [name for name, _, _ in config_release(world.config)]
     assert [g.split(":")[0] for g in gaps] == [f"Argo CD {name}" for name in children]
     assert all("missing from namespace argocd (green's release at main defines it" in g for g in gaps)
 
@@ -161,6 +177,14 @@ def test_a_child_at_another_revision_is_refused(world: World) -> None:
     source = world.argocd.application_source("sample-app")
     world.argocd.add_application("sample-app", wave=1, source={**source, "targetRevision": "v1.4.0"})
     assert world.gaps() == ["Argo CD sample-app: at revision v1.4.0, but clusters.green.gitops_revision is main"]
+
+
+def test_an_application_of_another_repository_at_another_revision_names_its_own_key(world: World) -> None:
+    source = world.argocd.application_source("catalogue")
+    world.argocd.add_application("catalogue", wave=1, source={**source, "targetRevision": "catalogue-v1.7.2"})
+    assert world.gaps() == [
+        "Argo CD catalogue: at revision catalogue-v1.7.2, but clusters.green.applications.catalogue.revision is catalogue-v1.8.0"
+    ]
 
 
 def test_a_child_not_synced_or_whose_last_sync_failed_is_named(world: World) -> None:
@@ -265,7 +289,24 @@ def test_a_refresh_that_cannot_be_had_says_so_and_how_to_skip(world: World, how:
     assert skipped[1].detail.endswith("(as EKS last computed them (--skip-insights-refresh: not refreshed))")
 
 
-# --- the preview host, end to end ----------------------------------------------------------------------------------
+# --- the target groups: each application's pods behind the shared load balancer --------------------------------------
+
+
+def test_an_application_without_targets_in_its_target_group_is_named_alone(world: World) -> None:
+    world.aws.deregister_pods("green", "orders")
+    assert world.gaps() == [
+        "target group of orders in green: no healthy target (no targets registered) (is its TargetGroupBinding there, and "
+        "its Service's pods Ready?)"
+    ]
+
+
+def test_without_the_traffic_stack_every_target_group_is_missing(world: World) -> None:
+    world.aws.elbv2.delete_load_balancer(LoadBalancerArn=world.aws.shared.load_balancer_arn)  # type: ignore[union-attr]
+    (gap,) = [g for g in world.gaps() if g.startswith("target groups")]
+    assert gap == "target groups of green: no load balancer eks-bg-traffic: deploy the traffic stack first (cdktf deploy traffic)"
+
+
+# --- the preview hosts, end to end ---------------------------------------------------------------------------------
 
 
 def test_the_preview_host_not_resolving_is_dns_not_there_yet(world: World) -> None:
@@ -280,22 +321,29 @@ def test_a_5xx_is_not_ready(world: World) -> None:
     world.preview.answers[PREVIEW].status = 503
     (gap,) = world.gaps()
     assert gap.startswith(f"https://{PREVIEW}/probe: HTTP 503 (")
-    assert "the app or its table cannot answer (after 3 attempts)" in gap
+    assert "sample-app cannot answer (after 3 attempts)" in gap
 
 
 def test_the_wrong_image_tag_is_not_ready(world: World) -> None:
     world.preview.answers[PREVIEW].image_tag = "0.1.0"
     (gap,) = world.gaps()
     assert gap == (
-        f"https://{PREVIEW}/probe: green runs image tag 0.1.0, but its release names {GREEN_TAG} "
-        "(clusters.green.image_tag or app.image_tag): a rollout may still be running (after 3 attempts)"
+        f"https://{PREVIEW}/probe: green answered image_tag '0.1.0' (expected '{GREEN_TAG}'); green names image tag "
+        f"{GREEN_TAG}: a rollout may still be running (after 3 attempts)"
     )
 
 
 def test_another_colour_answering_the_preview_host_is_not_ready(world: World) -> None:
     world.preview.answers[PREVIEW].colour = "blue"
     (gap,) = world.gaps()
-    assert "answered by colour blue, not green: the preview record points elsewhere" in gap
+    assert "answered by colour blue, not green: the preview route points elsewhere" in gap
+
+
+def test_one_application_answering_another_status_fails_alone(world: World) -> None:
+    world.preview.answers[f"catalogue-green.{ZONE_NAME}"].path = "/healthz"  # its image moved the endpoint
+    (gap,) = world.gaps()
+    assert gap.startswith(f"https://catalogue-green.{ZONE_NAME}/health: HTTP 404, not 200 (applications.catalogue.probe.status)")
+    assert "build catalogue of this revision (after 3 attempts)" in gap
 
 
 def test_a_certificate_not_valid_for_the_host_is_a_tls_failure(world: World) -> None:
@@ -303,8 +351,9 @@ def test_a_certificate_not_valid_for_the_host_is_a_tls_failure(world: World) -> 
 
     readiness = world.readiness()
     readiness.prober = world.preview.prober(trust=ssl.create_default_context())  # the machine's CAs: not the test's
-    (gap,) = missing(readiness.check("green"))
-    assert gap.startswith(f"https://{PREVIEW}/probe: TLS: the certificate at 127.0.0.1 is not valid for {PREVIEW} (")
+    gaps = missing(readiness.check("green"))
+    assert len(gaps) == len(APPS)
+    assert gaps[0].startswith(f"https://{PREVIEW}/probe: TLS: the certificate at 127.0.0.1 is not valid for {PREVIEW} (")
 
 
 def test_a_rollout_finishing_between_attempts_passes(world: World) -> None:
@@ -318,7 +367,7 @@ def test_a_rollout_finishing_between_attempts_passes(world: World) -> None:
 
 def test_the_command_prints_every_line_and_exits_1_when_not_ready(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     world.argocd.remove_application("external-dns")
-    clients = Aws(REGION, eks=world.eks, elbv2=world.aws.elbv2, kube=lambda _: world.argocd.api())
+    clients = Aws(REGION, eks=world.eks, elbv2=world.aws.elbv2, ssm=world.aws.ssm, kube=lambda _: world.argocd.api())
     argv = ["green", "--config", str(world.path)]
     status = main(argv, aws=clients, clock=world.clock, prober=world.preview.prober(), components=registry)
     printed = capsys.readouterr()
@@ -326,7 +375,8 @@ def test_the_command_prints_every_line_and_exits_1_when_not_ready(world: World, 
     lines = printed.out.splitlines()
     assert lines[0] == "readiness of green:"
     report = [line for line in lines if line.startswith(("  ok", "  MISSING"))]
-    assert len(report) == 5 + len(config_release(world.config))  # cluster, insights, parent, each child, targets, probe
+    # cluster, insights, parent, each child, then per application its target group and its preview host
+    assert len(report) == 3 + len(config_release(world.config)) + 2 * len(APPS)
     assert [line for line in report if line.startswith("  MISSING")] == [
         "  MISSING  Argo CD external-dns: missing from namespace argocd (green's release at main defines it, at chart "
         f"{chart('external-dns')})"
@@ -335,7 +385,7 @@ def test_the_command_prints_every_line_and_exits_1_when_not_ready(world: World, 
 
 
 def test_the_command_exits_0_when_ready(world: World, capsys: pytest.CaptureFixture[str]) -> None:
-    clients = Aws(REGION, eks=world.eks, elbv2=world.aws.elbv2, kube=lambda _: world.argocd.api())
+    clients = Aws(REGION, eks=world.eks, elbv2=world.aws.elbv2, ssm=world.aws.ssm, kube=lambda _: world.argocd.api())
     argv = ["green", "--config", str(world.path)]
     assert main(argv, aws=clients, clock=world.clock, prober=world.preview.prober(), components=registry) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "green is ready for traffic: python -m tools.shift --to green"
