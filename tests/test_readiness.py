@@ -37,11 +37,15 @@ from tools.readiness.report import main
 GREEN_TAG = "0.2.0"
 PREVIEW = f"app-green.{ZONE_NAME}"  # the sample app's
 APPS = {name: app["host"] for name, app in THREE_APPLICATIONS.items()}
-ANSWERS = {
-    PREVIEW: lambda: Answer("green", GREEN_TAG),
-    f"catalogue-green.{ZONE_NAME}": lambda: Answer("green", "", path="/health", body={"status": "ok"}),
-    f"orders-green.{ZONE_NAME}": lambda: Answer("green", "", path="/status", body={"colour": "green", "release": "4.2.1"}),
-}
+
+
+def answers() -> dict[str, Answer]:
+    """What green's pods of each application answer on their probe paths (fresh objects: tests change them)."""
+    return {
+        PREVIEW: Answer("green", GREEN_TAG),
+        f"catalogue-green.{ZONE_NAME}": Answer("green", "", path="/health", body={"status": "ok"}),
+        f"orders-green.{ZONE_NAME}": Answer("green", "", path="/status", body={"colour": "green", "release": "4.2.1"}),
+    }
 
 
 def chart(name: str) -> str:
@@ -106,7 +110,7 @@ def world(
     emulated.deploy_traffic(APPS, {"blue": 100, "green": 0})
     emulated.register_pods("green")
     argocd.runs(copy.deepcopy(green_runs))
-    preview.answers = {host: answer() for host, answer in ANSWERS.items()}
+    preview.answers = answers()
     preview.unresolved = set()
     return World(config, path, emulated, WithInsights(emulated.eks), argocd, preview, FakeClock())
 
