@@ -1,5 +1,5 @@
-"""`cdktf destroy <colour>` leaves nothing behind: the hook's order and waits against moto (ELBv2,
-Route53, EC2, EKS) and a fake Kubernetes API, its refusals, and the hook run by Terraform itself."""
+"""`cdktf destroy <colour>` leaves nothing behind: the hook's order and waits against moto (ELBv2, SSM, Route53, EC2,
+EKS) and a fake Kubernetes API, its refusals, and a colour deployed before the shared load balancer."""
 
 from __future__ import annotations
 
@@ -15,30 +15,36 @@ import pytest
 
 from model.teardown_plan import TeardownPlan
 from model.workloads import RESOURCES_FINALIZER
-from tests.support.emulated_aws import HOSTNAME, REGION, ZONE_NAME, Emulated, FakeClock, cluster
+from tests.support.emulated_aws import PROJECT, REGION, ZONE_NAME, Emulated, FakeClock, cluster
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws, colour_leftovers
 from tools.kube import KubeApi
+from tools.routes import read_routes
 from tools.teardown import Teardown, TeardownError, UnsafeTeardownError
+from tools.traffic_lock import TrafficLock
 
 PLAN = TeardownPlan(
     colour="blue",
     cluster=cluster("blue"),
     region=REGION,
     zone_name=ZONE_NAME,
-    hostname=HOSTNAME,
     weight=0,
     argocd_namespace="argocd",
     parent_application="app-of-apps",
-    ingress_namespaces=(),
     timeout_seconds=600,
+    project=PROJECT,
 )
-
+# What a colour deployed before the shared load balancer carries in its state: its own host, no project.
+BEFORE = {**{k: v for k, v in PLAN.to_json().items() if k != "project"}, "hostname": f"app.{ZONE_NAME}", "ingress_namespaces": []}
+LEGACY = TeardownPlan.from_json(json.dumps(BEFORE))
+APPS = {"sample-app": "app", "shop": "shop"}  # application -> host label, in the shared load balancer
 
 # The children blue runs, as argocd/apps renders them: name and sync wave. Argo CD manages itself without the
 # resources finalizer; every other child has it. Written out, not read from the checkout's registry: what the
 # teardown deletes is what the cluster runs.
-RUNNING = {"argo-cd": -2, "aws-load-balancer-controller": -1, "external-dns": 0, "sample-app": 1}
+RUNNING = {"argo-cd": -2, "aws-load-balancer-controller": -1, "external-dns": 0, "sample-app": 1, "shop": 1}
+# What a colour of the release before ran: the one sample app.
+RAN_BEFORE = {"argo-cd": -2, "aws-load-balancer-controller": -1, "external-dns": 0, "sample-app": 1}
 
 
 def runs(argocd: FakeKubernetes, children: Mapping[str, int | str | None], *, unfinalized: tuple[str, ...] = ()) -> None:
@@ -53,12 +59,16 @@ def runs(argocd: FakeKubernetes, children: Mapping[str, int | str | None], *, un
 
 @pytest.fixture
 def blue(emulated: Emulated, argocd: FakeKubernetes) -> Emulated:
-    """blue, retired to weight 0 but still running; the controllers clean up as they would."""
+    """blue, shifted to weight 0 but still running: its pods still in its target groups of the shared load balancer,
+    behind a TargetGroupBinding per application; the load balancer controller deregisters them as it would."""
     runs(argocd, RUNNING, unfinalized=("argo-cd",))
     emulated.deploy_cluster("blue")
-    emulated.make_load_balancer("blue")
-    emulated.write_records("blue", 0)
-    argocd.on_gone["sample-app"] = lambda: emulated.remove_load_balancer("blue")  # the Ingress finalizer
+    emulated.deploy_traffic(APPS, {"blue": 0, "green": 100})
+    emulated.register_pods("blue")
+    for app in APPS:
+        argocd.add_binding(app, app)
+        # The binding's finalizer: the controller takes its targets out, then lets it go.
+        argocd.on_gone[app] = lambda app=app: emulated.deregister_pods("blue", app)  # type: ignore[misc]
     return emulated
 
 
@@ -66,6 +76,16 @@ def leftovers(aws: Emulated) -> list[str]:
     return colour_leftovers(
         route53=aws.route53, elbv2=aws.elbv2, ec2=aws.ec2, zone=aws.zone, colour="blue", cluster=cluster("blue")
     )
+
+
+def registered(aws: Emulated, colour: str = "blue") -> int:
+    groups = read_routes(aws.elbv2, PROJECT).of_colour(colour)
+    return sum(len(aws.elbv2.describe_target_health(TargetGroupArn=arn)["TargetHealthDescriptions"]) for arn in groups.values())
+
+
+def forwarding(aws: Emulated) -> dict[str, list[str]]:
+    """The colours each application's public rule forwards to (whatever their weight)."""
+    return {app: sorted(weights) for app, weights in aws.forwarded().items()}
 
 
 def teardown_of(
@@ -76,8 +96,140 @@ def teardown_of(
         assert cluster_name == plan.cluster
         return argocd.api()
 
-    clients = Aws(REGION, route53=aws.route53, elbv2=aws.elbv2, ec2=aws.ec2, eks=aws.eks, kube=api)
+    clients = Aws(REGION, route53=aws.route53, elbv2=aws.elbv2, ec2=aws.ec2, eks=aws.eks, ssm=aws.ssm, sts=aws.sts, kube=api)
     return Teardown(plan=plan, aws=clients, clock=clock, out=io.StringIO(), **options)
+
+
+# --- a colour behind the shared load balancer ---------------------------------------------------------------------
+
+
+def test_applications_go_first_then_their_targets_then_the_controllers(blue: Emulated, argocd: FakeKubernetes) -> None:
+    clock = FakeClock()
+    seen_at_controller_delete: list[int] = []
+    argocd.on_delete["external-dns"] = lambda: seen_at_controller_delete.append(registered(blue))
+    teardown = teardown_of(blue, argocd, clock)
+    teardown.run()
+
+    assert argocd.events == [
+        'patch app-of-apps {"spec": {"syncPolicy": {"automated": null}}}',
+        "delete sample-app (Foreground)",
+        "delete shop (Foreground)",
+        "gone sample-app",
+        "gone shop",
+        "delete sample-app (Foreground)",
+        "delete shop (Foreground)",
+        "gone sample-app",
+        "gone shop",
+        "delete external-dns (Foreground)",
+        "gone external-dns",
+        "delete aws-load-balancer-controller (Foreground)",
+        "gone aws-load-balancer-controller",
+    ]
+    assert seen_at_controller_delete == [0], "the controller must outlive the colour's targets"
+    assert argocd.binding_names() == []
+    # blue's target groups are out of every weighted rule: the traffic stack can delete them once blue leaves config.
+    assert forwarding(blue) == {app: ["green"] for app in APPS}
+    assert argocd.application("app-of-apps") is not None  # Terraform removes the parent next (its release)
+    assert argocd.application("argo-cd") is not None  # no resources finalizer: it goes with the cluster
+    assert teardown.out.getvalue().splitlines() == [  # type: ignore[attr-defined]
+        f"teardown: leaving argo-cd (no {RESOURCES_FINALIZER}): Terraform removes the cluster they run in",
+        "teardown: app-of-apps: automated sync off",
+        "teardown: application sample-app (sync wave 1): deleting",
+        "teardown: application shop (sync wave 1): deleting",
+        "teardown: application sample-app: gone",
+        "teardown: application shop: gone",
+        "teardown: TargetGroupBinding sample-app/sample-app: deleting",
+        "teardown: TargetGroupBinding shop/shop: deleting",
+        "teardown: blue's target groups taken out of 2 weighted rule(s)",
+        "teardown: application external-dns (sync wave 0): deleting",
+        "teardown: application external-dns: gone",
+        "teardown: application aws-load-balancer-controller (sync wave -1): deleting",
+        "teardown: application aws-load-balancer-controller: gone",
+        "teardown: blue: applications, targets, load balancers and records are gone; Terraform removes the rest",
+    ]
+
+
+def test_a_colour_with_live_weight_in_the_shared_load_balancer_is_not_touched(blue: Emulated, argocd: FakeKubernetes) -> None:
+    blue.ssm.put_parameter(Name="/eks-bg/traffic/weights", Value='{"blue": 30, "green": 70}', Overwrite=True, Type="String")
+    with pytest.raises(UnsafeTeardownError, match=r"blue still has weight 30 in the shared load balancer: shift its traffic"):
+        teardown_of(blue, argocd, FakeClock()).run()
+    assert argocd.events == []
+    assert registered(blue) == len(APPS)
+
+
+def test_a_rule_still_forwarding_to_the_colour_counts_as_weight(blue: Emulated, argocd: FakeKubernetes) -> None:
+    """The parameter says 0 but a rule still sends blue a share (a change stopped half-way): refused too."""
+    routes = read_routes(blue.elbv2, PROJECT)
+    route = routes.public["shop"]
+    forward = [{"TargetGroupArn": arn, "Weight": 5 if colour == "blue" else 95} for colour, arn in route.target_groups.items()]
+    blue.elbv2.modify_rule(RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": {"TargetGroups": forward}}])
+    with pytest.raises(UnsafeTeardownError, match=r"blue still has weight 5 in the shared load balancer"):
+        teardown_of(blue, argocd, FakeClock()).run()
+
+
+def test_a_colour_deployed_with_weight_is_not_touched(blue: Emulated, argocd: FakeKubernetes) -> None:
+    with pytest.raises(UnsafeTeardownError, match=r"clusters.blue.weight is 20 in the config blue was deployed with"):
+        teardown_of(blue, argocd, FakeClock(), plan=dataclasses.replace(PLAN, weight=20)).run()
+    assert argocd.events == []
+
+
+def test_targets_that_outlive_the_bounded_wait_are_named_and_the_controllers_are_kept(
+    blue: Emulated, argocd: FakeKubernetes
+) -> None:
+    argocd.on_gone["shop"] = lambda: None  # the controller is stuck: shop's pods stay registered
+    clock = FakeClock()
+    with pytest.raises(TeardownError) as failure:
+        teardown_of(blue, argocd, clock, plan=dataclasses.replace(PLAN, timeout_seconds=120)).run()
+    message = str(failure.value)
+    assert message.startswith("after 120 s (traffic.teardown_timeout_seconds) still there: 1 target(s) of shop in target group ")
+    assert "run `cdktf destroy blue` again" in message
+    assert clock.slept <= 120 + 10
+    assert argocd.application("aws-load-balancer-controller") is not None
+
+
+def test_the_detach_waits_for_no_one_and_refuses_while_the_traffic_is_locked(blue: Emulated, argocd: FakeKubernetes) -> None:
+    lock = TrafficLock(blue.ssm, blue.sts, PROJECT, "python -m tools.shift --to green", FakeClock())
+    with lock.held(), pytest.raises(TeardownError, match=r"the traffic of eks-bg is locked by .*blue's applications are gone"):
+        teardown_of(blue, argocd, FakeClock()).run()
+    assert registered(blue) == 0
+    assert forwarding(blue) == {app: ["blue", "green"] for app in APPS}
+    teardown_of(blue, argocd, FakeClock()).run()  # a re-run resumes: the detach, then the controllers
+    assert forwarding(blue) == {app: ["green"] for app in APPS}
+
+
+def test_a_cluster_that_is_already_gone_only_waits_for_aws(emulated: Emulated) -> None:
+    teardown_of(emulated, None, FakeClock()).run()  # no EKS cluster: the Kubernetes API is never called
+
+
+def test_an_unreachable_kubernetes_api_stops_the_destroy_unless_forced(blue: Emulated) -> None:
+    closed = FakeKubernetes()
+    closed.close()
+    with pytest.raises(TeardownError, match="cannot reach eks-bg-blue's Kubernetes API"):
+        teardown_of(blue, closed, FakeClock()).run()
+    assert registered(blue) == len(APPS)
+    blue.deregister_pods("blue")  # what is left to do once the cluster is gone: its pods with it
+    forced = teardown_of(blue, closed, FakeClock(), force=True)
+    forced.run()  # goes on without the Kubernetes API: says so, and still waits until AWS holds nothing of blue
+    printed = forced.out.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert printed[0] == "teardown: --force: not checking blue's weight"
+    assert printed[1].startswith("teardown: --force: skipping the applications, the Kubernetes API is unreachable (")
+    assert printed[-1] == "teardown: blue: applications, targets, load balancers and records are gone; Terraform removes the rest"
+
+
+# --- a colour deployed before the shared load balancer: its own ALB and ExternalDNS records --------------------------
+
+
+@pytest.fixture
+def before(emulated: Emulated, argocd: FakeKubernetes) -> Emulated:
+    """blue as the release before made it: its own load balancer and ExternalDNS's weighted records, weight 0."""
+    runs(
+        argocd, {"argo-cd": -2, "aws-load-balancer-controller": -1, "external-dns": 0, "sample-app": 1}, unfinalized=("argo-cd",)
+    )
+    emulated.deploy_cluster("blue")
+    emulated.make_load_balancer("blue")
+    emulated.write_records("blue", 0)
+    argocd.on_gone["sample-app"] = lambda: emulated.remove_load_balancer("blue")  # the Ingress finalizer
+    return emulated
 
 
 def external_dns_removes_records_after(aws: Emulated, clock: FakeClock, seconds: float, ingress_gone: threading.Event) -> None:
@@ -93,22 +245,22 @@ def external_dns_removes_records_after(aws: Emulated, clock: FakeClock, seconds:
     clock.on_sleep.append(tick)
 
 
-def test_workloads_go_first_then_their_load_balancer_and_records_then_the_controllers(
-    blue: Emulated, argocd: FakeKubernetes
+def test_a_colour_deployed_before_goes_as_it_did_its_load_balancer_and_records_before_the_controllers(
+    before: Emulated, argocd: FakeKubernetes
 ) -> None:
     clock = FakeClock()
     seen_at_controller_delete: list[list[str]] = []
-    argocd.on_delete["external-dns"] = lambda: seen_at_controller_delete.append(leftovers(blue))
+    argocd.on_delete["external-dns"] = lambda: seen_at_controller_delete.append(leftovers(before))
     ingress_gone = threading.Event()
 
     def ingress_finalizer() -> None:  # the load balancer controller removes the ALB, then the Ingress goes
-        blue.remove_load_balancer("blue")
+        before.remove_load_balancer("blue")
         ingress_gone.set()
 
     argocd.on_gone["sample-app"] = ingress_finalizer
-    external_dns_removes_records_after(blue, clock, 60, ingress_gone)
+    external_dns_removes_records_after(before, clock, 60, ingress_gone)
 
-    teardown = teardown_of(blue, argocd, clock)
+    teardown = teardown_of(before, argocd, clock, plan=LEGACY)
     teardown.run()
 
     assert argocd.events == [
@@ -121,7 +273,7 @@ def test_workloads_go_first_then_their_load_balancer_and_records_then_the_contro
         "gone aws-load-balancer-controller",
     ]
     assert seen_at_controller_delete == [[]], "ExternalDNS and the controller must outlive the ALB and the records"
-    assert leftovers(blue) == []
+    assert leftovers(before) == []
     assert argocd.application("app-of-apps") is not None  # Terraform removes the parent next (its release)
     assert argocd.application("argo-cd") is not None  # no resources finalizer: it goes with the cluster
     assert argocd.tokens == {"Bearer Bearer-test"}
@@ -134,39 +286,33 @@ def test_workloads_go_first_then_their_load_balancer_and_records_then_the_contro
         "teardown: application external-dns: gone",
         "teardown: application aws-load-balancer-controller (sync wave -1): deleting",
         "teardown: application aws-load-balancer-controller: gone",
-        "teardown: blue: applications, load balancers and records are gone; Terraform removes the rest",
+        "teardown: blue: applications, targets, load balancers and records are gone; Terraform removes the rest",
     ]
 
 
-def test_a_colour_that_still_has_weight_in_route53_is_not_touched(blue: Emulated, argocd: FakeKubernetes) -> None:
-    blue.write_records("blue", 30)
+def test_a_colour_that_still_has_weight_in_route53_is_not_touched(before: Emulated, argocd: FakeKubernetes) -> None:
+    before.write_records("blue", 30)
     with pytest.raises(
-        UnsafeTeardownError, match=r"blue still has weight 30 in Route53 for app\.eks\.example\.com: shift its traffic"
+        UnsafeTeardownError, match=r"blue still has weight 30 in a Route53 record of its own in eks\.example\.com: shift its"
     ):
-        teardown_of(blue, argocd, FakeClock()).run()
+        teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
     assert argocd.events == []
-    assert len(leftovers(blue)) == 5  # 2 records, load balancer, target group, security group
+    assert len(leftovers(before)) == 5  # 2 records, load balancer, target group, security group
 
 
-def test_a_colour_deployed_with_weight_is_not_touched(blue: Emulated, argocd: FakeKubernetes) -> None:
-    with pytest.raises(UnsafeTeardownError, match=r"clusters.blue.weight is 20 in the config blue was deployed with"):
-        teardown_of(blue, argocd, FakeClock(), plan=dataclasses.replace(PLAN, weight=20)).run()
-    assert argocd.events == []
-
-
-def test_force_takes_down_a_colour_that_still_has_weight(blue: Emulated, argocd: FakeKubernetes) -> None:
-    blue.write_records("blue", 30)
-    argocd.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
-    teardown_of(blue, argocd, FakeClock(), plan=dataclasses.replace(PLAN, weight=20), force=True).run()
-    assert leftovers(blue) == []
+def test_force_takes_down_a_colour_that_still_has_weight(before: Emulated, argocd: FakeKubernetes) -> None:
+    before.write_records("blue", 30)
+    argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
+    teardown_of(before, argocd, FakeClock(), plan=dataclasses.replace(LEGACY, weight=20), force=True).run()
+    assert leftovers(before) == []
     assert argocd.application("aws-load-balancer-controller") is None
 
 
-def test_what_outlives_the_bounded_wait_is_named_and_the_controllers_are_kept(blue: Emulated, argocd: FakeKubernetes) -> None:
+def test_what_outlives_the_bounded_wait_is_named_and_the_controllers_are_kept(before: Emulated, argocd: FakeKubernetes) -> None:
     argocd.on_gone["sample-app"] = lambda: None  # the controller is stuck: the ALB stays
     clock = FakeClock()
     with pytest.raises(TeardownError) as failure:
-        teardown_of(blue, argocd, clock, plan=dataclasses.replace(PLAN, timeout_seconds=120)).run()
+        teardown_of(before, argocd, clock, plan=dataclasses.replace(LEGACY, timeout_seconds=120)).run()
     message = str(failure.value)
     assert message.startswith("after 120 s (traffic.teardown_timeout_seconds) still there: Route53 ")
     for part in (
@@ -184,48 +330,20 @@ def test_what_outlives_the_bounded_wait_is_named_and_the_controllers_are_kept(bl
 
 
 def test_two_zones_with_the_sub_zones_name_stop_the_destroy_instead_of_hiding_the_records(
-    blue: Emulated, argocd: FakeKubernetes
+    before: Emulated, argocd: FakeKubernetes
 ) -> None:
-    twin = blue.route53.create_hosted_zone(Name=ZONE_NAME, CallerReference="twin")["HostedZone"]["Id"]
+    twin = before.route53.create_hosted_zone(Name=ZONE_NAME, CallerReference="twin")["HostedZone"]["Id"]
     try:
         with pytest.raises(TeardownError, match=r"2 public hosted zones are named eks\.example\.com .*nothing of blue"):
-            teardown_of(blue, argocd, FakeClock()).run()
+            teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
         assert argocd.events == []
     finally:
-        blue.route53.delete_hosted_zone(Id=twin)
+        before.route53.delete_hosted_zone(Id=twin)
 
 
-def test_a_cluster_that_is_already_gone_only_waits_for_aws(emulated: Emulated) -> None:
-    teardown_of(emulated, None, FakeClock()).run()  # no EKS cluster: the Kubernetes API is never called
-
-
-def test_an_unreachable_kubernetes_api_stops_the_destroy_unless_forced(blue: Emulated) -> None:
-    closed = FakeKubernetes()
-    closed.close()
-    with pytest.raises(TeardownError, match="cannot reach eks-bg-blue's Kubernetes API"):
-        teardown_of(blue, closed, FakeClock()).run()
-    assert len(leftovers(blue)) == 5
-    blue.remove_load_balancer("blue")  # what is left to do once the controllers have done their part
-    blue.remove_records("blue")
-    forced = teardown_of(blue, closed, FakeClock(), force=True)
-    forced.run()  # goes on without the Kubernetes API: says so, and still waits until AWS holds nothing of blue
-    printed = forced.out.getvalue().splitlines()  # type: ignore[attr-defined]
-    assert printed[0] == "teardown: --force: not checking blue's weight"
-    assert printed[1].startswith("teardown: --force: skipping the applications, the Kubernetes API is unreachable (")
-    assert printed[-1] == "teardown: blue: applications, load balancers and records are gone; Terraform removes the rest"
-    assert leftovers(blue) == []
-
-
-def test_helm_delivered_ingresses_are_deleted_before_the_controllers(blue: Emulated, argocd: FakeKubernetes) -> None:
-    argocd.remove_application("sample-app")  # the app is not a child: Terraform installed it
-    argocd.add_ingress("sample-app", "sample-app")
-    argocd.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
-    plan = dataclasses.replace(PLAN, ingress_namespaces=("sample-app",))
-    teardown_of(blue, argocd, FakeClock(), plan=plan).run()
-    assert argocd.events[1:4] == ["delete sample-app (Foreground)", "gone sample-app", "delete external-dns (Foreground)"]
-
-
-def test_the_order_is_the_sync_waves_the_cluster_runs_not_the_checkouts_registry(blue: Emulated, argocd: FakeKubernetes) -> None:
+def test_the_order_is_the_sync_waves_the_cluster_runs_not_the_checkouts_registry(
+    before: Emulated, argocd: FakeKubernetes
+) -> None:
     """A colour following another Git revision: two workloads (waves 2 and 1) where the registry has sample-app,
     which the cluster does not run and nothing waits for; cert-manager, which the registry does not know, at
     wave -1 beside the load balancer controller; ExternalDNS without the annotation, so at Argo CD's wave 0."""
@@ -241,11 +359,11 @@ def test_the_order_is_the_sync_waves_the_cluster_runs_not_the_checkouts_registry
         },
         unfinalized=("argo-cd",),
     )
-    argocd.on_gone["shop"] = lambda: blue.remove_everything("blue")  # the last Ingress: its ALB and records go
+    argocd.on_gone["shop"] = lambda: before.remove_everything("blue")  # the last Ingress: its ALB and records go
     seen_at_controller_delete: list[list[str]] = []
-    argocd.on_delete["external-dns"] = lambda: seen_at_controller_delete.append(leftovers(blue))
+    argocd.on_delete["external-dns"] = lambda: seen_at_controller_delete.append(leftovers(before))
 
-    teardown_of(blue, argocd, FakeClock()).run()
+    teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
 
     assert argocd.events == [
         'patch app-of-apps {"spec": {"syncPolicy": {"automated": null}}}',
@@ -264,13 +382,13 @@ def test_the_order_is_the_sync_waves_the_cluster_runs_not_the_checkouts_registry
     assert sorted(argocd.application_names()) == ["app-of-apps", "argo-cd"]
 
 
-def test_applications_without_the_resources_finalizer_are_left_and_named(blue: Emulated, argocd: FakeKubernetes) -> None:
+def test_applications_without_the_resources_finalizer_are_left_and_named(before: Emulated, argocd: FakeKubernetes) -> None:
     """Deleting them would not remove what they installed (a workload's Ingress, its ALB): the teardown leaves
     them, whatever their wave, and says so; the cluster goes with them."""
-    runs(argocd, {**RUNNING, "dashboard": 3}, unfinalized=("argo-cd", "dashboard"))
+    runs(argocd, {**RAN_BEFORE, "dashboard": 3}, unfinalized=("argo-cd", "dashboard"))
     argocd.add_application("metrics", wave=-3, finalizers=["example.com/other"])  # another finalizer only
-    argocd.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
-    teardown = teardown_of(blue, argocd, FakeClock())
+    argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
+    teardown = teardown_of(before, argocd, FakeClock(), plan=LEGACY)
     teardown.run()
     assert [e for e in argocd.events if e.startswith("delete")] == [
         "delete sample-app (Foreground)",
@@ -286,13 +404,13 @@ def test_applications_without_the_resources_finalizer_are_left_and_named(blue: E
     assert sum("leaving" in line for line in printed) == 1
 
 
-def test_the_finalizer_with_a_deletion_mode_cascades_too(blue: Emulated, argocd: FakeKubernetes) -> None:
+def test_the_finalizer_with_a_deletion_mode_cascades_too(before: Emulated, argocd: FakeKubernetes) -> None:
     """Argo CD's `resources-finalizer.argocd.argoproj.io/background` deletes what the app installed as the plain
     one does: such a workload must go before the wait, not be left to orphan its load balancer."""
-    runs(argocd, RUNNING, unfinalized=("argo-cd",))
+    runs(argocd, RAN_BEFORE, unfinalized=("argo-cd",))
     argocd.add_application("shop", wave=2, finalizers=[f"{RESOURCES_FINALIZER}/background"])
-    argocd.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
-    teardown_of(blue, argocd, FakeClock()).run()
+    argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
+    teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
     assert [e for e in argocd.events if e.startswith("delete")][:2] == [
         "delete shop (Foreground)",
         "delete sample-app (Foreground)",
@@ -301,28 +419,30 @@ def test_the_finalizer_with_a_deletion_mode_cascades_too(blue: Emulated, argocd:
 
 @pytest.mark.parametrize("value", ["minus-one", "1.5", "", " 1", "1_0"])
 def test_a_sync_wave_that_is_not_an_integer_stops_the_teardown_before_anything_changes(
-    blue: Emulated, argocd: FakeKubernetes, value: str
+    before: Emulated, argocd: FakeKubernetes, value: str
 ) -> None:
     argocd.add_application("cert-manager", wave=value)
     with pytest.raises(TeardownError) as failure:
-        teardown_of(blue, argocd, FakeClock()).run()
+        teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
     assert str(failure.value) == (
         f"application cert-manager: its annotation argocd.argoproj.io/sync-wave is {value!r}, not an integer, so the "
         "order to delete the applications in is unknown. Fix it in the Git revision blue follows, let Argo CD sync it, "
         "then run `cdktf destroy blue` again; nothing of blue has been deleted"
     )
     assert argocd.events == []  # not even the parent's automated sync
-    assert len(leftovers(blue)) == 5
+    assert len(leftovers(before)) == 5
 
 
-def test_a_plan_a_colour_was_deployed_with_before_still_runs_it(blue: Emulated, argocd: FakeKubernetes) -> None:
-    """Its Terraform state still lists the applications, as the checkout had them: what a destroy hands the hook.
-    They are ignored; the cluster says what goes."""
-    old = {**PLAN.to_json(), "workload_applications": ["sample-app"], "controller_applications": ["external-dns"]}
+def test_a_plan_a_colour_was_deployed_with_before_still_runs_it(before: Emulated, argocd: FakeKubernetes) -> None:
+    """Its Terraform state still lists the applications, as the checkout had them, and its one host: what a destroy
+    hands the hook. They are ignored; the cluster says what goes, and without a project nothing of the shared load
+    balancer is its."""
+    old = {**BEFORE, "workload_applications": ["sample-app"], "controller_applications": ["external-dns"]}
     plan = TeardownPlan.from_json(json.dumps(old))
-    assert plan == PLAN
-    argocd.on_gone["sample-app"] = lambda: blue.remove_everything("blue")
-    teardown_of(blue, argocd, FakeClock(), plan=plan).run()
+    assert plan == LEGACY
+    assert dataclasses.replace(PLAN, project="") == LEGACY
+    argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
+    teardown_of(before, argocd, FakeClock(), plan=plan).run()
     assert sorted(argocd.application_names()) == ["app-of-apps", "argo-cd"]
     with pytest.raises(ValueError, match="a teardown plan has exactly the keys"):
         TeardownPlan.from_json(json.dumps({**old, "applications": []}))
