@@ -24,7 +24,6 @@ from model.paths import PROJECT_DIR
 from model.teardown_plan import FORCE_ENV, PLAN_ENV
 from tests.support.configs import write_project
 from tests.support.emulated_aws import EXPIRED, REGION, Emulated, FakeClock, aws_error, base_config, without_credentials
-from tests.support.fake_deployer import FakeDeployer
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.test_teardown import PLAN
 from tools import retire, teardown
@@ -76,13 +75,11 @@ def test_shift_without_credentials_is_refused_before_any_weight_moves(
     project: Path, no_aws_credentials: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = project.read_text()
-    deployer = FakeDeployer(project, {"blue": 100, "green": 0})
-    assert shift(["--to", "green", "--config", str(project)], deployer=deployer) == 2
+    assert shift(["--to", "green", "--config", str(project)]) == 2
     printed = capsys.readouterr()
     assert printed.err.startswith("refused: no usable AWS credentials (Unable to locate credentials)"), printed.err
     no_traceback(printed.out + printed.err)
     assert project.read_text() == before
-    assert deployer.tried == []
 
 
 @pytest.fixture
@@ -92,26 +89,35 @@ def stubbed_eks(emulated: Emulated) -> Iterator[Stubber]:
         yield stub
 
 
+@pytest.fixture
+def stubbed_elbv2(emulated: Emulated) -> Iterator[Stubber]:
+    """The emulator's ELBv2 client answering from a script: the shift's first AWS call reads the shared load balancer."""
+    with Stubber(emulated.elbv2) as stub:
+        yield stub
+
+
 @pytest.mark.parametrize(
     ("code", "message", "said"),
     [
-        ("AccessDeniedException", DENIED, f"AWS denied DescribeCluster to this identity (AccessDeniedException: {DENIED})"),
-        ("ExpiredTokenException", "The security token included in the request is expired", "the AWS credentials have expired"),
-        ("UnrecognizedClientException", "The security token included in the request is invalid", "AWS does not accept these"),
+        ("AccessDenied", DENIED, f"AWS denied DescribeLoadBalancers to this identity (AccessDenied: {DENIED})"),
+        ("ExpiredToken", "The security token included in the request is expired", "the AWS credentials have expired"),
+        ("InvalidClientTokenId", "The security token included in the request is invalid", "AWS does not accept these"),
     ],
 )
 def test_shift_denied_or_with_an_expired_login_is_refused_in_one_line(
     project: Path,
     emulated: Emulated,
-    stubbed_eks: Stubber,
+    stubbed_elbv2: Stubber,
     capsys: pytest.CaptureFixture[str],
     code: str,
     message: str,
     said: str,
 ) -> None:
-    stubbed_eks.add_client_error("describe_cluster", service_error_code=code, service_message=message, http_status_code=403)
-    aws = Aws(REGION, eks=emulated.eks, route53=emulated.route53)
-    assert shift(["--to", "green", "--config", str(project)], aws=aws, deployer=FakeDeployer(project, {})) == 2
+    stubbed_elbv2.add_client_error(
+        "describe_load_balancers", service_error_code=code, service_message=message, http_status_code=403
+    )
+    aws = Aws(REGION, eks=emulated.eks, sts=emulated.sts, ssm=emulated.ssm, elbv2=emulated.elbv2)
+    assert shift(["--to", "green", "--config", str(project)], aws=aws) == 2
     printed = capsys.readouterr()
     assert printed.err.startswith(f"refused: {said}"), printed.err
     assert printed.err.rstrip().endswith("nothing was changed")
@@ -194,6 +200,8 @@ def test_the_destroy_hook_that_loses_aws_part_way_says_what_is_gone_and_exits_1(
         route53=emulated.route53,
         eks=emulated.eks,
         ec2=emulated.ec2,
+        ssm=emulated.ssm,
+        sts=emulated.sts,
         elbv2=ExpiringElbv2(emulated.elbv2),
         kube=lambda _: argocd.api(),
     )

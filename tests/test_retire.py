@@ -1,5 +1,6 @@
 """`python -m tools.retire <colour>`: the teardown's refusals before anything slow runs, then one
-`cdktf destroy <colour>` (recorded, not run), and --force past a weight Route53 still has."""
+`cdktf destroy <colour>` (recorded, not run), and --force past a weight the shared load balancer (or a record the
+colour's ExternalDNS wrote before it) still has."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tests.support.configs import write_project
 from tests.support.emulated_aws import Emulated, base_config
 from tools import retire
 from tools.aws import Aws
+from tools.routes import read_routes, write_rules
 
 
 def deployed_state(project: Path, colour: str) -> None:
@@ -30,8 +32,7 @@ def retire_project(tmp_path: Path, emulated: Emulated, monkeypatch: pytest.Monke
     path = write_project(tmp_path, config)
     for colour in ("blue", "green"):  # both deployed: their states hold resources
         deployed_state(tmp_path, colour)
-    emulated.make_load_balancer("blue")
-    emulated.write_records("blue", 0)
+    emulated.deploy_traffic({"sample-app": "app"}, {"blue": 0, "green": 100})
     runs: list[Any] = []
 
     def run_cdktf(arguments: list[str], **options: Any) -> int:
@@ -40,7 +41,8 @@ def retire_project(tmp_path: Path, emulated: Emulated, monkeypatch: pytest.Monke
 
     monkeypatch.setattr(retire, "run_cdktf", run_cdktf)
     # The emulator's clients, made once per module (a new boto3 session per command re-reads botocore's models).
-    monkeypatch.setattr(retire, "Aws", lambda region: Aws(region, route53=emulated.route53, eks=emulated.eks))
+    clients = {name: getattr(emulated, name) for name in ("route53", "eks", "elbv2", "ssm")}
+    monkeypatch.setattr(retire, "Aws", lambda region: Aws(region, **clients))
     return path, runs
 
 
@@ -54,7 +56,7 @@ def test_retire_destroys_a_colour_without_weight(retire_project: tuple[Path, lis
     ("argv", "message"),
     [
         (["purple"], "refused: 'purple' is not a configured colour; use one of blue, green"),
-        (["green"], "refused: clusters.green.weight is 100 in "),
+        (["green"], "refused: green still has weight 100 in the shared load balancer: shift its traffic away first"),
     ],
 )
 def test_retire_refuses_before_running_anything(
@@ -66,16 +68,30 @@ def test_retire_refuses_before_running_anything(
     assert runs == []
 
 
-def test_retire_refuses_a_colour_route53_still_sends_traffic_to_unless_forced(
+def test_retire_refuses_a_colour_the_shared_load_balancer_still_sends_traffic_to_unless_forced(
     retire_project: tuple[Path, list[Any]], emulated: Emulated, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, runs = retire_project
-    emulated.write_records("blue", 10)
+    emulated.ssm.put_parameter(Name="/eks-bg/traffic/weights", Value='{"blue": 10, "green": 90}', Overwrite=True, Type="String")
     assert retire.main(["blue", "--config", str(path)]) == 2
-    assert capsys.readouterr().err.startswith("refused: blue still has weight 10 in Route53 for app.eks.example.com")
+    assert capsys.readouterr().err.startswith("refused: blue still has weight 10 in the shared load balancer: shift its")
     assert runs == []
     assert retire.main(["blue", "--force", "--config", str(path)]) == 0
     assert runs == [(["destroy", "blue"], {"cwd": path.parent, "env": {FORCE_ENV: "1"}})]
+
+
+def test_retire_refuses_a_colour_whose_own_records_still_have_weight(
+    retire_project: tuple[Path, list[Any]], emulated: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A colour deployed before the shared load balancer: its ExternalDNS's weighted record still answers users."""
+    path, runs = retire_project
+    emulated.make_load_balancer("blue")
+    emulated.write_records("blue", 10)
+    assert retire.main(["blue", "--config", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        "refused: blue still has weight 10 in a Route53 record of its own in eks.example.com"
+    )
+    assert runs == []
 
 
 @pytest.mark.parametrize("state", ["absent", "empty"])
@@ -97,9 +113,13 @@ def test_a_colour_that_was_never_deployed_is_not_destroyed(
 
 
 def test_the_weight_refusal_names_the_config_it_read(
-    retire_project: tuple[Path, list[Any]], capsys: pytest.CaptureFixture[str]
+    retire_project: tuple[Path, list[Any]], emulated: Emulated, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """green carries no live weight any more, but the config still says it serves: retiring it would leave the config
+    pointing at a colour that is gone."""
     path, runs = retire_project
+    emulated.ssm.put_parameter(Name="/eks-bg/traffic/weights", Value='{"blue": 100, "green": 0}', Overwrite=True, Type="String")
+    write_rules(emulated.elbv2, read_routes(emulated.elbv2, "eks-bg"), {"blue": 100, "green": 0})
     assert retire.main(["green", "--config", str(path)]) == 2
     assert capsys.readouterr().err.startswith(f"refused: clusters.green.weight is 100 in {path}: set it to 0")
     assert runs == []

@@ -58,19 +58,12 @@ def test_the_plan_names_no_application_the_cluster_decides(example_app: Synthesi
         "cluster": f"eks-bg-{colour}",
         "region": "ap-northeast-1",
         "zone_name": "eks.example.com",
-        "hostname": "app.eks.example.com",
         "weight": config.clusters[colour].weight,
         "argocd_namespace": "argocd",
         "parent_application": "app-of-apps",
-        "ingress_namespaces": [],
         "timeout_seconds": 1200,
+        "project": "eks-bg",
     }
-
-
-def test_with_helm_delivery_the_hook_removes_the_apps_ingresses_itself(everything_on: Synthesized) -> None:
-    hook = everything_on.resource("blue", "terraform_data", HOOK)
-    assert hook["input"]["ingress_namespaces"] == ["sample-app"]
-    assert any(a.startswith("helm_release.") and "sample-app" in a for a in hook["depends_on"])
 
 
 # --- Terraform runs the hook (beside the suite: tests/support/hook_run.py) --------------------------------
@@ -83,9 +76,9 @@ def test_terraform_runs_the_hook_on_destroy_and_keeps_everything_while_the_colou
     done = hook_run.result(timeout=600)
     status, output = done.refused
     assert status != 0
-    assert f"teardown refused: {done.colour} still has weight 10 in Route53 for app.hook-test.example.org" in output
+    assert f"teardown refused: {done.colour} still has weight 10 in the shared load balancer: shift its traffic" in output
     assert done.state_after_refusal == ["terraform_data.hook"]
     status, output = done.destroyed
     assert status == 0, output
-    assert f"teardown: {done.colour}: applications, load balancers and records are gone" in output
+    assert f"teardown: {done.colour}: applications, targets, load balancers and records are gone" in output
     assert done.state_after_destroy == []

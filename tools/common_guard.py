@@ -101,7 +101,7 @@ def refusal(running: Sequence[RunningCluster], guard: GuardInput) -> str:
     )
     return (
         f"{'; '.join(c.describe() for c in running)} still in common's VPC {guard.vpc_id}: they use {guard.uses}, "
-        f"so nothing of {guard.stack} was destroyed. Retire those colours first: {how}; then `cdktf destroy "
+        f"so nothing was destroyed. Retire those colours first: {how}; then `cdktf destroy "
         f"{guard.stack}` again"
     )
 
