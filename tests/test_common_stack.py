@@ -13,14 +13,18 @@ from cdktf import Testing
 
 from components.deletion_guard import REFUSE_WHILE_IN_USE, REFUSE_WHILE_PROTECTED
 from model.config import Config, subnet_cidrs
-from model.contract import DESCRIPTIONS
+from model.contract import common_outputs
+from model.loading import config_from_dict
 from model.platform import component
-from model.workloads import SHARED_ROLES, VPC_CNI, Workload
-from tests.support.configs import CONNECTION_ARN, REPO_URL, example
+from model.workloads import VPC_CNI, Workload, shared_roles
+from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, REPO_URL, VARIANT, example
 from tests.support.synth import Synthesized, references
 from tools.common_guard import GUARD_ENV
 
 COMMON = "common"
+EXAMPLE_ROLES = shared_roles(example())
+VARIANT_ROLES = shared_roles(config_from_dict(VARIANT))
+IMAGE = "sample-app-image"  # the sample app's repository (its image), named after it
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +248,7 @@ def test_a_protected_common_stops_its_destroy_first_and_says_how_to_lift_it(app:
     }
     # AWS keeps the data too: DynamoDB deletion protection, and no force_delete of a repository holding images.
     assert app.resource(COMMON, "aws_dynamodb_table", "table/table")["deletion_protection_enabled"] is True
-    assert app.resource(COMMON, "aws_ecr_repository", "image/repo")["force_delete"] is False
+    assert app.resource(COMMON, "aws_ecr_repository", f"{IMAGE}/repo")["force_delete"] is False
 
 
 @pytest.mark.parametrize(("protected", "exit_status"), [(True, 1), (False, 0)])
@@ -298,27 +302,31 @@ def test_deletion_protection_off_lets_destroy_take_the_table_and_the_images(vari
     table = variant.resource(COMMON, "aws_dynamodb_table", "table/table")
     assert table["deletion_protection_enabled"] is False
     # Without force_delete, ECR refuses to delete a repository holding images (RepositoryNotEmptyException).
-    assert variant.resource(COMMON, "aws_ecr_repository", "image/repo")["force_delete"] is True
+    assert variant.resource(COMMON, "aws_ecr_repository", f"{IMAGE}/repo")["force_delete"] is True
+    assert variant.resource(COMMON, "aws_ecr_repository", "orders-image/repo")["force_delete"] is True
     assert variant.resource(COMMON, "terraform_data", "deletion-guard/guard")["input"]["protected"] is False
 
 
-def test_image_repository(app: Synthesized, text: str, config: Config) -> None:
+def test_an_image_repository_per_application_with_an_image(app: Synthesized, text: str, variant: Synthesized) -> None:
     assert Testing.to_have_resource_with_properties(
         text,
         "aws_ecr_repository",
         {
-            "name": config.image.repository,
+            "name": "eks-bg/sample-app",  # <project>/<application>, the default
             "image_tag_mutability": "IMMUTABLE",
             "image_scanning_configuration": {"scan_on_push": True},
         },
     )
-    repo = app.resource(COMMON, "aws_ecr_repository", "image/repo")
+    repo = app.resource(COMMON, "aws_ecr_repository", f"{IMAGE}/repo")
     assert repo["encryption_configuration"] == [{"encryption_type": "KMS"}]
+    # The variant's three applications: two with an image of the project's (catalogue's image is its own business).
+    names = sorted(r["name"] for r in variant.resources(COMMON, "aws_ecr_repository").values())
+    assert names == ["eks-bg/orders", "eks-bg/sample-app"]
 
 
 def test_the_lifecycle_policy_never_expires_a_tagged_image(app: Synthesized) -> None:
     """A tag may be what the lagging colour runs: its pods must still pull it when they reschedule."""
-    lifecycle = json.loads(app.resource(COMMON, "aws_ecr_lifecycle_policy", "image/lifecycle")["policy"])
+    lifecycle = json.loads(app.resource(COMMON, "aws_ecr_lifecycle_policy", f"{IMAGE}/lifecycle")["policy"])
     assert lifecycle["rules"]
     assert [r["selection"]["tagStatus"] for r in lifecycle["rules"]] == ["untagged"] * len(lifecycle["rules"])
     assert {r["action"]["type"] for r in lifecycle["rules"]} == {"expire"}
@@ -327,10 +335,12 @@ def test_the_lifecycle_policy_never_expires_a_tagged_image(app: Synthesized) -> 
 # --- shared Pod Identity roles -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("workload", SHARED_ROLES, ids=lambda w: w.name)
+@pytest.mark.parametrize("workload", VARIANT_ROLES, ids=lambda w: w.name)
 def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(
-    app: Synthesized, config: Config, workload: Workload
+    variant: Synthesized, config: Config, workload: Workload
 ) -> None:
+    """Every platform component's role and every application's with a policy (the variant: sample-app, orders)."""
+    app = variant
     path = workload.construct_id
     role = app.resource(COMMON, "aws_iam_role", f"{path}/role")
     assert role["name"] == f"{config.project}-{workload.name}"  # README: roles are `<project>-<component>`
@@ -350,6 +360,23 @@ def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(
         attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/attachment")
         assert attachment["policy_arn"] == ref(app, "aws_iam_policy", f"{path}/policy", "arn")
     assert attachment["role"] == ref(app, "aws_iam_role", f"{path}/role", "name")
+
+
+def test_an_application_without_a_policy_gets_no_role(variant: Synthesized) -> None:
+    roles = {body["name"] for body in variant.resources(COMMON, "aws_iam_role").values()}
+    assert {"eks-bg-sample-app", "eks-bg-orders"} <= roles
+    assert "eks-bg-catalogue" not in roles
+
+
+def test_an_applications_policy_is_its_document_filled(variant: Synthesized) -> None:
+    """orders' own document (tests/fixtures/applications/orders/policy.json), its placeholders filled at synth."""
+    document = policy_of(variant, "orders-role")
+    written = json.loads((Path(__file__).parent.parent / ORDERS_POLICY).read_text())
+    assert [s["Sid"] for s in document["Statement"]] == [s["Sid"] for s in written["Statement"]]
+    assert document["Statement"][0]["Resource"] == ref(variant, "aws_dynamodb_table", "table/table", "arn")
+    assert document["Statement"][1]["Resource"] == (
+        "arn:${data.aws_partition.partition.partition}:sns:ap-northeast-1:${data.aws_caller_identity.account.account_id}:orders-*"
+    )
 
 
 def test_app_policy_reads_this_table_and_nothing_broader(app: Synthesized) -> None:
@@ -388,31 +415,57 @@ def test_load_balancer_controller_grants_what_upstreams_policy_grants(app: Synth
     assert [s["Condition"] for s in creates] == [{"Null": {"aws:RequestTag/elbv2.k8s.aws/cluster": "false"}}]
 
 
-def test_roles_the_registry_renamed_move_their_state_instead_of_being_replaced(app: Synthesized) -> None:
-    """The addresses a role built under its former construct id gets (built here, the way common built them
-    before) are moved to its resources now: Terraform keeps the roles running pods assume."""
+def test_what_an_earlier_release_made_moves_its_state_instead_of_being_replaced(everything_on: Synthesized) -> None:
+    """The addresses earlier releases gave common's roles, its one image repository and its build (built here, the
+    way common built them then) are moved to what the first application with a policy, and with an image, has now:
+    Terraform keeps the role running pods assume, and the repository with its images."""
     from cdktf import TerraformResource, TerraformStack, Testing
 
+    from components.image_build import ImageBuild
+    from components.image_repository import ImageRepository
     from components.pod_identity_role import PodIdentityRole
 
     former = TerraformStack(Testing.app(), COMMON)
     for old_id in ("app-role", "lbc-role"):
         PodIdentityRole(former, old_id, role_name="r", description="d", namespace="n", service_account="s", policy_json="{}")
+    ImageRepository(former, "image", repository_name="r", protected=True)
+    ImageBuild(
+        former,
+        "image-build",
+        name="b",
+        repository_url="u",
+        repository_arn="a",
+        source_url="s",
+        source_type="GITHUB",
+        buildspec="b",
+        connection_arn="arn:aws:codeconnections:r:1:connection/c",
+        account_id="1",
+        kms_key_arn="k",
+    )
     old = {
         node.node.path.split("/", 1)[1]: f"{node.terraform_resource_type}.{node.friendly_unique_id}"
         for node in former.node.find_all()
         if isinstance(node, TerraformResource)
     }
+    roles = (("app-role", "sample-app-role"), ("lbc-role", "aws-load-balancer-controller-role"))
+    role_parts = (("aws_iam_role", "role"), ("aws_iam_policy", "policy"), ("aws_iam_role_policy_attachment", "attachment"))
+    image_parts = (("aws_ecr_repository", "repo"), ("aws_ecr_lifecycle_policy", "lifecycle"))
+    build_parts = (
+        ("aws_cloudwatch_log_group", "logs"),
+        ("aws_iam_role", "role"),
+        ("aws_iam_role_policy", "policy"),
+        ("aws_codebuild_project", "project"),
+    )
     expected = {
-        (old[f"{old_id}/{part}"], address(app, kind, f"{new_id}/{part}"))
-        for old_id, new_id in (("app-role", "sample-app-role"), ("lbc-role", "aws-load-balancer-controller-role"))
-        for kind, part in (
-            ("aws_iam_role", "role"),
-            ("aws_iam_policy", "policy"),
-            ("aws_iam_role_policy_attachment", "attachment"),
-        )
+        (old[f"{old_id}/{part}"], address(everything_on, kind, f"{new_id}/{part}"))
+        for old_id, new_id in roles
+        for kind, part in role_parts
     }
-    assert {(m["from"], m["to"]) for m in app.json(COMMON)["moved"]} == expected
+    expected |= {(old[f"image/{part}"], address(everything_on, kind, f"{IMAGE}/{part}")) for kind, part in image_parts}
+    expected |= {
+        (old[f"image-build/{part}"], address(everything_on, kind, f"sample-app-image-build/{part}")) for kind, part in build_parts
+    }
+    assert {(m["from"], m["to"]) for m in everything_on.json(COMMON)["moved"]} == expected
 
 
 def test_no_oidc_provider_and_no_irsa(app: Synthesized) -> None:
@@ -423,13 +476,19 @@ def test_no_oidc_provider_and_no_irsa(app: Synthesized) -> None:
 # --- outputs, provider, backend ----------------------------------------------------------------
 
 
-def test_outputs_are_exactly_the_contract_each_described(app: Synthesized) -> None:
-    outputs = app.json(COMMON)["output"]
-    assert set(outputs) == set(DESCRIPTIONS)
+def test_outputs_are_exactly_the_contract_each_described(variant: Synthesized) -> None:
+    outputs = variant.json(COMMON)["output"]
+    contract = common_outputs(config_from_dict(VARIANT))
+    assert set(outputs) == set(contract)
     for name, body in outputs.items():
-        assert body["description"] == DESCRIPTIONS[name]
+        assert body["description"] == contract[name]
         assert len(body["description"]) > 20
-    assert {f"{role.name.replace('-', '_')}_role_arn" for role in SHARED_ROLES} <= set(outputs)
+    assert {f"{role.name.replace('-', '_')}_role_arn" for role in VARIANT_ROLES} <= set(outputs)
+    # Each application's: its role (with a policy) and its image repository (with an image), named after it.
+    assert {"sample_app_role_arn", "orders_role_arn", "sample_app_image_repository_url", "orders_image_repository_url"} <= set(
+        outputs
+    )
+    assert "catalogue_role_arn" not in outputs
 
 
 def test_outputs_point_at_the_right_resources(app: Synthesized) -> None:
@@ -438,10 +497,14 @@ def test_outputs_point_at_the_right_resources(app: Synthesized) -> None:
         app, "aws_acm_certificate_validation", "certificate/validation-wait", "certificate_arn"
     )
     assert outputs["table_arn"]["value"] == ref(app, "aws_dynamodb_table", "table/table", "arn")
-    for role in SHARED_ROLES:
+    for role in EXAMPLE_ROLES:
         assert outputs[role.output]["value"] == ref(app, "aws_iam_role", f"{role.construct_id}/role", "arn")
+    assert outputs["sample_app_image_repository_url"]["value"] == ref(
+        app, "aws_ecr_repository", f"{IMAGE}/repo", "repository_url"
+    )
     assert outputs["region"]["value"] == "ap-northeast-1"
     assert len(references(outputs["private_subnet_ids"]["value"])) == 3
+    assert len(references(outputs["public_subnet_ids"]["value"])) == 3
 
 
 def test_provider_region_and_default_tags(text: str) -> None:
@@ -465,7 +528,11 @@ def test_no_image_build_unless_a_connection_is_configured(app: Synthesized) -> N
 
 
 def test_image_build_runs_the_apps_buildspec_with_docker(everything_on: Synthesized) -> None:
-    project = everything_on.resource(COMMON, "aws_codebuild_project", "image-build/project")
+    """A build per application with a buildspec (the sample app's), from its source repository; orders names none."""
+    builds = everything_on.resources(COMMON, "aws_codebuild_project")
+    assert sorted(builds) == ["sample-app-image-build/project"]
+    project = builds["sample-app-image-build/project"]
+    assert project["name"] == "eks-bg-sample-app-image"  # the name an earlier release gave it
     assert project["source"] == {
         "type": "GITHUB",
         "location": REPO_URL,
@@ -476,21 +543,21 @@ def test_image_build_runs_the_apps_buildspec_with_docker(everything_on: Synthesi
     environment = project["environment"]
     assert environment["privileged_mode"] is True
     assert environment["image"].startswith("aws/codebuild/standard:")
-    repo_url = f"${{{address(everything_on, 'aws_ecr_repository', 'image/repo')}.repository_url}}"
+    repo_url = f"${{{address(everything_on, 'aws_ecr_repository', f'{IMAGE}/repo')}.repository_url}}"
     assert environment["environment_variable"] == [{"name": "IMAGE_REPOSITORY_URL", "value": repo_url}]
     assert project["artifacts"] == {"type": "NO_ARTIFACTS"}
 
 
 def test_image_build_role_can_push_to_this_repository_only(everything_on: Synthesized) -> None:
-    policy = json.loads(everything_on.resource(COMMON, "aws_iam_role_policy", "image-build/policy")["policy"])
-    repo_arn = f"${{{address(everything_on, 'aws_ecr_repository', 'image/repo')}.arn}}"
+    policy = json.loads(everything_on.resource(COMMON, "aws_iam_role_policy", "sample-app-image-build/policy")["policy"])
+    repo_arn = f"${{{address(everything_on, 'aws_ecr_repository', f'{IMAGE}/repo')}.arn}}"
     ecr = [s for s in policy["Statement"] if any(a.startswith("ecr:") for a in _actions(s))]
     assert {s["Resource"] for s in ecr if "ecr:PutImage" in _actions(s)} == {repo_arn}
     # Only the login call, which has no resource-level permission, is on "*".
     assert [_actions(s) for s in policy["Statement"] if s["Resource"] == "*"] == [["ecr:GetAuthorizationToken"]]
     connection = [s for s in policy["Statement"] if any(a.endswith(":UseConnection") for a in _actions(s))]
     assert [s["Resource"] for s in connection] == [CONNECTION_ARN]
-    trust = json.loads(everything_on.resource(COMMON, "aws_iam_role", "image-build/role")["assume_role_policy"])
+    trust = json.loads(everything_on.resource(COMMON, "aws_iam_role", "sample-app-image-build/role")["assume_role_policy"])
     assert trust["Statement"][0]["Principal"] == {"Service": "codebuild.amazonaws.com"}
 
 
