@@ -34,4 +34,6 @@ class TrafficWeights(Construct):
 
     def weight(self, colour: str) -> str:
         """The colour's live weight (0 for a colour the parameter does not name yet), as Terraform reads it at plan."""
-        return Token.as_string(Fn.lookup(Fn.jsondecode(self._live), colour, 0))
+        # "0", not 0: cdktf 0.21 drops a falsy default and writes `jsondecode(...).<colour>`, which fails for a colour the
+        # parameter does not name yet (Terraform turns the string into the rule's number).
+        return Token.as_string(Fn.lookup(Fn.jsondecode(self._live), colour, "0"))

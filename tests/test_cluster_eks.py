@@ -14,7 +14,7 @@ from model.config import Config, SupportType
 from model.eks_addons import ADDONS
 from model.loading import config_from_dict
 from model.platform import ARGO_CD
-from model.workloads import WORKLOADS
+from model.workloads import WORKLOADS, Workload, application_workloads
 from tests.support.configs import ADMIN_ROLE, EVERYTHING_ON, EXAMPLE_COLOURS, PINNED_ADDONS, VARIANT, example
 from tests.support.synth import Synthesized
 
@@ -26,6 +26,10 @@ PINNED = PINNED_ADDONS
 @pytest.fixture(scope="module")
 def config() -> Config:
     return example()
+
+
+# Every association a colour of the example makes: the platform's and the sample app's (its only application).
+BOUND: tuple[Workload, ...] = (*WORKLOADS, *application_workloads(example()))
 
 
 @pytest.fixture(scope="module")
@@ -260,7 +264,7 @@ def test_the_node_group_follows_its_clusters_version(fixture: str, request: pyte
     then the nodes move to the new version (an in-place update of the group)."""
     app: Synthesized = request.getfixturevalue(fixture)
     for colour in app.stacks():
-        if colour == "common":
+        if colour in ("common", "traffic"):
             continue
         group = app.resource(colour, "aws_eks_node_group", "nodes/group")
         assert group["version"] == ref(app, colour, "aws_eks_cluster", "eks/cluster", "version")
@@ -333,11 +337,11 @@ def test_addon_versions_pinned_from_config(variant: Synthesized) -> None:
 
 @pytest.mark.parametrize("colour", COLOURS)
 def test_pod_identity_associations_bind_commons_roles(example_app: Synthesized, colour: str) -> None:
-    """One per workload of the registry, bound to the role common publishes for it (tests/test_pod_identity_roles.py
-    follows each to the role's trust)."""
+    """One per workload of the registry and per application with a policy, bound to the role common publishes for it
+    (tests/test_pod_identity_roles.py follows each to the role's trust)."""
     associations = example_app.resources(colour, "aws_eks_pod_identity_association")
     found = {(a["namespace"], a["service_account"]): a["role_arn"] for a in associations.values()}
-    assert found == {(w.namespace, w.service_account): common_output(f"{w.name.replace('-', '_')}_role_arn") for w in WORKLOADS}
+    assert found == {(w.namespace, w.service_account): common_output(f"{w.name.replace('-', '_')}_role_arn") for w in BOUND}
     assert {a["cluster_name"] for a in associations.values()} == {
         ref(example_app, colour, "aws_eks_cluster", "eks/cluster", "name")
     }
@@ -415,8 +419,12 @@ def test_root_release_goes_in_after_and_out_before_what_the_apps_need(example_ap
     associations = {
         f"aws_eks_pod_identity_association.{n}" for n in example_app.json(colour)["resource"]["aws_eks_pod_identity_association"]
     }
-    assert len(associations) == len(WORKLOADS)
+    assert len(associations) == len(BOUND)
     assert associations <= depends
+    # And the shared load balancer's access to the pods, with its check that the traffic stack has the colour's groups.
+    assert (
+        address(example_app, colour, "aws_vpc_security_group_ingress_rule", "load-balancer-access/from-load-balancer") in depends
+    )
 
 
 def expected_resources(colour: str, version: str, argo_cd: str) -> list[tuple[str, dict[str, Any]]]:
@@ -431,10 +439,7 @@ def expected_resources(colour: str, version: str, argo_cd: str) -> list[tuple[st
             ("aws_eks_addon", {"addon_name": n, "resolve_conflicts_on_update": "OVERWRITE"})
             for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns")
         ],
-        *[
-            ("aws_eks_pod_identity_association", {"namespace": w.namespace, "service_account": w.service_account})
-            for w in WORKLOADS
-        ],
+        *[("aws_eks_pod_identity_association", {"namespace": w.namespace, "service_account": w.service_account}) for w in BOUND],
         ("kubernetes_namespace_v1", {"metadata": {"name": "argocd"}}),
         ("helm_release", {"name": "argo-cd", "chart": "argo-cd", "version": argo_cd}),
         ("helm_release", {"name": "app-of-apps", "namespace": "argocd"}),

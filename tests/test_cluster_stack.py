@@ -1,4 +1,5 @@
-"""Cluster stacks: one per colour, each with its own state, reading common only through the contract."""
+"""Cluster stacks: one per colour, each with its own state, reading common's and the traffic stack's only through
+their contracts, never another colour's."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ GREEN_ON_S3 = {
     "eks": {"endpoint_private_access": False, "public_access_cidrs": [OPERATORS]},
 }
 COMMON_OUTPUT_READ = re.compile(r"data\.terraform_remote_state\.common\.outputs\.(\w+)")
+TRAFFIC_OUTPUT_READ = re.compile(r"data\.terraform_remote_state\.traffic\.outputs\.(\w+)")
 
 
 @pytest.fixture(scope="module")
@@ -35,19 +37,18 @@ def green_on_s3(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     return synthesize(config_from_dict(GREEN_ON_S3), tmp_path_factory.mktemp("green-s3"))
 
 
-def remote_state(app: Synthesized, stack: str) -> dict[str, Any]:
-    data = app.json(stack)["data"]["terraform_remote_state"]
-    (body,) = data.values()
-    return dict(body)
+def remote_state(app: Synthesized, stack: str, of: str = "common") -> dict[str, Any]:
+    """The stack's read of another stack's state (`of`: common or traffic)."""
+    return dict(app.json(stack)["data"]["terraform_remote_state"][of])
 
 
 def test_one_stack_per_colour(example_app: Synthesized, three: Synthesized) -> None:
-    assert example_app.stacks() == sorted(["common", *EXAMPLE_COLOURS])
-    assert three.stacks() == ["blue", "common", "green", "purple"]
+    assert example_app.stacks() == sorted(["common", "traffic", *EXAMPLE_COLOURS])
+    assert three.stacks() == ["blue", "common", "green", "purple", "traffic"]
 
 
 def test_a_colour_removed_from_config_disappears(green_on_s3: Synthesized) -> None:
-    assert green_on_s3.stacks() == ["common", "green"]
+    assert green_on_s3.stacks() == ["common", "green", "traffic"]
 
 
 @pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
@@ -64,6 +65,8 @@ def test_each_colour_has_its_own_local_state_and_reads_commons(example_app: Synt
     remote = remote_state(example_app, colour)
     assert remote["backend"] == "local"
     assert seen_from(colour, remote["config"]["path"]) == state_dir / "common.tfstate"
+    traffic = remote_state(example_app, colour, "traffic")
+    assert seen_from(colour, traffic["config"]["path"]) == state_dir / "traffic.tfstate"
     assert (
         seen_from("common", example_app.json("common")["terraform"]["backend"]["local"]["path"]) == state_dir / "common.tfstate"
     )
@@ -72,11 +75,13 @@ def test_each_colour_has_its_own_local_state_and_reads_commons(example_app: Synt
 def test_colours_never_read_each_others_state(three: Synthesized) -> None:
     for colour in ("blue", "green", "purple"):
         read = three.json(colour)["data"]["terraform_remote_state"]
-        assert [body["config"]["path"].rsplit("/", 1)[1] for body in read.values()] == ["common.tfstate"]
+        assert sorted(body["config"]["path"].rsplit("/", 1)[1] for body in read.values()) == ["common.tfstate", "traffic.tfstate"]
+    read = three.json("traffic")["data"]["terraform_remote_state"]
+    assert [body["config"]["path"].rsplit("/", 1)[1] for body in read.values()] == ["common.tfstate"]
 
 
 def test_s3_backend_with_native_locking(green_on_s3: Synthesized) -> None:
-    for stack in ("common", "green"):
+    for stack in ("common", "traffic", "green"):
         assert green_on_s3.json(stack)["terraform"]["backend"] == {
             "s3": {
                 "bucket": "acme-tf-state",
@@ -86,9 +91,10 @@ def test_s3_backend_with_native_locking(green_on_s3: Synthesized) -> None:
                 "use_lockfile": True,
             }
         }
-    remote = remote_state(green_on_s3, "green")
-    assert remote["backend"] == "s3"
-    assert remote["config"] == {"bucket": "acme-tf-state", "key": "platform/bg/common.tfstate", "region": "eu-west-1"}
+    for of in ("common", "traffic"):
+        remote = remote_state(green_on_s3, "green", of)
+        assert remote["backend"] == "s3"
+        assert remote["config"] == {"bucket": "acme-tf-state", "key": f"platform/bg/{of}.tfstate", "region": "eu-west-1"}
 
 
 def public_access_cidrs(app: Synthesized, colour: str) -> Any:
@@ -115,12 +121,23 @@ def test_provider_region_and_tags_per_colour(example_app: Synthesized, colour: s
     assert provider["default_tags"] == [{"tags": {"Project": "eks-bg", "Stack": colour, "ManagedBy": "cdktf"}}]
 
 
-def test_every_name_a_cluster_reads_is_an_output_of_common(example_app: Synthesized) -> None:
-    published = set(example_app.json("common")["output"])
-    for colour in EXAMPLE_COLOURS:
-        read = {m for r in references(example_app.json(colour)) for m in COMMON_OUTPUT_READ.findall(r)}
+@pytest.mark.parametrize("stack", ["common", "traffic"])
+def test_every_name_a_cluster_reads_is_an_output_of_common_and_traffic(three: Synthesized, stack: str) -> None:
+    published = set(three.json(stack)["output"])
+    pattern = COMMON_OUTPUT_READ if stack == "common" else TRAFFIC_OUTPUT_READ
+    for colour in ("blue", "green", "purple"):
+        read = {m for r in references(three.json(colour)) for m in pattern.findall(r)}
         assert read <= published, read - published
-        assert len(read) >= 8, f"{colour} reads only {read}"
+        assert len(read) >= (8 if stack == "common" else 2), f"{colour} reads only {read}"
+
+
+def test_each_colour_reads_its_own_target_groups_by_attribute_path(three: Synthesized) -> None:
+    """`target_groups.<colour>.<application>`: a reference without quotes, which the JSON values of the parent
+    Application carry as they are (tests/support/charts.py reads them back); only the colour's own."""
+    for colour in ("blue", "green", "purple"):
+        text = three.text(colour)
+        own = set(re.findall(r"outputs\.target_groups\.(\w+)\.(\w+)", text))
+        assert own == {(colour, "sample_app"), (colour, "catalogue"), (colour, "orders")}
 
 
 def test_contract_accessors_refuse_the_wrong_kind_and_names_outside_the_contract() -> None:
@@ -136,6 +153,8 @@ def test_contract_accessors_refuse_the_wrong_kind_and_names_outside_the_contract
         stack.common_list(CommonOutput.VPC_ID)
     with pytest.raises(KeyError, match="app_role_arn is not an output of common"):
         stack.common("app_role_arn")
+    with pytest.raises(KeyError, match="image_repository_url is not an output of common"):
+        stack.common("image_repository_url")  # an earlier release's; each application has its own now
 
 
 def test_a_colour_added_to_the_config_appears_in_the_readme_diagram(three: Synthesized) -> None:
@@ -143,5 +162,7 @@ def test_a_colour_added_to_the_config_appears_in_the_readme_diagram(three: Synth
     drawn = diagram(three.outdir)
     assert 'purple["purple: Kubernetes 1.35, weight 0"]' in drawn
     assert "common -- remote state --> purple" in drawn
-    assert "purple_external_dns -- weight 0 --> records" in drawn
+    assert "traffic -- target groups --> purple" in drawn
+    assert "traffic_orders -- weight 0 --> purple_app_orders" in drawn
+    assert 'purple_app_catalogue["wave 1: catalogue @ catalogue-v1.8.0"]' in drawn
     assert 'green["green: Kubernetes 1.34, weight 200"]' in drawn

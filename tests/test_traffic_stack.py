@@ -1,0 +1,214 @@
+"""The traffic stack: one load balancer outside every colour, a target group per application and colour, the weighted
+rule of every public host, a preview rule per application and colour, their records, and the live weights; and each
+colour's side of it (its pods admitted, its target groups read from the traffic stack's state)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from model.applications import applications, preview_hostname, public_hostname
+from model.config import Config
+from model.loading import config_from_dict
+from model.routes import SET_IDENTIFIER, target_group_name
+from tests.support.configs import VARIANT
+from tests.support.synth import Synthesized
+
+TRAFFIC = "traffic"
+
+
+@pytest.fixture(scope="module")
+def app(variant_app: Synthesized) -> Synthesized:
+    """Three colours (blue 10, green 200, purple 0), three applications (tests/support/configs.VARIANT)."""
+    return variant_app
+
+
+@pytest.fixture(scope="module")
+def config() -> Config:
+    return config_from_dict(VARIANT)
+
+
+def address(app: Synthesized, resource_type: str, path: str, stack: str = TRAFFIC) -> str:
+    found = app.json(stack)["resource"][resource_type]
+    (name,) = [n for n, body in found.items() if body["//"]["metadata"]["path"] == f"{stack}/{path}"]
+    return f"{resource_type}.{name}"
+
+
+def ref(app: Synthesized, resource_type: str, path: str, attribute: str) -> str:
+    return f"${{{address(app, resource_type, path)}.{attribute}}}"
+
+
+COMMON = "data.terraform_remote_state.common.outputs"
+
+
+def test_one_internet_facing_load_balancer_in_commons_public_subnets(app: Synthesized) -> None:
+    (balancer,) = app.json(TRAFFIC)["resource"]["aws_lb"].values()
+    assert balancer["name"] == "eks-bg-traffic"
+    assert (balancer["load_balancer_type"], balancer["internal"]) == ("application", False)
+    assert balancer["subnets"] == f"${{{COMMON}.public_subnet_ids}}"
+    assert balancer["drop_invalid_header_fields"] is True
+    assert balancer["enable_deletion_protection"] is False  # the variant turns deletion protection off
+
+
+def test_its_security_group_lets_clients_in_on_80_and_443_and_out_only_into_the_vpc(app: Synthesized, config: Config) -> None:
+    ingress = app.resources(TRAFFIC, "aws_vpc_security_group_ingress_rule").values()
+    assert sorted((r["from_port"], r["to_port"], r["cidr_ipv4"]) for r in ingress) == [
+        (80, 80, "0.0.0.0/0"),
+        (443, 443, "0.0.0.0/0"),
+    ]
+    (egress,) = app.resources(TRAFFIC, "aws_vpc_security_group_egress_rule").values()
+    assert (egress["cidr_ipv4"], egress["ip_protocol"]) == (config.network.cidr, "tcp")
+
+
+def test_https_with_commons_certificate_and_http_redirected(app: Synthesized) -> None:
+    listeners = {body["port"]: body for body in app.resources(TRAFFIC, "aws_lb_listener").values()}
+    assert listeners[443]["protocol"] == "HTTPS"
+    assert listeners[443]["certificate_arn"] == f"${{{COMMON}.certificate_arn}}"
+    assert listeners[443]["ssl_policy"] == "ELBSecurityPolicy-TLS13-1-2-2021-06"
+    (default,) = listeners[443]["default_action"]
+    assert (default["type"], default["fixed_response"]["status_code"]) == ("fixed-response", "404")
+    (redirect,) = listeners[80]["default_action"]
+    assert redirect["redirect"] == {"port": "443", "protocol": "HTTPS", "status_code": "HTTP_301"}
+
+
+def test_a_target_group_per_application_and_colour_tagged_with_both(app: Synthesized, config: Config) -> None:
+    groups = app.resources(TRAFFIC, "aws_lb_target_group")
+    assert len(groups) == len(config.applications) * len(config.clusters)
+    for a in applications(config):
+        for colour in config.clusters:
+            group = groups[f"{a.name}/target-group-{colour}"]
+            assert group["name"] == target_group_name(config.project, a.name, colour)
+            assert len(group["name"]) <= 32
+            assert (group["target_type"], group["protocol"], group["vpc_id"]) == ("ip", "HTTP", f"${{{COMMON}.vpc_id}}")
+            assert group["health_check"]["path"] == a.health_check_path
+            assert group["tags"] == {"Application": a.name, "Colour": colour}
+
+
+def test_what_happens_when_a_colours_targets_all_fail(app: Synthesized) -> None:
+    """The load balancer takes a failing pod out after two failed checks 10 s apart (README: 'When a colour's targets
+    all fail'); a target group whose targets all fail keeps its share of its rule (fail open, ELB docs, "Health checks
+    for target groups") until the shift's gate (a poll of target health every 10 s in a step) or a drain moves it."""
+    group = app.resource(TRAFFIC, "aws_lb_target_group", "orders/target-group-green")
+    check = group["health_check"]
+    assert (check["interval"], check["unhealthy_threshold"], check["healthy_threshold"]) == (10, 2, 2)
+    assert check["port"] == "traffic-port"
+    assert group["deregistration_delay"] == "30"
+
+
+def test_each_public_host_forwards_to_every_colour_at_the_live_weights_and_no_deploy_rewrites_them(
+    app: Synthesized, config: Config
+) -> None:
+    rules = app.resources(TRAFFIC, "aws_lb_listener_rule")
+    parameter = address(app, "aws_ssm_parameter", "weights/parameter")
+    for a in applications(config):
+        rule = rules[f"{a.name}/public"]
+        assert rule["condition"] == [{"host_header": {"values": [public_hostname(config, a)]}}]
+        assert rule["tags"] == {"Application": a.name, "Route": "public"}
+        (action,) = rule["action"]
+        assert action["type"] == "forward"
+        assert action["forward"]["target_group"] == [
+            {
+                "arn": ref(app, "aws_lb_target_group", f"{a.name}/target-group-{colour}", "arn"),
+                "weight": f'${{lookup(jsondecode({parameter}.insecure_value), "{colour}", "0")}}',
+            }
+            for colour in config.clusters
+        ]
+        # Created at the live weights, then the shift's: no deploy writes them again.
+        assert rule["lifecycle"] == {"ignore_changes": ["action"]}
+
+
+def test_each_preview_host_forwards_to_its_colour_only(app: Synthesized, config: Config) -> None:
+    rules = app.resources(TRAFFIC, "aws_lb_listener_rule")
+    for a in applications(config):
+        for colour in config.clusters:
+            rule = rules[f"{a.name}/preview-{colour}"]
+            assert rule["condition"] == [{"host_header": {"values": [preview_hostname(config, a, colour)]}}]
+            assert rule["action"] == [
+                {"type": "forward", "target_group_arn": ref(app, "aws_lb_target_group", f"{a.name}/target-group-{colour}", "arn")}
+            ]
+            assert "lifecycle" not in rule  # Terraform's entirely
+
+
+def test_rule_priorities_are_distinct_and_stable(app: Synthesized, config: Config) -> None:
+    priorities = [rule["priority"] for rule in app.resources(TRAFFIC, "aws_lb_listener_rule").values()]
+    assert len(priorities) == len(set(priorities)) == len(config.applications) * (1 + len(config.clusters))
+    assert all(1 <= p <= 50000 for p in priorities)
+
+
+def test_every_host_is_an_alias_of_the_load_balancer(app: Synthesized, config: Config) -> None:
+    records = {body["name"]: body for body in app.resources(TRAFFIC, "aws_route53_record").values()}
+    hosts = {public_hostname(config, a) for a in applications(config)}
+    hosts |= {preview_hostname(config, a, c) for a in applications(config) for c in config.clusters}
+    assert set(records) == hosts
+    for record in records.values():
+        assert record["zone_id"] == f"${{{COMMON}.zone_id}}"
+        assert record["alias"] == {
+            "name": ref(app, "aws_lb", "load-balancer/alb", "dns_name"),
+            "zone_id": ref(app, "aws_lb", "load-balancer/alb", "zone_id"),
+            "evaluate_target_health": False,
+        }
+        # A weighted member, so it stands beside the records a colour's ExternalDNS wrote before (docs/upgrading.md).
+        assert record["set_identifier"] == SET_IDENTIFIER
+        assert record["weighted_routing_policy"] == {"weight": 1}
+
+
+def test_the_live_weights_start_as_configured_and_only_the_shift_writes_them(app: Synthesized, config: Config) -> None:
+    parameter = app.resource(TRAFFIC, "aws_ssm_parameter", "weights/parameter")
+    assert parameter["name"] == "/eks-bg/traffic/weights"
+    assert json.loads(parameter["insecure_value"]) == config.weights
+    assert parameter["lifecycle"] == {"ignore_changes": ["insecure_value"]}
+
+
+def test_outputs_give_each_colour_its_target_groups_by_identifier_keys(app: Synthesized, config: Config) -> None:
+    outputs = app.json(TRAFFIC)["output"]
+    groups = outputs["target_groups"]["value"]
+    assert sorted(groups) == sorted(config.clusters)
+    assert groups["green"]["sample_app"] == ref(app, "aws_lb_target_group", "sample-app/target-group-green", "arn")
+    assert set(outputs) == {"target_groups", "load_balancer_security_group_id", "load_balancer_arn", "load_balancer_dns_name"}
+    assert all(len(body["description"]) > 20 for body in outputs.values())
+
+
+def test_a_protected_traffic_stack_stops_its_destroy_while_colours_run(example_app: Synthesized) -> None:
+    guard = example_app.resource(TRAFFIC, "terraform_data", "deletion-guard/guard")
+    assert guard["input"]["stack"] == "traffic"
+    assert guard["input"]["protected"] is True
+    assert "`cdktf deploy traffic`, then `cdktf destroy traffic` again" in guard["input"]["message"]
+    everything = {
+        f"{kind}.{name}"
+        for kind, bodies in example_app.json(TRAFFIC)["resource"].items()
+        for name in bodies
+        if kind != "terraform_data"
+    }
+    assert set(guard["depends_on"]) == everything
+    (balancer,) = example_app.json(TRAFFIC)["resource"]["aws_lb"].values()
+    assert balancer["enable_deletion_protection"] is True
+
+
+# --- each colour's side -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", ["blue", "green", "purple"])
+def test_each_colour_admits_the_load_balancer_and_checks_the_traffic_stack_has_its_target_groups(
+    app: Synthesized, colour: str
+) -> None:
+    rule = app.resource(colour, "aws_vpc_security_group_ingress_rule", "load-balancer-access/from-load-balancer")
+    cluster = address(app, "aws_eks_cluster", "eks/cluster", colour)
+    assert rule["security_group_id"] == f"${{{cluster}.vpc_config[0].cluster_security_group_id}}"
+    traffic = "data.terraform_remote_state.traffic.outputs"
+    assert rule["referenced_security_group_id"] == f"${{{traffic}.load_balancer_security_group_id}}"
+    (check,) = rule["lifecycle"]["precondition"]
+    for key in ("sample_app", "catalogue", "orders"):
+        assert f'"{key}"' in check["condition"]
+    assert check["condition"].startswith(f'${{alltrue([contains(keys(lookup({traffic}.target_groups, "{colour}", {{}})),')
+    assert check["error_message"].startswith(f"the traffic stack has no target group for every application of {colour} yet")
+    assert check["error_message"].endswith("run `cdktf deploy traffic` first")
+
+
+@pytest.mark.parametrize("colour", ["blue", "green", "purple"])
+def test_the_facts_name_each_applications_target_group_of_the_colour_only(app: Synthesized, colour: str) -> None:
+    (root,) = [r for r in app.resources(colour, "helm_release").values() if r["name"] == "app-of-apps"]
+    (values,) = root["values"]
+    read = set(re.findall(r"traffic\.outputs\.target_groups\.(\w+)\.(\w+)\}", values))
+    assert read == {(colour, "sample_app"), (colour, "catalogue"), (colour, "orders")}
