@@ -36,7 +36,10 @@ LogRetentionDays = Literal[
 COMMON_STACK = "common"
 # Smallest subnet: with the VPC CNI every pod takes an address from its node's private subnet.
 MIN_SUBNET_PREFIX = 24
-MAX_WEIGHT = 255  # Route53 weighted records accept 0-255.
+MAX_WEIGHT = 255  # Route53 weighted records accept 0-255 (an ALB's weighted forward 0-999): the smaller range.
+# An application's name: a child Application, a Helm release, a role `<project>-<name>` and an output key, so one
+# DNS label, short enough for the role name (64) and the load balancer's names with the project and a colour.
+APPLICATION_PATTERN = r"^[a-z]([a-z0-9-]{0,30}[a-z0-9])?$"
 # ALB metrics arrive in 60 s periods: a shorter shift window can hold no complete period.
 MIN_SHIFT_INTERVAL_SECONDS = 60
 # A colour is a stack name and a DNS label (model/rules.py checks it; the JSON Schema shows it).
@@ -232,8 +235,14 @@ class ClusterConfig(Section):
     ] = ""  # required (model/rules.py): no version is a sensible default for a new colour
     weight: Annotated[
         int,
-        Field(ge=0, le=MAX_WEIGHT, description="0-255; at least one colour above 0 (all 0 makes Route53 split evenly)"),
-        Allowed(f"use an integer 0-{MAX_WEIGHT} (Route53 weighted records)"),
+        Field(
+            ge=0,
+            le=MAX_WEIGHT,
+            description="0-255; the share this colour is declared to serve: the shared load balancer starts at these "
+            "weights, then only `python -m tools.shift` moves them (`--status` shows both); a colour with weight names "
+            "its whole release. At least one colour above 0",
+        ),
+        Allowed(f"use an integer 0-{MAX_WEIGHT}"),
     ] = 0  # a new colour receives no traffic until its weight is raised
     nodes: NodeGroupConfig = Field(default_factory=NodeGroupConfig)
     addon_versions: Annotated[
@@ -260,6 +269,17 @@ class ClusterConfig(Section):
         ),
         Shown("`{}`"),
     ] = Field(default_factory=lambda: frozen_mapping({}))
+    legacy_application: Annotated[
+        Annotated[str, Field(pattern=APPLICATION_PATTERN)] | None,
+        Field(
+            description="a colour deployed before applications were data, whose `gitops_revision` still predates them: "
+            "the one application it runs (an `applications` entry of this repository with an image); it keeps its own "
+            "load balancer and ExternalDNS records weighted by `weight`, and Terraform binds its pods into the shared "
+            "load balancer too (docs/upgrading.md: moving to the shared load balancer)"
+        ),
+        Allowed("name an application of `applications`"),
+        Shown("(none)"),
+    ] = None
     support_type: Annotated[
         SupportType,
         Field(
@@ -424,11 +444,27 @@ class ShiftConfig(Section):
 
 
 class TrafficConfig(Section):
-    """How fast a weight change reaches clients (ExternalDNS interval + record TTL), how to shift, how to retire."""
+    """How users reach the applications (the shared load balancer's records), how to shift, how to retire."""
 
+    record_weight: Annotated[
+        int,
+        Field(
+            ge=0,
+            le=MAX_WEIGHT,
+            description="0-255; the weight of the shared load balancer's record of each host among other weighted records "
+            "of its name: only while colours deployed before it still have ExternalDNS records (docs/upgrading.md: "
+            "moving to the shared load balancer); alone, any weight answers",
+        ),
+        Allowed(f"use 0-{MAX_WEIGHT}"),
+    ] = 1
     record_ttl: Annotated[
         int,
-        Field(ge=1, le=86400, description="1-86400 seconds; TTL annotation of the weighted records"),
+        Field(
+            ge=1,
+            le=86400,
+            description="1-86400 seconds; TTL of the weighted records a colour with `legacy_application` still has its "
+            "ExternalDNS write",
+        ),
         Allowed("use 1-86400 seconds (small: shifts take effect sooner)"),
     ] = 60
     sync_interval_seconds: Annotated[
@@ -499,13 +535,12 @@ class StateConfig(Section):
         return Path(self.directory) / f"{stack}.tfstate"
 
 
-# An application's name: a child Application, a Helm release, a role `<project>-<name>` and an output key, so one
-# DNS label, short enough for the role name (64) and the load balancer's names with the project and a colour.
-APPLICATION_PATTERN = r"^[a-z]([a-z0-9-]{0,30}[a-z0-9])?$"
 _NAMESPACE_ALLOWED = "use a Kubernetes namespace name: 1-63 lowercase letters, digits or '-'"
 _K8S_NAME = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 _HTTP_PATH = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
 _HTTP_PATH_ALLOWED = "use an absolute URL path such as '/healthz'"
+# A path relative to a repository's root that stays inside it: no `..` part (the start of a pattern).
+_RELATIVE = r"^(?!(.*/)?\.\.(/|$))"
 
 
 class ApplicationSourceConfig(Section):
@@ -524,7 +559,7 @@ class ApplicationSourceConfig(Section):
     path: Annotated[
         str,
         Field(
-            pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+            pattern=_RELATIVE + r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
             description="the directory of the application's Helm chart in that repository (required)",
         ),
         Allowed("name the chart's directory in the repository, relative, without '..', e.g. 'deploy/chart'"),
@@ -636,12 +671,12 @@ class ApplicationConfig(Section):
     policy: Annotated[
         str,
         Field(
-            pattern=r"^$|^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*\.json$",
+            pattern=r"^$|" + _RELATIVE + r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*\.json$",
             description="an IAM policy document in this project (a path relative to it); set, common makes the shared "
             "Pod Identity role `<project>-<name>` with it, trusted by this namespace and service account only. "
             "`{{TABLE_ARN}}`, `{{PARTITION}}`, `{{REGION}}`, `{{ACCOUNT_ID}}` are filled at synth",
         ),
-        Allowed("name a .json file in the project, relative, e.g. 'argocd/applications/orders/policy.json'"),
+        Allowed("name a .json file in the project, relative, without '..', e.g. 'argocd/applications/orders/policy.json'"),
         Shown('`""` (no AWS permissions)'),
     ] = ""
     service: ApplicationServiceConfig = Field(default_factory=ApplicationServiceConfig)
@@ -655,7 +690,9 @@ class ApplicationConfig(Section):
         default=None, description="set: common makes its ECR repository, and its chart is handed the image (`blueGreen.image`)"
     )
     wave: Annotated[
-        int, Field(ge=1, le=50, description="1-50; its sync wave (applications start after the platform's controllers)")
+        int,
+        Field(ge=1, le=50, description="1-50; its sync wave (applications start after the platform's controllers)"),
+        Allowed("use a sync wave 1-50"),
     ] = 1
     min_requests: Annotated[
         int | None,

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from model.applications import Application, applications, preview_hostname, public_hostname
+from model.applications import Application, applications, image_repository_name, preview_hostname, public_hostname
 from model.config import (
     APPLICATION_PATTERN,
     COLOUR_PATTERN,
@@ -123,19 +123,67 @@ def _application_rules(c: Config, p: Problems) -> None:
                 f"name it under {c.project}/ (the deployer may manage only the project's repositories), e.g. "
                 f"'{c.project}/{app.name}'",
             )
-    for app in apps:  # a public host that is another application's preview host would be answered twice
-        for other in apps:
-            for colour in c.clusters:
-                if other.host and f"{other.host}-{colour}" == app.host:
+            _repository_rules(c, p, key, app, apps)
+    _shared_host_rules(c, p, apps)
+    _colour_entry_rules(c, p)
+    _load_balancer_limits(c, p)
+
+
+def _shared_host_rules(c: Config, p: Problems, apps: tuple[Application, ...]) -> None:
+    """Every host is one listener rule and one record of the shared load balancer: a public host that is another
+    application's preview host, or two applications' preview hosts in two colours that spell the same name
+    (`shop` in `rebuild-green`, `shop-rebuild` in `green`), would be answered twice."""
+    colours = [colour for colour in c.clusters if _COLOUR.match(colour)]
+    for index, app in enumerate(apps):
+        for other_index, other in enumerate(apps):
+            if not app.host or not other.host or other is app:
+                continue
+            for colour in colours:
+                _check(
+                    p,
+                    f"applications.{app.name}.host",
+                    app.host,
+                    f"{other.host}-{colour}" != app.host,
+                    f"it is applications.{other.name}'s preview host in colour {colour} ({other.host}-{colour}); "
+                    "choose another label",
+                )
+                for own in colours:  # reported once, on the later of the two
                     _check(
                         p,
                         f"applications.{app.name}.host",
                         app.host,
-                        False,
-                        f"it is applications.{other.name}'s preview host in colour {colour} ({other.host}-{colour}); "
-                        "choose another label",
+                        other_index > index or own == colour or f"{app.host}-{own}" != f"{other.host}-{colour}",
+                        f"its preview host in colour {own} ({app.host}-{own}) is applications.{other.name}'s preview host "
+                        f"in colour {colour}; choose another label",
                     )
-    _load_balancer_limits(c, p)
+
+
+def _repository_rules(c: Config, p: Problems, key: str, app: Application, apps: tuple[Application, ...]) -> None:
+    """Common makes one ECR repository per application with an image: two of the same name would fail the deploy."""
+    name = image_repository_name(c, app)
+    for other in apps:
+        if other is not app and other.image is not None and image_repository_name(c, other) == name:
+            _check(
+                p,
+                f"{key}.image.repository",
+                name,
+                False,
+                f"applications.{other.name}'s image repository is {name} already: give each application its own",
+            )
+
+
+def _colour_entry_rules(c: Config, p: Problems) -> None:
+    """A colour's entry names applications of `applications` only: a misspelt or removed one would be ignored."""
+    configured = ", ".join(c.applications) or "none"
+    for colour, cluster in c.clusters.items():
+        for name, entry in cluster.applications.items():
+            _check(
+                p,
+                f"clusters.{colour}.applications.{name}",
+                entry.model_dump(exclude_none=True),
+                name in c.applications,
+                f"no application {name} in applications (configured: {configured}); name one of them, or remove the entry",
+            )
 
 
 def _host_rules(c: Config, p: Problems, key: str, app: Application) -> None:
@@ -210,8 +258,11 @@ def _source_rules(c: Config, p: Problems, key: str, app: Application) -> None:
             "an application of this repository runs at each colour's gitops_revision",
         )
     if not app.from_this_repository:
-        for colour in c.clusters:
-            if c.release(colour).applications[app.name].revision is None and c.clusters[colour].weight == 0:
+        for colour, cluster in c.clusters.items():
+            # A colour serving beside another names it in its own entry (_serving_release_rules says so); any other
+            # colour runs what its entry or the application names, so one of the two must.
+            serving_beside = cluster.weight > 0 and len(c.clusters) > 1
+            if c.release(colour).applications[app.name].revision is None and not serving_beside:
                 _check(
                     p,
                     f"clusters.{colour}.applications.{app.name}.revision",
@@ -276,7 +327,8 @@ def _load_balancer_limits(c: Config, p: Problems) -> None:
 def _platform_namespaces() -> dict[str, str]:
     """Namespaces the platform runs in, and whose: no application may share them."""
     found = {namespace: "Kubernetes'" for namespace in ("kube-system", "kube-public", "kube-node-lease", "default")}
-    found.update({c.namespace: f"{c.name}'s" for c in COMPONENTS})
+    for component in COMPONENTS:
+        found.setdefault(component.namespace, f"{component.name}'s")  # kube-system stays Kubernetes'
     return found
 
 
@@ -337,16 +389,39 @@ def _cluster_rules(c: Config, p: Problems) -> None:
         _node_rules(p, f"{key}.nodes", cluster.nodes)
         _platform_rules(c, p, colour)
         _serving_release_rules(c, p, colour)
+        _legacy_rules(c, p, colour)
     weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
     all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
-    if weights_known:
+    # While colours still run the old way their weight is their ExternalDNS records' (docs/upgrading.md): 0 for all of
+    # them is the step that hands every answer to the shared load balancer's records.
+    moving = any(cluster.legacy_application for cluster in c.clusters.values())
+    if weights_known and not moving:
         _check(
             p,
             "clusters.*.weight",
             c.weights,
             not all_zero,
-            "at least one colour needs a weight above 0 (with all weights 0, Route53 splits traffic evenly)",
+            "at least one colour needs a weight above 0 (the shared load balancer starts at these weights: all 0 would "
+            "send no request anywhere)",
         )
+
+
+def _legacy_rules(c: Config, p: Problems, colour: str) -> None:
+    """A colour whose revision predates applications as data runs one application of this repository with an image
+    (contract 1's charts know no other: model/legacy_facts.py)."""
+    name = c.clusters[colour].legacy_application
+    if name is None:
+        return
+    app = c.applications.get(name)
+    usable = app is not None and app.source.repo_url is None and app.image is not None
+    _check(
+        p,
+        f"clusters.{colour}.legacy_application",
+        name,
+        usable,
+        f"name the entry of applications that {colour}'s revision runs: one of this repository with an image"
+        + (f" ({', '.join(c.applications)})" if c.applications else " (there is none)"),
+    )
 
 
 def _version_rules(p: Problems, key: str, version: str) -> None:
@@ -408,7 +483,10 @@ def _serving_release_rules(c: Config, p: Problems, colour: str) -> None:
     }
     if cluster.gitops_revision is None:
         inherited["gitops_revision"] = release.gitops_revision
+    legacy = cluster.legacy_application  # runs that one only (model/legacy_facts.py)
     for app in applications(c):
+        if legacy is not None and app.name != legacy:
+            continue
         own, resolved = cluster.applications.get(app.name), release.applications[app.name]
         if not app.from_this_repository and (own is None or own.revision is None):
             inherited[f"applications.{app.name}.revision"] = resolved.revision or "(none)"

@@ -27,6 +27,7 @@ from model.bootstrap import MANIFESTS_CHART, parent_application
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
+from model.legacy_facts import binding, legacy_facts
 from model.platform import ARGO_CD
 from model.routes import TRAFFIC_STACK, output_key
 from model.teardown_plan import teardown_plan
@@ -126,15 +127,17 @@ class ClusterStack(TerraformStack):
         argocd = ArgoCd(
             self, "argocd", namespace=ARGOCD_NAMESPACE, version=release.platform.version(ARGO_CD), depends_on=platform
         )
-        facts = cluster_facts(
-            config=config,
-            colour=colour,
-            common=self.common,
-            target_group=lambda app: traffic.string_at(TrafficOutput.TARGET_GROUPS, output_key(colour), output_key(app)),
-        )
+        def target_group(app: str) -> str:
+            return traffic.string_at(TrafficOutput.TARGET_GROUPS, output_key(colour), output_key(app))
+
+        legacy = cluster.legacy_application
+        if legacy is None:
+            facts = cluster_facts(config=config, colour=colour, common=self.common, target_group=target_group)
+        else:  # its revision's charts read values contract 1 (model/legacy_facts.py)
+            facts = legacy_facts(config=config, colour=colour, common=self.common)
         # The parent Application: argocd/apps at the colour's revision, the facts as its values. Everything
         # else in the cluster Argo CD installs from Git at that revision (model/bootstrap.py).
-        LocalChart(
+        root = LocalChart(
             self,
             PARENT_APPLICATION,
             chart=MANIFESTS_CHART,
@@ -143,6 +146,18 @@ class ClusterStack(TerraformStack):
             values={"manifests": [parent_application(facts)]},
             depends_on=[argocd.release, *platform, *identities.associations, access.rule],
         )
+        if legacy is not None:
+            # Its charts make no TargetGroupBinding: Terraform applies the one that puts its pods behind its target
+            # group of the shared load balancer (the CRD and the application's namespace exist: its revision made them).
+            LocalChart(
+                self,
+                "legacy-binding",
+                chart=MANIFESTS_CHART,
+                release_name="legacy-binding",
+                namespace=ARGOCD_NAMESPACE,
+                values={"manifests": [binding(config, colour, target_group(legacy))]},
+                depends_on=[root.release],
+            )
         # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
         Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
