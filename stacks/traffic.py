@@ -75,7 +75,7 @@ class TrafficStack(TerraformStack):
                 zone_id=common.string(CommonOutput.ZONE_ID),
                 load_balancer_dns_name=balancer.dns_name,
                 load_balancer_zone_id=balancer.zone_id,
-                record_weight=1,
+                record_weight=config.traffic.record_weight,
             )
             for colour, arn in routes.target_group_arns.items():
                 target_groups[output_key(colour)][output_key(app.name)] = arn
