@@ -155,7 +155,7 @@ class Emulated:
         hosts = {app: f"{host}.{ZONE_NAME}" for app, host in applications.items()}
         previews = {(app, c): f"{host}-{c}.{ZONE_NAME}" for app, host in applications.items() for c in weights}
         priorities = rule_priorities([*hosts.values(), *previews.values()])
-        shared = SharedLoadBalancer(balancer["LoadBalancerArn"], listener, {})
+        shared = SharedLoadBalancer(balancer["LoadBalancerArn"], listener, {}, dict(applications), priorities)
         for app in applications:
             for colour in weights:
                 tags = [{"Key": APPLICATION_TAG, "Value": app}, {"Key": COLOUR_TAG, "Value": colour}]
@@ -188,6 +188,24 @@ class Emulated:
             Actions=[{"Type": "forward", "ForwardConfig": forward}],
             Tags=tags,
         )
+
+    def add_colour(self, colour: str) -> dict[str, str]:
+        """`cdktf deploy traffic` with a colour more: its target groups and preview rules (the weighted rules are the
+        shift's: they name it once weight moves). Returns its target groups by application."""
+        assert self.shared is not None
+        made = {}
+        for app, host in self.shared.applications.items():
+            tags = [{"Key": APPLICATION_TAG, "Value": app}, {"Key": COLOUR_TAG, "Value": colour}]
+            arn = self.elbv2.create_target_group(
+                Name=target_group_name(PROJECT, app, colour), Protocol="HTTP", Port=80, VpcId=self.vpc, TargetType="ip", Tags=tags
+            )["TargetGroups"][0]["TargetGroupArn"]
+            self.shared.target_groups[(app, colour)] = made[app] = arn
+            preview = f"{host}-{colour}.{ZONE_NAME}"
+            priority = max(self.shared.priorities.values()) + 1
+            self.shared.priorities[preview] = priority
+            single = {"TargetGroups": [{"TargetGroupArn": arn, "Weight": 1}]}
+            self._rule(self.shared.listener_arn, priority, preview, single, app, PREVIEW, colour)
+        return made
 
     def register_pods(self, colour: str, *applications: str) -> None:
         """What the colour's load balancer controller does for its TargetGroupBindings: its pods into its target groups
@@ -321,6 +339,8 @@ class SharedLoadBalancer:
     load_balancer_arn: str
     listener_arn: str
     target_groups: dict[tuple[str, str], str]  # (application, colour) -> ARN
+    applications: dict[str, str]  # application -> host label
+    priorities: dict[str, int]  # host -> its rule's priority
 
 
 @dataclass
