@@ -21,6 +21,7 @@ from model.paths import PROJECT_DIR
 class Application:
     name: str  # the child Application, its Helm release, its role `<project>-<name>`, its target groups' tag
     host: str  # the label of its public host `<host>.<sub-zone>`
+    description: str
     namespace: str
     service_account: str
     service_name: str  # the Service its chart makes, which the colour's TargetGroupBinding names
@@ -58,6 +59,7 @@ def _of(name: str, app: ApplicationConfig) -> Application:
     return Application(
         name=name,
         host=app.host,
+        description=app.description or f"the application {name}",
         namespace=app.namespace or name,
         service_account=app.service_account or name,
         service_name=app.service.name or name,

@@ -656,6 +656,16 @@ class ApplicationConfig(Section):
         Shown("(required)"),
     ] = ""
     source: ApplicationSourceConfig = Field(default_factory=ApplicationSourceConfig)
+    description: Annotated[
+        str,
+        Field(
+            max_length=200,
+            description="what it is, in a few words: its role's and policy's description (a policy's cannot change "
+            "without replacing it)",
+        ),
+        Allowed("use at most 200 characters"),
+        Shown("`the application <name>`"),
+    ] = ""
     namespace: Annotated[
         str | None,
         Field(pattern=_K8S_NAME, description="where it runs; not a namespace of the platform"),

@@ -69,7 +69,7 @@ PLATFORM_ROLES = (*WORKLOADS, VPC_CNI)
 def application_workloads(config: Config) -> tuple[Workload, ...]:
     """The applications with a `policy`: each gets a role of its own, trusted by its namespace and service account."""
     return tuple(
-        Workload(app.name, app.namespace, app.service_account, f"the application {app.name}", app.policy_file)
+        Workload(app.name, app.namespace, app.service_account, app.description, app.policy_file)
         for app in applications(config)
         if app.policy_file is not None
     )

@@ -29,6 +29,7 @@ from tests.support.checkov import checkov
 from tests.support.configs import EXAMPLE_COLOURS, example_raw
 from tests.support.emulator_plans import REGION, EmulatorPlans, existing_clusters, guard_module, networks, plan_all
 from tests.support.hook_run import HookRun, hook_directory, run_hook
+from tests.support.release_upgrade import plan_upgrade
 from tests.support.terraform import init_and_validate
 
 if TYPE_CHECKING:
@@ -161,3 +162,16 @@ def hook_run(
         example_app.resource(colour, "terraform_data", "teardown/hook"), inside_project / "hook" / "stacks" / colour
     )
     return background_pool.submit(run_hook, directory, background_moto.ready())
+
+
+@pytest.fixture(scope="session")
+def release_upgrade(
+    example_app: Synthesized,
+    background_moto: MotoProcess,
+    background_pool: ThreadPoolExecutor,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Future[dict[str, Any]]:
+    """This release's common planned against the state the release before left (tests/support/release_upgrade.py)."""
+    directory = tmp_path_factory.mktemp("release-upgrade")
+    common = example_app.json("common")
+    return background_pool.submit(lambda: plan_upgrade(directory, common, environment(background_moto.ready(), REGION)))

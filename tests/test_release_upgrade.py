@@ -1,0 +1,45 @@
+"""Upgrading to applications as data replaces nothing the sample app runs on: this release's common, planned against
+common's state as the release before deployed it (written by that release's own code: tests/fixtures/previous-release),
+keeps its role, policy and attachment, the table and the image repository (with its images): moved or updated in
+place, never deleted and created again (issue #29)."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import Any
+
+import pytest
+
+from tests.support.synth import Synthesized
+
+pytestmark = pytest.mark.background("release_upgrade")
+KEPT = {
+    # construct path now -> the address the release before gave it (read from the fixture, which that code wrote)
+    "sample-app-role/role": "aws_iam_role.sample-app-role_C58410AD",
+    "sample-app-role/policy": "aws_iam_policy.sample-app-role_policy_2470A3A9",
+    "sample-app-role/attachment": "aws_iam_role_policy_attachment.sample-app-role_attachment_C302BE39",
+    "table/table": "aws_dynamodb_table.table_43360BC0",
+    "sample-app-image/repo": "aws_ecr_repository.image_repo_5A10A6C5",
+    "sample-app-image/lifecycle": "aws_ecr_lifecycle_policy.image_lifecycle_FE8AA4C1",
+}
+
+
+def address(app: Synthesized, path: str) -> str:
+    for kind, bodies in app.json("common")["resource"].items():
+        for name, body in bodies.items():
+            if body["//"]["metadata"]["path"] == f"common/{path}":
+                return f"{kind}.{name}"
+    raise KeyError(path)
+
+
+def test_the_sample_apps_role_table_and_repository_are_kept_not_replaced(
+    release_upgrade: Future[dict[str, Any]], example_app: Synthesized
+) -> None:
+    plan = release_upgrade.result(timeout=900)
+    changes = {change["address"]: change for change in plan["resource_changes"]}
+    for path, before in KEPT.items():
+        change = changes[address(example_app, path)]
+        assert change["change"]["actions"] in (["no-op"], ["update"]), (path, change["change"]["actions"])
+        assert change.get("previous_address", change["address"]) == before
+    # Nothing of it is deleted under another address either.
+    assert not [c["address"] for c in changes.values() if "delete" in c["change"]["actions"]]
