@@ -17,7 +17,7 @@ from model.teardown_plan import TeardownPlan
 from tests.support.emulated_aws import HOSTNAME, PROJECT, REGION, ZONE_NAME, Emulated, FakeClock, base_config, cluster
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws, colour_leftovers, fqdn, record_sets
-from tools.routes import read_routes
+from tools.live_routes import read_routes
 from tools.shift.drain import Drain
 from tools.teardown import Teardown
 from tools.traffic_lock import TrafficLock

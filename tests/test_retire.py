@@ -15,7 +15,7 @@ from tests.support.configs import write_project
 from tests.support.emulated_aws import Emulated, base_config
 from tools import retire
 from tools.aws import Aws
-from tools.routes import read_routes, write_rules
+from tools.live_routes import read_routes, write_rules
 
 
 def deployed_state(project: Path, colour: str) -> None:

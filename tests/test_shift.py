@@ -35,8 +35,8 @@ from tests.support.fake_kubernetes import FakeKubernetes
 from tests.support.preview_server import Answer, PreviewServer
 from tools.aws import Aws
 from tools.kube import KubeError
+from tools.live_routes import read_routes, write_rules
 from tools.readiness import Readiness, release
-from tools.routes import read_routes, write_rules
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.command import main
 from tools.shift.run import Shift

@@ -19,7 +19,7 @@ from tests.support.emulated_aws import PROJECT, REGION, ZONE_NAME, Emulated, Fak
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws, colour_leftovers
 from tools.kube import KubeApi
-from tools.routes import read_routes
+from tools.live_routes import read_routes
 from tools.teardown import Teardown, TeardownError, UnsafeTeardownError
 from tools.traffic_lock import TrafficLock
 

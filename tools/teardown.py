@@ -42,7 +42,7 @@ from tools.aws import Aws, aws_errors_as, colour_leftovers, find_zone, record_we
 from tools.cli import exit_status
 from tools.clock import POLL_SECONDS, Clock, SystemClock
 from tools.kube import APPLICATIONS, TARGET_GROUP_BINDINGS, TARGET_GROUP_BINDINGS_IN, KubeApi, KubeError
-from tools.routes import RoutesError, colour_weight, read_routes, read_weights, registered, write_rules
+from tools.live_routes import RoutesError, colour_weight, read_routes, read_weights, registered, write_rules
 from tools.traffic_lock import LockedError, TrafficLock
 
 

@@ -225,7 +225,7 @@ class Emulated:
 
     def forwarded(self) -> dict[str, dict[str, int]]:
         """What each application's public rule forwards, by application then colour (read from moto)."""
-        from tools.routes import read_routes
+        from tools.live_routes import read_routes
 
         return read_routes(self.elbv2, PROJECT).weights()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tools.routes import RoutesError, read_routes
+from tools.live_routes import RoutesError, read_routes
 
 if TYPE_CHECKING:
     from tools.readiness import Finding, Target

@@ -16,7 +16,7 @@ readiness check: a broken colour can always be drained.
 
 One room each: plan.py (the weights of each step), gate.py (what a window must show), metrics.py (reading a window
 from CloudWatch), run.py (the steps, the waits, the roll-back), drain.py (--now), status.py (--status), command.py
-(the command line); `python -m tools.shift` runs command.py. tools/routes.py reads and writes the load balancer and the
+(the command line); `python -m tools.shift` runs command.py. tools/live_routes.py reads and writes the load balancer and the
 parameter, tools/traffic_lock.py is the lock.
 """
 

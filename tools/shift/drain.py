@@ -14,7 +14,7 @@ from typing import TextIO
 from model.applications import applications
 from model.config import MAX_WEIGHT, Config
 from tools.aws import Aws, aws_errors_as
-from tools.routes import LiveRoutes, RoutesError, read_routes, read_weights, write_rules, write_weights
+from tools.live_routes import LiveRoutes, RoutesError, read_routes, read_weights, write_rules, write_weights
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.plan import describe
 from tools.shift.run import off_weights, refuse_unroutable, unhealthy_groups

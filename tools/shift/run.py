@@ -16,8 +16,8 @@ from model.applications import applications
 from model.config import Config, ShiftConfig
 from tools.aws import Aws, aws_errors_as
 from tools.clock import POLL_SECONDS, Clock
+from tools.live_routes import LiveRoutes, RoutesError, Weights, read_routes, read_weights, write_rules, write_weights
 from tools.readiness import Readiness, missing
-from tools.routes import LiveRoutes, RoutesError, Weights, read_routes, read_weights, write_rules, write_weights
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics

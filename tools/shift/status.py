@@ -8,7 +8,7 @@ from typing import TextIO
 from model.config import Config
 from model.routes import load_balancer_name, weights_parameter
 from tools.aws import Aws
-from tools.routes import RoutesError, read_routes, read_weights
+from tools.live_routes import RoutesError, read_routes, read_weights
 from tools.shift.plan import describe
 from tools.shift.run import off_weights
 from tools.traffic_lock import TrafficLock
