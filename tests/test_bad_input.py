@@ -64,6 +64,18 @@ CASES: list[tuple[str, Any, str]] = [
         {"clusters": {"blue": {**BLUE, "nodes": {"min_size": 5, "max_size": 3}}}},
         "clusters.blue.nodes.min_size",
     ),
+    ("application without a host", {"applications": {"shop": {"source": {"path": "chart"}}}}, 'applications.shop.host: ""'),
+    (
+        "application policy that does not exist",
+        {"applications": {"shop": {"host": "shop", "source": {"path": "chart"}, "policy": "policies/shop.json"}}},
+        'applications.shop.policy: "policies/shop.json" is not allowed; no such file in the project',
+    ),
+    (
+        "colour pinning an application that is not configured",
+        {"clusters": {"blue": {**BLUE, "applications": {"shop": {"image_tag": "1.0"}}}}},
+        "clusters.blue.applications.shop: ",
+    ),
+    ("a key of the sample-app era", {"dns": {"app_host": "shop"}}, "applications.<name>.host"),
     ("config that is not an object", 7, "(top level): 7"),
     ("cdktf.json that is not JSON", '{"context": {"config": {"region": "eu-west-1",}}}', "cdktf.json: not valid JSON"),
     ("config file that does not exist", "prod.json", "prod.json: file not found"),

@@ -10,10 +10,21 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from model.config import SUPPORTED_KUBERNETES_VERSIONS, Config, subnet_cidrs
+from model.applications import application, image_repository_name
+from model.config import SUPPORTED_KUBERNETES_VERSIONS, ApplicationRelease, ClusterConfig, Config, subnet_cidrs
 from model.loading import ConfigError, config_from_dict, load_config
 from model.platform import ARGO_CD, VERSIONED, component
-from tests.support.configs import CONNECTION_ARN, EXAMPLE_FILE, example, example_raw, named_release
+from tests.support.configs import (
+    CONNECTION_ARN,
+    EXAMPLE_FILE,
+    SAMPLE_APP,
+    SAMPLE_APPLICATIONS,
+    THREE_APPLICATIONS,
+    example,
+    example_raw,
+    named_release,
+    release_of,
+)
 
 
 def fails(raw: Any) -> tuple[str, ...]:
@@ -29,7 +40,16 @@ def one_problem(raw: Any) -> str:
 
 
 def clusters(**colours: dict[str, Any]) -> dict[str, Any]:
-    return {"clusters": colours}
+    """These colours, running the example's applications (which named_release names)."""
+    return {"applications": SAMPLE_APPLICATIONS, "clusters": colours}
+
+
+def sample_app(**changes: Any) -> dict[str, Any]:
+    """The example's sample app, with some of its settings changed, on one colour (alone, it need name no release)."""
+    return {
+        "applications": {SAMPLE_APP: {**SAMPLE_APPLICATIONS[SAMPLE_APP], **changes}},
+        "clusters": {"blue": {"kubernetes_version": "1.35", "weight": 100}},
+    }
 
 
 # --- defaults and loading -----------------------------------------------------------------------
@@ -42,25 +62,9 @@ def test_defaults_synthesize_blue_and_green() -> None:
         "green": ("1.36", 0),
     }
     assert config.table.name == "eks-bg-users"
-    assert config.image.repository == "eks-bg/sample-app"
     assert config.table.deletion_protection is True
     assert config.state.backend == "local"
-    assert config.dns.app_hostname == "app.eks.example.com"
-    assert config.dns.preview_hostname("green") == "app-green.eks.example.com"  # one label: the wildcard covers it
-
-
-def test_a_preview_host_label_longer_than_dns_allows_is_refused_naming_the_colour() -> None:
-    """`<app_host>-<colour>` is one DNS label (at most 63 characters); synth refuses what ExternalDNS could not write."""
-    host = "a" * 50
-    serving = {"kubernetes_version": "1.35", "weight": 100}
-    problem = one_problem({"dns": {"app_host": host}, **clusters(**{"green-rebuild-2026": serving})})
-    assert problem == (
-        f'dns.app_host: "{host}" is not allowed; colour green-rebuild-2026\'s preview host'
-        f" {host}-green-rebuild-2026."
-        "eks.example.com needs `<app_host>-<colour>` within one DNS label (63 characters) and the name within 253: "
-        "shorten dns.app_host or the colour"
-    )
-    assert config_from_dict({"dns": {"app_host": host}, **clusters(blue=serving)}).dns.app_host == host  # 55: fits
+    assert dict(config.applications) == {}  # none unless named (the example names the sample app)
 
 
 @pytest.mark.parametrize(
@@ -99,8 +103,9 @@ def test_config_is_frozen() -> None:
 
 
 def test_derived_names_follow_the_project() -> None:
-    config = config_from_dict({"project": "shop", "state": {"backend": "s3", "bucket": "tf-state-bucket"}})
-    assert (config.table.name, config.image.repository) == ("shop-users", "shop/sample-app")
+    config = config_from_dict({"project": "shop", "state": {"backend": "s3", "bucket": "tf-state-bucket"}, **sample_app()})
+    repository = image_repository_name(config, application(config, SAMPLE_APP))
+    assert (config.table.name, repository) == ("shop-users", "shop/sample-app")
     assert (config.state.key_prefix, config.state.region) == ("shop", "ap-northeast-1")
 
 
@@ -140,11 +145,9 @@ def test_fails_on_unknown_key_naming_the_allowed_keys() -> None:
 
 def test_fails_on_unknown_key_inside_a_colour() -> None:
     problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "wieght": 2}))
-    assert problem.startswith("clusters.blue.wieght: 2")
-    assert (
-        "allowed keys: addon_versions, gitops_revision, image_tag, kubernetes_version, nodes, platform, support_type, weight"
-        in problem
-    )
+    assert problem.startswith("clusters.blue.wieght: 2 is not allowed; unknown key; allowed keys: addon_versions, ")
+    assert problem.endswith(f"allowed keys: {', '.join(sorted(ClusterConfig.model_fields))}")
+    assert {"applications", "kubernetes_version", "weight"} <= set(ClusterConfig.model_fields)
 
 
 @pytest.mark.parametrize(("value", "expected"), [("100", "use an integer"), (True, "use an integer"), (1.5, "use an integer")])
@@ -156,15 +159,14 @@ def test_fails_on_wrong_type(value: Any, expected: str) -> None:
 @pytest.mark.parametrize("weight", [-1, 256, 1000])
 def test_fails_when_weight_is_outside_0_255(weight: int) -> None:
     problem = one_problem(clusters(blue={"kubernetes_version": "1.34", "weight": weight}))
-    assert problem == f"clusters.blue.weight: {weight} is not allowed; use an integer 0-255 (Route53 weighted records)"
+    assert problem.startswith(f"clusters.blue.weight: {weight} is not allowed; use an integer 0-255")
 
 
 def test_fails_when_all_weights_are_0() -> None:
     problem = one_problem(
         clusters(blue={"kubernetes_version": "1.34", "weight": 0}, green={"kubernetes_version": "1.35", "weight": 0})
     )
-    assert problem.startswith('clusters.*.weight: {"blue": 0, "green": 0} is not allowed')
-    assert "Route53 splits traffic evenly" in problem
+    assert problem.startswith('clusters.*.weight: {"blue": 0, "green": 0} is not allowed; at least one colour needs a weight')
 
 
 @pytest.mark.parametrize("colour", ["Blue", "1blue", "blue_2", "blue-", "common", "a" * 21])
@@ -270,9 +272,9 @@ def test_fails_on_reserved_tag_key() -> None:
     assert one_problem({"tags": {"aws:owner": "me"}}).startswith('tags.aws:owner: "aws:owner" is not allowed; tag keys are')
 
 
-def test_fails_on_table_and_repository_names() -> None:
-    problems = fails({"table": {"name": "a b"}, "image": {"repository": "Sample_App"}})
-    assert [p.split(":")[0] for p in problems] == ["table.name", "image.repository"]
+def test_fails_on_table_and_image_repository_names() -> None:
+    problems = fails({"table": {"name": "a b"}, **sample_app(image={"repository": "eks-bg/Sample_App"})})
+    assert [p.split(":")[0] for p in problems] == ["table.name", "applications.sample-app.image.repository"]
 
 
 def test_fails_on_node_group_sizes() -> None:
@@ -404,21 +406,28 @@ def test_warns_while_the_git_url_is_the_placeholder() -> None:
         {
             "gitops": {"repo_url": "https://example.org/me/repo.git"},
             "eks": {"public_access_cidrs": ["198.51.100.0/24"]},
-            "app": {"image_tag": "3f2c1a9"},
+            "applications": {SAMPLE_APP: {**SAMPLE_APPLICATIONS[SAMPLE_APP], "image": {"tag": "3f2c1a9"}}},
             "clusters": {
-                "blue": {"kubernetes_version": "1.35", "weight": 100, **named_release(image_tag="3f2c1a9")},
+                "blue": {
+                    "kubernetes_version": "1.35",
+                    "weight": 100,
+                    **named_release(applications={SAMPLE_APP: {"image_tag": "3f2c1a9"}}),
+                },
                 "green": {"kubernetes_version": "1.36"},
             },
         }
     )
     assert config_warnings(configured) == []
-    assert any("app.image_tag is the default" in w for w in default)
 
 
 def test_fails_on_image_build_without_a_usable_repository() -> None:
-    problem = one_problem({"image": {"build_connection_arn": CONNECTION_ARN}})
-    assert problem.startswith('gitops.repo_url: "https://git.example.com/your-org/eks-blue-green.git" is not allowed')
-    assert "the image build clones gitops.repo_url" in problem
+    """The sample app is of this repository and has a buildspec: its build clones gitops.repo_url."""
+    problem = one_problem({"image": {"build_connection_arn": CONNECTION_ARN}, **sample_app()})
+    assert problem == (
+        'gitops.repo_url: "https://git.example.com/your-org/eks-blue-green.git" is not allowed; the image build of '
+        "sample-app clones it: set it to the https:// URL of its repository"
+    )
+    assert config_from_dict({"image": {"build_connection_arn": CONNECTION_ARN}}).image.build_connection_arn  # nothing to build
 
 
 def test_fails_on_malformed_connection_arn_and_image_tag() -> None:
@@ -426,14 +435,10 @@ def test_fails_on_malformed_connection_arn_and_image_tag() -> None:
         {
             "image": {"build_connection_arn": "arn:aws:iam::1:role/x"},
             "gitops": {"repo_url": "https://example.org/r.git"},
-            "app": {"image_tag": ":latest"},
+            **sample_app(image={"tag": ":latest"}),
         }
     )
-    assert [p.split(":")[0] for p in problems] == ["image.build_connection_arn", "app.image_tag"]
-
-
-def test_fails_on_app_delivery() -> None:
-    assert one_problem({"app": {"delivery": "kubectl"}}) == 'app.delivery: "kubectl" is not allowed; use one of "argocd", "helm"'
+    assert [p.split(":")[0] for p in problems] == ["image.build_connection_arn", "applications.sample-app.image.tag"]
 
 
 @pytest.mark.parametrize(
@@ -468,13 +473,19 @@ def test_a_bad_list_item_is_named_by_its_index() -> None:
     )
 
 
-@pytest.mark.parametrize(("name", "ok"), [("team/app", True), ("a" * 256, True), ("a" * 257, False), ("a", False)])
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [("eks-bg/app", True), ("eks-bg/" + "a" * 249, True), ("eks-bg/" + "a" * 250, False), ("a", False)],
+)
 def test_a_look_ahead_pattern_is_enforced(name: str, ok: bool) -> None:
-    """ECR's name rule needs a look-ahead for its length: pydantic's default regex engine has none."""
+    """ECR's name rule needs a look-ahead for its length (2-256): pydantic's default regex engine has none."""
+    raw = sample_app(image={"repository": name})
     if ok:
-        assert config_from_dict({"image": {"repository": name}}).image.repository == name
+        image = config_from_dict(raw).applications[SAMPLE_APP].image
+        assert image is not None
+        assert image.repository == name
     else:
-        assert one_problem({"image": {"repository": name}}).startswith(f'image.repository: "{name}" is not allowed; use an ECR')
+        assert one_problem(raw).startswith(f'applications.sample-app.image.repository: "{name}" is not allowed; use an ECR')
 
 
 @pytest.mark.parametrize(("value", "kind"), [("true", "use true or false"), (1, "use true or false")])
@@ -507,28 +518,42 @@ def test_problems_are_listed_in_the_order_of_the_settings_colours_as_written() -
 
 
 def test_a_colour_overrides_any_part_of_the_platform_release_and_inherits_the_rest() -> None:
+    """Its charts, its Git revision, and of each application the revision (another repository's) and the image tag."""
+    apps = {**THREE_APPLICATIONS, SAMPLE_APP: {**SAMPLE_APPLICATIONS[SAMPLE_APP], "image": {"tag": "1a2b3c4"}}}
     config = config_from_dict(
-        clusters(
-            blue={"kubernetes_version": "1.34", "platform": {"argo_cd": "9.3.7"}},
-            green={"kubernetes_version": "1.35", "gitops_revision": "platform-b", "image_tag": "4f9c2e1"},
-            serving={"kubernetes_version": "1.33", "weight": 100, **named_release()},  # inherits nothing (it serves)
-        )
-        | {"platform": {"external_dns": "1.20.0"}, "app": {"image_tag": "1a2b3c4"}}
+        {
+            "applications": apps,
+            "platform": {"external_dns": "1.20.0"},
+            "clusters": {
+                "blue": {"kubernetes_version": "1.34", "platform": {"argo_cd": "9.3.7"}},
+                "green": {
+                    "kubernetes_version": "1.35",
+                    "gitops_revision": "platform-b",
+                    "applications": {SAMPLE_APP: {"image_tag": "4f9c2e1"}, "orders": {"revision": "v5", "image_tag": "5.0"}},
+                },
+                # inherits nothing (it serves)
+                "serving": {"kubernetes_version": "1.33", "weight": 100, **named_release(applications=release_of(apps))},
+            },
+        }
     )
     blue, green = config.release("blue"), config.release("green")
     dns = component("external-dns")
-    assert (blue.platform.version(ARGO_CD), blue.platform.version(dns), blue.gitops_revision, blue.image_tag) == (
-        "9.3.7",
-        "1.20.0",
-        "main",
-        "1a2b3c4",
-    )
-    assert (green.platform.version(ARGO_CD), green.platform.version(dns), green.gitops_revision, green.image_tag) == (
-        ARGO_CD.chart.default,  # type: ignore[union-attr]
+    assert (blue.platform.version(ARGO_CD), blue.platform.version(dns), blue.gitops_revision) == ("9.3.7", "1.20.0", "main")
+    assert dict(blue.applications) == {
+        SAMPLE_APP: ApplicationRelease(revision="main", image_tag="1a2b3c4"),  # this repository: the colour's revision
+        "catalogue": ApplicationRelease(revision="catalogue-v1.8.0", image_tag=None),  # no image of ours
+        "orders": ApplicationRelease(revision="orders-v4.2.1", image_tag="4.2.1"),
+    }
+    assert (green.platform.version(ARGO_CD), green.platform.version(dns), green.gitops_revision) == (
+        ARGO_CD.chart.default if ARGO_CD.chart else None,
         "1.20.0",
         "platform-b",
-        "4f9c2e1",
     )
+    assert dict(green.applications) == {
+        SAMPLE_APP: ApplicationRelease(revision="platform-b", image_tag="4f9c2e1"),
+        "catalogue": ApplicationRelease(revision="catalogue-v1.8.0", image_tag=None),
+        "orders": ApplicationRelease(revision="v5", image_tag="5.0"),
+    }
 
 
 def test_fails_on_a_chart_version_the_table_does_not_know() -> None:
@@ -561,18 +586,31 @@ def test_fails_on_a_project_release_one_colour_cannot_run_naming_that_colour() -
 
 
 def test_fails_on_a_serving_colour_that_inherits_part_of_its_release_naming_each_key_and_its_value() -> None:
-    release = named_release(platform={"argo_cd": "9.4.18"})
+    """Of its applications too: the image tag of each with an image, the revision of each from another repository."""
+    release = named_release(platform={"argo_cd": "9.4.18"}, applications={"orders": {"image_tag": "4.2.1"}})
     problem = one_problem(
-        clusters(
-            blue={"kubernetes_version": "1.34", "weight": 100, **{k: v for k, v in release.items() if k != "image_tag"}},
-            green={"kubernetes_version": "1.35", "weight": 5, **named_release()},
-        )
-        | {"gitops": {"revision": "v2"}}
+        {
+            "applications": THREE_APPLICATIONS,
+            "gitops": {"revision": "v2"},
+            "clusters": {
+                "blue": {"kubernetes_version": "1.34", "weight": 100, **release},
+                "green": {
+                    "kubernetes_version": "1.35",
+                    "weight": 5,
+                    **named_release(applications=release_of(THREE_APPLICATIONS)),
+                },
+            },
+        }
     )
     # Every chart of the registry but Argo CD's, which blue names, at the project's default: the keys it would inherit.
     inherited = {f"platform.{c.key}": c.chart.default for c in VERSIONED if c.chart and c is not ARGO_CD}
+    inherited |= {
+        "applications.sample-app.image_tag": "0.1.0",
+        "applications.catalogue.revision": "catalogue-v1.8.0",
+        "applications.orders.revision": "orders-v4.2.1",
+    }
     assert problem == (
-        f"clusters.blue: {json.dumps(inherited | {'image_tag': '0.1.0'})} is not allowed; blue serves traffic (weight 100) "
+        f"clusters.blue: {json.dumps(inherited)} is not allowed; blue serves traffic (weight 100) "
         "beside another colour, so its entry names its whole release and nothing but an edit of clusters.blue changes "
         "what it runs; these keys would be inherited from the project (with the values shown). Read what blue runs now "
         "(its state: `terraform "
@@ -591,10 +629,19 @@ def test_a_colour_may_inherit_its_release_alone_or_without_weight() -> None:
 
 
 def test_fails_on_a_colour_revision_or_image_tag_that_is_malformed() -> None:
-    problems = fails(clusters(blue={"kubernetes_version": "1.34", "weight": 1, "gitops_revision": " ", "image_tag": ":x"}))
+    orders = {"revision": " ", "image_tag": ":x"}
+    problems = fails(
+        {
+            "applications": THREE_APPLICATIONS,
+            "clusters": {
+                "blue": {"kubernetes_version": "1.34", "weight": 1, "gitops_revision": " ", "applications": {"orders": orders}}
+            },
+        }
+    )
     assert problems == (
         'clusters.blue.gitops_revision: " " is not allowed; name a branch, tag or commit',
-        "clusters.blue.image_tag: \":x\" is not allowed; use an image tag (letters, digits, '._-')",
+        'clusters.blue.applications.orders.revision: " " is not allowed; name a branch, tag or commit',
+        "clusters.blue.applications.orders.image_tag: \":x\" is not allowed; use an image tag (letters, digits, '._-')",
     )
 
 

@@ -13,10 +13,11 @@ import pytest
 
 from model.loading import SCHEMA_KEY, ConfigError, config_from_dict, load_config
 from scripts import docs as config_docs
-from tests.support.configs import EVERYTHING_ON
+from tests.support.configs import EVERYTHING_ON, SAMPLE_APPLICATIONS, THREE_APPLICATIONS, VARIANT
 from tests.support.synth import Synthesized
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
+SHOP = {"host": "shop", "source": {"path": "charts/shop"}}
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +51,11 @@ def test_every_setting_has_a_description_and_the_reference_names_it() -> None:
     [
         {},
         EVERYTHING_ON,
+        {"applications": SAMPLE_APPLICATIONS, "clusters": {"blue": BLUE}},
         {SCHEMA_KEY: "./config.schema.json", "clusters": {"blue": BLUE}},
         {"eks": {"public_access_cidrs": ["203.0.113.0/24"]}, "tags": {"team": "platform"}},
     ],
-    ids=["empty", "everything-on", "with-$schema", "lists-and-tags"],
+    ids=["empty", "everything-on", "sample-app", "with-$schema", "lists-and-tags"],
 )
 def test_the_schema_and_the_models_accept_the_same_good_configs(
     validator: jsonschema.Draft202012Validator, config: dict[str, Any]
@@ -74,8 +76,19 @@ def test_the_schema_and_the_models_accept_the_same_good_configs(
         ({"network": {"cidr_block": "10.0.0.0/16"}}, "network.cidr_block"),
         ({"network": {"flow_log_retention_days": 45}}, "network.flow_log_retention_days"),
         ({"eks": {"public_access_cidrs": "203.0.113.0/24"}}, "eks.public_access_cidrs"),
-        ({"image": {"repository": "a" * 257}}, "image.repository"),  # the look-ahead of ECR's length rule
         ({"tags": {"aws:owner": "me"}}, "tags.aws:owner"),
+        # the look-ahead of ECR's length rule
+        ({"applications": {"shop": {**SHOP, "image": {"repository": "a" * 257}}}}, "applications.shop.image.repository"),
+        ({"applications": {"Shop": SHOP}}, "applications.Shop"),
+        ({"applications": {"shop": {**SHOP, "host": "shop.eu"}}}, "applications.shop.host"),
+        ({"applications": {"shop": {**SHOP, "source": {"path": "../chart"}}}}, "applications.shop.source.path"),
+        ({"applications": {"shop": {**SHOP, "policy": "../policy.json"}}}, "applications.shop.policy"),
+        ({"applications": {"shop": {**SHOP, "wave": 0}}}, "applications.shop.wave"),
+        ({"clusters": {"traffic": BLUE}}, "clusters.traffic"),
+        # the keys of the sample-app era
+        ({"app": {"image_tag": "3f2c1a9"}}, "app"),
+        ({"dns": {"app_host": "shop"}}, "dns.app_host"),
+        ({"clusters": {"blue": {**BLUE, "image_tag": "3f2c1a9"}}}, "clusters.blue.image_tag"),
     ],
 )
 def test_the_schema_refuses_what_the_models_refuse(
@@ -107,7 +120,14 @@ def test_the_readme_diagram_is_what_the_synthesized_stacks_show(example_app: Syn
 
 
 def test_the_diagram_follows_the_data(everything_on: Synthesized) -> None:
-    """With the sample app delivered by Terraform, Argo CD has no sample-app child to draw."""
+    """Three colours and three applications: each application's public host on the shared load balancer, and in every
+    colour at the revision that colour runs, in its wave, with the colour's weight."""
     drawn = config_docs.diagram(everything_on.outdir)
     assert "wave -1: aws-load-balancer-controller" in drawn
-    assert "sample-app @" not in drawn
+    for name, app in THREE_APPLICATIONS.items():
+        node = name.replace("-", "_")
+        assert f'traffic_{node}["{app["host"]}.eks.example.com, and a preview host per colour"]' in drawn
+        for colour, cluster in VARIANT["clusters"].items():
+            assert f"traffic_{node} -- weight {cluster['weight']} --> {colour}_app_{node}" in drawn
+    assert 'purple_app_orders["wave 2: orders @ orders-v4.2.1"]' in drawn  # another repository's, at its revision
+    assert 'green_app_sample_app["wave 1: sample-app @ main"]' in drawn  # this repository's, at the colour's

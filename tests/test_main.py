@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import main
-from tests.support.configs import write_project
+from tests.support.configs import SAMPLE_APPLICATIONS, write_project
 
 
 def test_bad_config_exits_non_zero_naming_the_key_and_writes_nothing(
@@ -23,12 +23,16 @@ def test_bad_config_exits_non_zero_naming_the_key_and_writes_nothing(
 def test_good_config_synthesizes_and_warns_about_the_placeholder_git_url(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_project(tmp_path, {"clusters": {"red": {"kubernetes_version": "1.35", "weight": 7}}})
+    write_project(
+        tmp_path, {"applications": SAMPLE_APPLICATIONS, "clusters": {"red": {"kubernetes_version": "1.35", "weight": 7}}}
+    )
     monkeypatch.chdir(tmp_path)
     # The jsii runtime is a separate process with its own working directory: name the outdir.
     assert main.main(outdir=str(tmp_path / "cdktf.out")) == 0
     printed = capsys.readouterr()
     # On stdout: the cdktf CLI shows the app's stderr as "[ERROR]" lines, and a warning is no error.
     assert "warning: gitops.repo_url is the placeholder" in printed.out
+    assert "warning: applications.sample-app.image.tag is the default '0.1.0' (red run it)" in printed.out
     assert printed.err == ""
-    assert sorted(p.name for p in (tmp_path / "cdktf.out" / "stacks").iterdir()) == ["common", "red"]
+    # Common, the shared load balancer's stack (traffic) and the one colour.
+    assert sorted(p.name for p in (tmp_path / "cdktf.out" / "stacks").iterdir()) == ["common", "red", "traffic"]

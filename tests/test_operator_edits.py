@@ -1,13 +1,13 @@
 """A team forks the project, edits its configuration (config.json, which cdktf.json names) as README says (its
-zone, repository and image; the shift done; a colour retired and removed; a new one added) and runs `make test` in
-CI. Nothing the suite synthesizes or loads, and nothing the generated docs say, may come from that file: the suite
-tests the code on the configurations it owns (tests/support/configs.py), and the docs describe the shipped example."""
+zone, repository, applications and images; the shift done; a colour retired and removed; a new one added) and runs
+`make test` in CI. Nothing the suite synthesizes or loads, and nothing the generated docs say, may come from that
+file: the suite tests the code on the configurations it owns (tests/support/configs.py), and the docs describe the
+shipped example."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,24 +15,40 @@ from typing import Any
 
 import pytest
 
-from tests.support.configs import suite_inputs
+from model.loading import config_from_dict
+from tests.support.configs import SAMPLE_APP, SAMPLE_APPLICATIONS, named_release, release_of, suite_inputs
+from tests.support.project_copy import tracked_copy
 
-# What README's "First deploy" asks for, then the upgrade cycle: green took all the traffic, blue kept its release.
+# What README's "First deploy" asks for (the sample app at the team's host, with its image; an application of the
+# team's own), then the upgrade cycle: green took all the traffic, blue kept its release.
+APPLICATIONS: dict[str, Any] = {
+    SAMPLE_APP: {**SAMPLE_APPLICATIONS[SAMPLE_APP], "host": "shop", "image": {"tag": "9f8e7d6"}},
+    "billing": {
+        "host": "billing",
+        "source": {"repo_url": "https://github.com/acme/billing.git", "path": "deploy/chart", "revision": "v3.1.0"},
+        "namespace": "payments",
+    },
+}
 MID_CYCLE: dict[str, Any] = {
     "project": "acme-bg",
     "region": "eu-west-1",
-    "dns": {"parent_zone": "acme-platform.io", "sub_domain": "apps", "app_host": "shop"},
+    "dns": {"parent_zone": "acme-platform.io", "sub_domain": "apps"},
     "gitops": {"repo_url": "https://github.com/acme/platform-bg.git"},
-    "app": {"image_tag": "9f8e7d6"},
+    "applications": APPLICATIONS,
     "clusters": {
-        "blue": {"kubernetes_version": "1.34", "weight": 0, "gitops_revision": "platform-a", "image_tag": "3f2c1a9"},
-        "green": {"kubernetes_version": "1.35", "weight": 100},
+        "blue": {
+            "kubernetes_version": "1.34",
+            "weight": 0,
+            "gitops_revision": "platform-a",
+            "applications": {SAMPLE_APP: {"image_tag": "3f2c1a9"}, "billing": {"revision": "v3.0.2"}},
+        },
+        "green": {"kubernetes_version": "1.35", "weight": 100, **named_release(applications=release_of(APPLICATIONS))},
     },
 }
 # Then blue retired and removed from `clusters` (README: 'Retire the old colour'), and the next colour added.
 NEXT_CYCLE: dict[str, Any] = {
     **MID_CYCLE,
-    "clusters": {"green": {"kubernetes_version": "1.35", "weight": 100}, "teal": {"kubernetes_version": "1.34", "weight": 0}},
+    "clusters": {"green": MID_CYCLE["clusters"]["green"], "teal": {"kubernetes_version": "1.34", "weight": 0}},
 }
 # Where the project's own files may name cdktf.json: code that reads the operator's config on purpose (main.py, the
 # operator commands, `make rehearse`) is elsewhere; the suite, the docs generators and the bench must not.
@@ -41,27 +57,11 @@ NOT_READING_IT = ("tests", "bench", "scripts/docs.py", "policies/readme.py")
 READS_THE_PROJECT_FILE = re.compile(r"""(PROJECT_DIR|project_dir)\s*/\s*["'](cdktf|config)\.json["']""")
 
 
-def tracked_copy(project_dir: Path, into: Path) -> Path:
-    """A real copy of the project's files (not links: a link resolves back to this checkout, where the operator's
-    file is another one): those Git tracks or would (not ignored), as a fork would have them."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=project_dir,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    for name in filter(None, listed.split("\0")):
-        if (project_dir / name).is_file():
-            (into / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(project_dir / name, into / name)
-    return into
-
-
 @pytest.mark.parametrize("edited", [MID_CYCLE, NEXT_CYCLE], ids=["mid-cycle", "next-cycle"])
 def test_an_operators_cdktf_json_changes_nothing_the_suite_runs_on(
     project_dir: Path, tmp_path: Path, edited: dict[str, Any]
 ) -> None:
+    config_from_dict(edited)  # what a team would really have: a configuration synth accepts
     copy = tracked_copy(project_dir, tmp_path / "fork")
     # Where cdktf.json keeps the configuration: the file it names (config.json as shipped), or inline.
     cdktf = json.loads((copy / "cdktf.json").read_text())

@@ -1,7 +1,7 @@
-"""Each shared role binds only its own pods: for every Pod Identity association of every colour (the
-project's and the vpc-cni add-on's), the role behind it trusts exactly that namespace and service
-account, and no cluster. Followed through the synthesized stacks: association -> common's output ->
-the role -> its trust."""
+"""Each shared role binds only its own pods: for every Pod Identity association of every colour (the platform's, the
+applications' with a policy, and the vpc-cni add-on's), the role behind it trusts exactly that namespace and service
+account, and no cluster. Followed through the synthesized stacks: association -> common's output -> the role -> its
+trust."""
 
 from __future__ import annotations
 
@@ -11,10 +11,16 @@ from typing import Any
 
 import pytest
 
+import policies
+from model.config import Config
+from model.loading import config_from_dict
 from model.platform import COMPONENTS, Component
-from model.workloads import SHARED_ROLES
-from tests.support.configs import EXAMPLE_COLOURS
+from model.workloads import WORKLOADS, Workload, application_workloads, shared_roles
+from tests.support.configs import EVERYTHING_ON, example
 from tests.support.synth import Synthesized
+
+# The configuration each synthesized fixture holds.
+CONFIGS: dict[str, Config] = {"example_app": example(), "everything_on": config_from_dict(EVERYTHING_ON)}
 
 COMMON_OUTPUT = re.compile(r"^\$\{data\.terraform_remote_state\.common\.outputs\.(\w+)\}$")
 ROLE_ARN = re.compile(r"^\$\{aws_iam_role\.([\w-]+)\.arn\}$")
@@ -43,26 +49,61 @@ def associations(app: Synthesized, colour: str) -> list[tuple[str, str, str]]:
     return found
 
 
-@pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
-@pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
+@pytest.mark.parametrize("fixture", list(CONFIGS))
 def test_the_role_behind_every_association_trusts_exactly_that_service_account(
-    fixture: str, colour: str, request: pytest.FixtureRequest
+    fixture: str, request: pytest.FixtureRequest
 ) -> None:
     app: Synthesized = request.getfixturevalue(fixture)
-    found = associations(app, colour)
-    assert len(found) == len(SHARED_ROLES)  # every shared role is bound, once
-    for namespace, service_account, role_arn in found:
-        assert trusted(app, role_arn) == (namespace, service_account)
+    roles = shared_roles(CONFIGS[fixture])
+    for colour in CONFIGS[fixture].clusters:
+        found = associations(app, colour)
+        # every shared role is bound, once, to its own service account
+        assert sorted((n, s) for n, s, _ in found) == sorted((r.namespace, r.service_account) for r in roles), colour
+        for namespace, service_account, role_arn in found:
+            assert trusted(app, role_arn) == (namespace, service_account)
 
 
-def test_no_two_roles_trust_the_same_service_account(example_app: Synthesized) -> None:
+@pytest.mark.parametrize("fixture", list(CONFIGS))
+def test_no_two_roles_trust_the_same_service_account(fixture: str, request: pytest.FixtureRequest) -> None:
+    app: Synthesized = request.getfixturevalue(fixture)
     trusts: list[Any] = [
         json.loads(role["assume_role_policy"])["Statement"][0]["Condition"]["StringEquals"]
-        for role in example_app.json("common")["resource"]["aws_iam_role"].values()
+        for role in app.json("common")["resource"]["aws_iam_role"].values()
         if "pods.eks.amazonaws.com" in role["assume_role_policy"]
     ]
-    assert len(trusts) == len(SHARED_ROLES)
+    assert len(trusts) == len(shared_roles(CONFIGS[fixture]))
     assert len({json.dumps(t, sort_keys=True) for t in trusts}) == len(trusts)
+
+
+def test_only_the_applications_with_a_policy_have_a_role(everything_on: Synthesized) -> None:
+    """The variant's sample app and orders name a policy; catalogue, in the namespace it shares with orders, has none:
+    no role, no association, and orders' role trusts orders' own service account only."""
+    config = CONFIGS["everything_on"]
+    assert [(w.name, w.namespace, w.service_account) for w in application_workloads(config)] == [
+        ("sample-app", "sample-app", "sample-app"),
+        ("orders", "shop", "orders-api"),
+    ]
+    for colour in config.clusters:
+        bound = {(namespace, account) for namespace, account, _ in associations(everything_on, colour)}
+        assert ("shop", "orders-api") in bound
+        assert ("shop", "catalogue") not in bound
+
+
+@pytest.mark.parametrize("fixture", list(CONFIGS))
+def test_each_applications_role_holds_its_own_document_filled(fixture: str, request: pytest.FixtureRequest) -> None:
+    """`<project>-<name>`, its policy the application's document with the values synth fills (no placeholder left)."""
+    app: Synthesized = request.getfixturevalue(fixture)
+    workloads = application_workloads(CONFIGS[fixture])
+    assert workloads, fixture
+    for workload in workloads:
+        assert workload.policy is not None
+        role = app.resource("common", "aws_iam_role", f"{workload.construct_id}/role")
+        assert role["name"] == f"{CONFIGS[fixture].project}-{workload.name}"
+        written = app.resource("common", "aws_iam_policy", f"{workload.construct_id}/policy")["policy"]
+        assert "{{" not in written
+        expected = json.loads(policies.render(workload.policy, **{k: "x" for k in policies.placeholders(workload.policy)}))
+        actions = [s["Action"] for s in json.loads(written)["Statement"]]
+        assert actions == [s["Action"] for s in expected["Statement"]]
 
 
 @pytest.mark.parametrize("component", [c for c in COMPONENTS if c.identity and c.chart], ids=lambda c: c.name)
@@ -75,7 +116,7 @@ def test_each_shared_role_grants_what_upstreams_policy_grants_for_every_chart_ve
     assert component.chart
     covered = [v for upstream in component.identity.upstream for v in upstream.releases]
     assert sorted(covered) == sorted(component.versions()), "every chart version of the table needs its upstream policy"
-    role = next(w for w in SHARED_ROLES if w.name == component.name)
+    role: Workload = next(w for w in WORKLOADS if w.name == component.name)
     document = json.loads(example_app.resource("common", "aws_iam_policy", f"{role.construct_id}/policy")["policy"])
     granted = {a for s in document["Statement"] for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
     missing = {upstream.document: sorted(upstream.action_names() - granted) for upstream in component.identity.upstream}

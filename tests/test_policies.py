@@ -1,6 +1,7 @@
-"""IAM policy gate: every document the project fills (those of policies/ and each platform component's, in its
-folder of argocd/apps/platform/), filled the way synth fills it, passes parliament with nothing above LOW, unless the
-finding is justified below, next to its allow-list entry."""
+"""IAM policy gate: every document the project fills (those of policies/, each platform component's, in its folder of
+argocd/apps/platform/, and each application's the suite's configurations name: the shipped example's and the
+variant's), filled the way synth fills it, passes parliament with nothing above LOW, unless the finding is justified
+below, next to its allow-list entry."""
 
 from __future__ import annotations
 
@@ -13,8 +14,13 @@ from typing import Any
 import pytest
 
 import policies
+from model.loading import config_from_dict
+from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, REGISTRY
-from tests.support.configs import CONNECTION_ARN
+from model.rules import APPLICATION_POLICY_VALUES
+from model.workloads import application_workloads
+from policies.shape import policy_problem
+from tests.support.configs import CONNECTION_ARN, VARIANT, example
 
 with warnings.catch_warnings():  # parliament imports the deprecated pkg_resources
     warnings.simplefilter("ignore")
@@ -26,6 +32,15 @@ NOT_IAM = {"ecr_lifecycle"}  # an ECR lifecycle policy, not an IAM document
 # which components have one.
 COMPONENT_POLICIES: dict[str, Path] = {
     c.policy.relative_to(REGISTRY).as_posix(): c.policy for c in COMPONENTS if c.policy is not None
+}
+# Each application's policy, by its path in the project (`argocd/applications/sample-app/policy.json`): the documents
+# the configurations the suite synthesizes name (a team's own applications' are linted by their own `make test` only
+# when a configuration of the suite names them).
+APPLICATION_POLICIES: dict[str, Path] = {
+    w.policy.relative_to(PROJECT_DIR).as_posix(): w.policy
+    for config in (example(), config_from_dict(VARIANT))
+    for w in application_workloads(config)
+    if w.policy is not None
 }
 # Realistic values for every placeholder, as synth would fill them.
 SAMPLES = {
@@ -46,7 +61,6 @@ SAMPLES = {
     "STATE_KEY_PREFIX": "eks-bg",
     "SUB_ZONE": "eks.example.com",
     "TABLE_NAME": "eks-bg-users",
-    "REPOSITORY_NAME": "eks-bg/sample-app",
     "DEPLOYER_ROLE_ARN": "arn:aws:iam::123456789012:role/platform-deployer",
 }
 TRUST_POLICY = (
@@ -75,8 +89,9 @@ ABOVE_LOW = {"MEDIUM", "HIGH", "CRITICAL"}
 
 def every_document() -> dict[str, policies.Document]:
     """Every document the project fills, by the name this module gives it: those of policies/ by their name
-    (`kms_key`), each component's by its path in the registry (`external-dns/policy.json`)."""
-    return {p.stem: p.stem for p in sorted(POLICY_DIR.glob("*.json"))} | dict(COMPONENT_POLICIES)
+    (`kms_key`), each component's by its path in the registry (`external-dns/policy.json`), each application's by its
+    path in the project."""
+    return {p.stem: p.stem for p in sorted(POLICY_DIR.glob("*.json"))} | dict(COMPONENT_POLICIES) | dict(APPLICATION_POLICIES)
 
 
 def documents() -> list[str]:
@@ -116,6 +131,15 @@ def test_no_document_names_a_partition(name: str) -> None:
     document = every_document()[name]
     path = document if isinstance(document, Path) else POLICY_DIR / f"{document}.json"
     assert re.findall(r"arn:aws[a-z-]*:", path.read_text()) == []
+
+
+def test_the_applications_policies_are_linted_and_filled_with_what_synth_fills() -> None:
+    """The sample app's (the example's) and the variant's orders; each one's placeholders are those synth fills for an
+    application, and each passes the shape check synth runs (policies/shape.py)."""
+    assert len(APPLICATION_POLICIES) >= 2, APPLICATION_POLICIES
+    for name, path in APPLICATION_POLICIES.items():
+        assert policies.placeholders(path) <= APPLICATION_POLICY_VALUES, name
+        assert policy_problem(path, APPLICATION_POLICY_VALUES) is None, name
 
 
 def test_every_document_of_a_component_folder_is_its_roles_policy() -> None:

@@ -8,10 +8,11 @@ No jsii import here: config tests stay fast.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from model.config import Config
+from model.config import DEFAULT_IMAGE_TAG, Config
 from model.loading import config_file, raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 
@@ -32,13 +33,27 @@ def example() -> Config:
 EXAMPLE_COLOURS = tuple(example().clusters)
 
 
+def release_of(applications: Mapping[str, Any]) -> dict[str, Any]:
+    """What a colour serving beside another names of these applications in its entry (model/rules.py), at each one's
+    own defaults: its image tag (an application with `image`) and its revision (one from another repository)."""
+    named: dict[str, Any] = {}
+    for name, app in applications.items():
+        entry = {}
+        if "image" in app:
+            entry["image_tag"] = app["image"].get("tag", DEFAULT_IMAGE_TAG)
+        if "repo_url" in app.get("source", {}) and "revision" in app["source"]:
+            entry["revision"] = app["source"]["revision"]
+        if entry:
+            named[name] = entry
+    return named
+
+
 def named_release(**overrides: Any) -> dict[str, Any]:
     """Every part of a colour's release, named in its entry as a serving colour's must be (model/rules.py):
-    today's platform defaults, `main`, and the example's applications at their default image tag, unless overridden."""
+    today's platform defaults, `main`, and the example's applications at their defaults, unless overridden."""
     serving = Config().clusters["blue"].model_dump(mode="json", exclude_unset=True)
     release = {key: serving[key] for key in ("platform", "gitops_revision")}
-    tags = {name: {"image_tag": app["image"]["tag"]} for name, app in SAMPLE_APPLICATIONS.items()}
-    return {**release, "applications": tags, **overrides}
+    return {**release, "applications": release_of(SAMPLE_APPLICATIONS), **overrides}
 
 
 # The example's applications (the sample app): what a config of the tests runs unless it says otherwise.
@@ -49,7 +64,7 @@ SAMPLE_APP = "sample-app"
 ANOTHER_REPO = "https://github.com/acme/shop.git"
 ORDERS_POLICY = "tests/fixtures/applications/orders/policy.json"
 THREE_APPLICATIONS: dict[str, Any] = {
-    **SAMPLE_APPLICATIONS,
+    SAMPLE_APP: SAMPLE_APPLICATIONS[SAMPLE_APP],  # three whatever else the example runs
     "catalogue": {
         "host": "catalogue",
         "source": {"repo_url": ANOTHER_REPO, "path": "charts/catalogue", "revision": "catalogue-v1.8.0"},
@@ -84,7 +99,8 @@ REPO_URL = "https://github.com/acme/eks-blue-green.git"
 
 
 def _serving(image_tag: str) -> dict[str, Any]:
-    return named_release(applications={SAMPLE_APP: {"image_tag": image_tag}, **SHOP_RELEASE})
+    # Every application of the variant, the sample app at image_tag.
+    return named_release(applications={**release_of(THREE_APPLICATIONS), SAMPLE_APP: {"image_tag": image_tag}})
 
 
 VARIANT: dict[str, Any] = {
