@@ -1,11 +1,12 @@
 """Argo CD as it behaves over days, not only on the first sync: the App of Apps waits for children that are
 still syncing, failed syncs are retried, and the load balancer controller's webhook certificate is not
-rotated by every render."""
+rotated by every render (nor is any other child's live state kept over what Git says)."""
 
 from __future__ import annotations
 
 import copy
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,9 @@ import pytest
 import yaml
 
 from model.platform import CHILDREN, REGISTRY
-from tests.support.charts import Chain, build_chain, render
-from tests.support.configs import EXAMPLE_COLOURS
+from model.workloads import ARGOCD_NAMESPACE
+from tests.support.charts import CHARTS, Chain, build_chain, by_kind, render
+from tests.support.configs import EXAMPLE_COLOURS, SAMPLE_APPLICATIONS
 from tests.support.synth import Synthesized
 
 COLOURS = EXAMPLE_COLOURS
@@ -98,8 +100,9 @@ def test_the_health_message_is_passed_on_and_says_when_a_sync_runs() -> None:
 
 @pytest.mark.parametrize("colour", COLOURS)
 def test_every_application_retries_a_failed_sync_with_backoff(chains: dict[str, Chain], colour: str) -> None:
+    """The parent, the platform's children and each application's."""
     applications = [chains[colour].parent, *chains[colour].children.values()]
-    assert len(applications) == 1 + len(CHILDREN)
+    assert len(applications) == 1 + len(CHILDREN) + len(SAMPLE_APPLICATIONS)
     for application in applications:
         retry = application["spec"]["syncPolicy"]["retry"]
         assert retry["limit"] > 0, application["metadata"]["name"]
@@ -192,8 +195,55 @@ def test_only_the_certificate_is_ignored(lbc_child: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("colour", COLOURS)
 def test_other_children_ignore_nothing(chains: dict[str, Chain], colour: str) -> None:
+    """The platform's other children and every application's: Argo CD compares all they render."""
     others = {name: app for name, app in chains[colour].children.items() if name != LBC_CHILD}
+    assert sorted(others) == sorted([*(c.name for c in CHILDREN if c.name != LBC_CHILD), *SAMPLE_APPLICATIONS])
     assert [name for name, app in others.items() if "ignoreDifferences" in app["spec"]] == []
     assert [
-        name for name, app in others.items() if "RespectIgnoreDifferences=true" in app["spec"]["syncPolicy"]["syncOptions"]
+        name
+        for name, app in others.items()
+        if "RespectIgnoreDifferences=true" in app["spec"]["syncPolicy"].get("syncOptions", [])
     ] == []
+
+
+# --- a component with ignored differences and namespace labels ----------------------------------
+
+# A made-up component with both: its own namespace labels (Argo CD's managedNamespaceMetadata) and differences to keep.
+BOTH = """\
+name: both
+title: Both
+namespace: both
+wave: 0
+chart:
+  repository: https://charts.example.com
+  default: 1.0.0
+  releases:
+    - {version: 1.0.0, appVersion: v1.0.0, kubernetes: ["1.35"], evidence: a test's}
+namespaceLabels:
+  example.com/team: platform
+ignoreDifferences:
+  - kind: Secret
+    name: both-tls
+    jsonPointers: ["/data"]
+"""
+
+
+def test_a_component_with_ignored_differences_and_namespace_labels_keeps_both(chains: dict[str, Chain], tmp_path: Path) -> None:
+    """argocd/apps renders both sync options in its syncOptions list and the labels under managedNamespaceMetadata. (Its
+    template once wrote RespectIgnoreDifferences after managedNamespaceMetadata's labels: YAML that does not parse, so
+    no component could have both.) Rendered from a copy of the chart with one more component in its registry."""
+    chart = tmp_path / "apps"
+    shutil.copytree(CHARTS / "apps", chart)
+    (chart / "platform" / "both").mkdir()
+    (chart / "platform" / "both" / "component.yaml").write_text(BOTH)
+    (chart / "platform" / "both" / "values.yaml").write_text("{}\n")
+    facts = chains[COLOURS[0]].root_values
+    rendered = render(
+        chart, {**facts, "platform": {**facts["platform"], "both": "1.0.0"}}, release="apps", namespace=ARGOCD_NAMESPACE
+    )
+    both = by_kind(rendered, "Application")["both"]
+    policy = both["spec"]["syncPolicy"]
+    assert policy["syncOptions"] == ["CreateNamespace=true", "RespectIgnoreDifferences=true"]
+    assert policy["managedNamespaceMetadata"] == {"labels": {"example.com/team": "platform"}}
+    assert both["spec"]["ignoreDifferences"] == [{"kind": "Secret", "name": "both-tls", "jsonPointers": ["/data"]}]
+    assert policy["retry"] == facts["syncRetry"]

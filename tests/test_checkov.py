@@ -1,7 +1,7 @@
-"""checkov gate on what the project ships: the synthesized Terraform JSON, every manifest the charts
-render (parent and child Applications, the sample app in both delivery modes, every colour, from the
-values in the synthesized stacks) and app/Dockerfile. No failed check but the skips of .checkov.yaml,
-each justified and each still needed."""
+"""checkov gate on what the project ships: the synthesized Terraform JSON of every stack (common, the traffic stack's
+shared load balancer, the colours), every manifest the charts render (the parent and child Applications, the
+applications' Namespaces and TargetGroupBindings, the sample app; from the values in the synthesized stacks) and
+app/Dockerfile. No failed check but the skips of .checkov.yaml, each justified and each still needed."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from model.platform import CHILDREN
-from tests.support.checkov import CONFIG_FILE, FRAMEWORKS, OWN_CHECKS
-from tests.support.configs import EXAMPLE_COLOURS
+from tests.support.checkov import CONFIG_FILE, FRAMEWORKS
+from tests.support.configs import EVERYTHING_ON, EXAMPLE_COLOURS, example_raw
 from tests.support.synth import Synthesized
 
 # checkov runs in the background from the session's start (tests/support/background_checks.py).
@@ -61,35 +61,71 @@ def test_no_failed_checks_but_the_justified_skips(results: dict[str, dict[str, A
 def test_terraform_of_both_syntheses_was_scanned(results: dict[str, dict[str, Any]]) -> None:
     result = results["terraform_json"]
     assert result["summary"]["passed"] >= 200
-    files = {c["file_path"].split("/")[1] for c in [*failures(result), *result["results"]["passed_checks"]]}
-    assert files == {"example", "variant"}
+    checked = [*failures(result), *result["results"]["passed_checks"]]
+    stacks = {tuple(c["file_path"].split("/")[1:4:2]) for c in checked}
+    colours = {"example": EXAMPLE_COLOURS, "variant": tuple(EVERYTHING_ON["clusters"])}
+    assert stacks == {(name, stack) for name, own in colours.items() for stack in ("common", "traffic", *own)}
+
+
+# What checkov 3.3 has checks for in the traffic stack (none looks at aws_lb_listener_rule: the rules are parsed, with
+# the rest of the file, but no check reads them).
+TRAFFIC_TYPES = (
+    "aws_lb",
+    "aws_lb_listener",
+    "aws_lb_target_group",
+    "aws_ssm_parameter",
+    "aws_route53_record",
+    "aws_security_group",
+    "aws_vpc_security_group_ingress_rule",
+    "aws_vpc_security_group_egress_rule",
+)
+
+
+@pytest.mark.parametrize(("name", "fixture"), [("example", "example_app"), ("variant", "everything_on")])
+def test_every_resource_of_the_traffic_stack_was_checked(
+    results: dict[str, dict[str, Any]], request: pytest.FixtureRequest, name: str, fixture: str
+) -> None:
+    """The shared load balancer, its listeners, every target group, the weights parameter, the records and the security
+    group's rules: each of them had checks run on it (checkov names a resource `<type>.<id>` or `resource.<id>`)."""
+    synthesized: Synthesized = request.getfixturevalue(fixture)
+    result = results["terraform_json"]
+    checked = {
+        c["resource"].split(".", 1)[1]
+        for c in [*failures(result), *result["results"]["passed_checks"]]
+        if c["file_path"] == f"/{name}/stacks/traffic/cdk.tf.json"
+    }
+    resources = synthesized.json("traffic")["resource"]
+    expected = {key for kind in TRAFFIC_TYPES for key in resources[kind]}
+    assert expected - checked == set()
+    assert resources["aws_lb_listener_rule"]  # there, but no check of checkov reads them
 
 
 def test_every_rendered_manifest_was_scanned(
     results: dict[str, dict[str, Any]], example_app: Synthesized, everything_on: Synthesized
 ) -> None:
-    """Every manifest of both syntheses, every colour (Applications included, which no check looks into;
-    checkov also counts a Deployment's pod template as a resource of its own)."""
+    """Every manifest of both syntheses, every colour the scan renders (Applications, Namespaces and
+    TargetGroupBindings included, which no check looks into; checkov also counts a Deployment's pod template as a
+    resource of its own)."""
     from tests.support.charts import rendered_manifests
 
     docs = [doc for app in (example_app, everything_on) for colour in EXAMPLE_COLOURS for doc in rendered_manifests(app, colour)]
     pod_templates = sum(doc["kind"] == "Deployment" for doc in docs)
     assert results["kubernetes"]["summary"]["resource_count"] == len(docs) + pod_templates
-    # Per colour the parent and every child; the variant's app is Terraform's, not a child.
-    assert sum(doc["kind"] == "Application" for doc in docs) == len(EXAMPLE_COLOURS) * (2 * (1 + len(CHILDREN)) - 1)
-    assert pod_templates == 4  # the app, delivered both ways, in both colours
+    # Per colour the parent, every platform child and one child per application; a Namespace per namespace name and a
+    # TargetGroupBinding per application.
+    applications = [example_raw()["applications"], EVERYTHING_ON["applications"]]
+    kinds = [doc["kind"] for doc in docs]
+    assert kinds.count("Application") == len(EXAMPLE_COLOURS) * sum(1 + len(CHILDREN) + len(apps) for apps in applications)
+    assert kinds.count("TargetGroupBinding") == len(EXAMPLE_COLOURS) * sum(len(apps) for apps in applications)
+    namespaces = [{entry.get("namespace", app) for app, entry in apps.items()} for apps in applications]
+    assert kinds.count("Namespace") == len(EXAMPLE_COLOURS) * sum(len(names) for names in namespaces)
+    assert pod_templates == 4  # the sample app (the one application of this repository) in both colours of both
     assert {"Deployment.sample-app.sample-app", "Service.sample-app.sample-app"} <= scanned(results["kubernetes"])
 
 
-def test_the_projects_own_check_ran_on_each_ingress_and_passed(results: dict[str, dict[str, Any]]) -> None:
-    """scripts/checkov/checks/ingress_hosts.py: the sample app's Ingress routes exactly the hosts it publishes (the
-    weighted one and the colour's preview host), in every colour and both deliveries."""
-    (check_id,) = re.findall(r'^CHECK_ID = "([A-Z0-9_]+)"$', (OWN_CHECKS / "ingress_hosts.py").read_text(), re.MULTILINE)
-    result = results["kubernetes"]["results"]
-    ran = [c for c in [*result["passed_checks"], *result["failed_checks"]] if c["check_id"] == check_id]
-    assert {c["resource"] for c in ran} == {"Ingress.sample-app.sample-app"}
-    assert len(ran) == 2 * len(EXAMPLE_COLOURS)  # both syntheses
-    assert [c for c in ran if c["check_result"]["result"] != "PASSED"] == []
+def test_no_ingress_was_scanned(results: dict[str, dict[str, Any]]) -> None:
+    """The shared load balancer is the traffic stack's: no chart renders an Ingress any more."""
+    assert [r for r in scanned(results["kubernetes"]) if r.startswith("Ingress.")] == []
 
 
 def test_the_dockerfile_was_scanned(results: dict[str, dict[str, Any]]) -> None:

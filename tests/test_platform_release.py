@@ -1,5 +1,5 @@
 """A colour is a whole platform release: green can run a newer Argo CD, newer controllers, another
-Git revision and another image while blue's synthesized stack stays byte-for-byte what it was.
+Git revision and another image of each application while blue's synthesized stack stays byte-for-byte what it was.
 
 The variant is the project's own configuration with green's release changed in every key; the
 values reach the children through Helm's engine, as on a cluster.
@@ -17,7 +17,7 @@ from model.platform import ARGO_CD, CHILDREN, VERSIONED, Component
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from scripts.docs import diagram
 from tests.support.charts import Chain, build_chain, render
-from tests.support.configs import example_raw
+from tests.support.configs import SAMPLE_APP, SAMPLE_APPLICATIONS, example_raw
 from tests.support.synth import Synthesized, synthesize
 
 GREEN_VERSION = example_raw()["clusters"]["green"]["kubernetes_version"]
@@ -29,12 +29,12 @@ def another_version(component: Component) -> str | None:
     return next((v for v in component.working_versions(GREEN_VERSION) if v != default), None)
 
 
-# Green rehearses a release in which every key it can change differs from the project's: its revision, its image and
-# each component with another chart version in the table (at least the three the project started with).
+# Green rehearses a release in which every key it can change differs from the project's: its revision, the sample
+# app's image and each component with another chart version in the table (at least the three the project started with).
 GREEN_RELEASE: dict[str, Any] = {
     "platform": {c.key: version for c in VERSIONED if (version := another_version(c))},
     "gitops_revision": "platform-b",
-    "image_tag": "4f9c2e1",
+    "applications": {SAMPLE_APP: {"image_tag": "4f9c2e1"}},
 }
 CHANGED = [c for c in CHILDREN if c.key in GREEN_RELEASE["platform"]]
 
@@ -55,7 +55,7 @@ def chains(example_app: Synthesized, green_release: Synthesized) -> dict[str, Ch
     }
 
 
-@pytest.mark.parametrize("stack", ["blue", "common"])
+@pytest.mark.parametrize("stack", ["blue", "common", "traffic"])
 def test_changing_greens_release_leaves_the_other_stacks_byte_for_byte_identical(
     example_app: Synthesized, green_release: Synthesized, stack: str
 ) -> None:
@@ -69,7 +69,7 @@ def test_greens_argo_cd_release_runs_greens_chart(example_app: Synthesized, gree
 
     assert argo_cd(green_release, "green") == ("argo-cd", GREEN_RELEASE["platform"]["argo_cd"])
     assert argo_cd(green_release, "blue") == argo_cd(example_app, "blue")
-    assert argo_cd(example_app, "green") == ("argo-cd", ARGO_CD.chart.default)  # type: ignore[union-attr]
+    assert argo_cd(example_app, "green") == ("argo-cd", ARGO_CD.chart.default)
 
 
 def test_each_colours_parent_follows_its_own_revision(chains: dict[str, Chain]) -> None:
@@ -89,12 +89,15 @@ def test_each_colours_children_install_its_own_chart_versions(chains: dict[str, 
 
 
 def test_the_sample_app_follows_the_colours_revision_and_image(chains: dict[str, Chain]) -> None:
+    """Its child reads its chart at the colour's revision (this repository's), and the chart runs the colour's tag."""
+
     def app(chain: Chain) -> tuple[str, str]:
-        child = chain.children["sample-app"]["spec"]["source"]
-        (deployment,) = [d for d in chain.sample_app if d["kind"] == "Deployment"]
+        child = chain.children[SAMPLE_APP]["spec"]["source"]
+        (deployment,) = [d for d in chain.applications[SAMPLE_APP] if d["kind"] == "Deployment"]
         return child["targetRevision"], deployment["spec"]["template"]["spec"]["containers"][0]["image"].rsplit(":", 1)[1]
 
     assert app(chains["green"]) == ("platform-b", "4f9c2e1")
+    assert app(chains["green-before"]) == ("main", "0.1.0")
     assert app(chains["blue"]) == ("main", "0.1.0")
 
 
@@ -117,7 +120,9 @@ def test_the_app_of_apps_takes_every_chart_version_from_the_facts(chains: dict[s
     unheard_of = {name: f"0.0.{i}-test" for i, name in enumerate(facts["platform"], 1)}
     children = render("apps", {**facts, "platform": unheard_of}, release="apps", namespace=ARGOCD_NAMESPACE)
     installed = {
-        c["metadata"]["name"]: c["spec"]["source"].get("targetRevision") for c in children if "chart" in c["spec"]["source"]
+        c["metadata"]["name"]: c["spec"]["source"].get("targetRevision")
+        for c in children
+        if c["kind"] == "Application" and "chart" in c["spec"]["source"]
     }
     assert installed == unheard_of
 
@@ -128,19 +133,23 @@ def test_the_runbooks_cycle_is_valid_data_at_every_step() -> None:
     # green's 1.35). Blue serves beside green, so it names every key.
     platform_a = {c.key: c.working_versions("1.34")[-1] for c in VERSIONED}
     assert platform_a[ARGO_CD.key] == "9.3.7"
-    blue = {"kubernetes_version": "1.34", "weight": 100, "gitops_revision": "platform-a", "image_tag": "3f2c1a9"}
+    blue = {"kubernetes_version": "1.34", "weight": 100, "gitops_revision": "platform-a"}
     blue["platform"] = platform_a
-    today = config_from_dict({"clusters": {"blue": blue}})
-    green = {"kubernetes_version": "1.35", "weight": 0, "gitops_revision": "platform-b", "image_tag": "8d4e0b2"}
-    step_1 = config_from_dict({"clusters": {"blue": blue, "green": green}})
+    blue["applications"] = {SAMPLE_APP: {"image_tag": "3f2c1a9"}}
+    apps = {"applications": SAMPLE_APPLICATIONS}  # each colour names its image of the sample app
+    today = config_from_dict({**apps, "clusters": {"blue": blue}})
+    green = {"kubernetes_version": "1.35", "weight": 0, "gitops_revision": "platform-b"}
+    green["applications"] = {SAMPLE_APP: {"image_tag": "8d4e0b2"}}
+    step_1 = config_from_dict({**apps, "clusters": {"blue": blue, "green": green}})
     assert step_1.release("blue") == today.release("blue")
     assert step_1.release("green").platform.model_dump() == {c.key: c.chart.default for c in VERSIONED if c.chart}
-    done = config_from_dict({"clusters": {"green": {**green, "weight": 100}}})
+    assert step_1.release("green").applications[SAMPLE_APP].image_tag == "8d4e0b2"
+    done = config_from_dict({**apps, "clusters": {"green": {**green, "weight": 100}}})
     assert done.release("green") == step_1.release("green")
     with pytest.raises(
         ConfigError, match=r'clusters\.green\.platform\.argo_cd: "9\.3\.7" is not allowed; green runs Kubernetes 1\.35'
     ):
-        config_from_dict({"clusters": {"blue": blue, "green": {**green, "platform": platform_a}}})
+        config_from_dict({**apps, "clusters": {"blue": blue, "green": {**green, "platform": platform_a}}})
 
 
 def test_the_readme_diagram_shows_each_colours_own_release(green_release: Synthesized) -> None:
@@ -148,6 +157,7 @@ def test_the_readme_diagram_shows_each_colours_own_release(green_release: Synthe
     green = GREEN_RELEASE["platform"]
     assert f'green_argocd["Argo CD (argo-cd {green["argo_cd"]})"]' in drawn
     assert 'green_external_dns["wave 0: external-dns ' in drawn
-    assert 'green_sample_app["wave 1: sample-app @ platform-b"]' in drawn
+    assert 'green_app_sample_app["wave 1: sample-app @ platform-b"]' in drawn
+    assert 'blue_app_sample_app["wave 1: sample-app @ main"]' in drawn
     blue = example_raw()["clusters"]["blue"]["platform"]
     assert f'blue_argocd["Argo CD (argo-cd {blue["argo_cd"]})"]' in drawn

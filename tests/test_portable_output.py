@@ -13,7 +13,7 @@ import pytest
 
 from model.bootstrap import MANIFESTS_CHART
 from model.paths import PROJECT_DIR
-from tests.support.configs import EXAMPLE_COLOURS
+from model.workloads import PARENT_APPLICATION
 from tests.support.synth import Synthesized
 
 
@@ -30,23 +30,18 @@ def releases_of_local_charts(app: Synthesized, stack: str) -> dict[str, str]:
     return {r["name"]: r["chart"] for r in app.resources(stack, "helm_release").values() if "repository" not in r}
 
 
-@pytest.mark.parametrize(
-    ("fixture", "charts"),
-    [
-        ("example_app", {"app-of-apps": MANIFESTS_CHART}),
-        ("everything_on", {"app-of-apps": MANIFESTS_CHART, "sample-app": PROJECT_DIR / "argocd" / "sample-app"}),
-    ],
-)
-def test_local_charts_travel_inside_the_output(fixture: str, charts: dict[str, Path], request: pytest.FixtureRequest) -> None:
-    """The sample app's chart is the one of the colour's revision (model/revisions.py): the example colours
-    follow `main`, whose committed chart the checkout holds."""
+@pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
+def test_local_charts_travel_inside_the_output(fixture: str, request: pytest.FixtureRequest) -> None:
+    """The one chart Terraform installs from the checkout is bootstrap/manifests (the parent Application), copied into
+    cdktf.out; argocd/apps and the applications' charts reach a colour from Git at its revision, never from here. Every
+    colour of each synthesis."""
     app: Synthesized = request.getfixturevalue(fixture)
-    colour = EXAMPLE_COLOURS[0]  # every colour's stack is built alike
-    found = releases_of_local_charts(app, colour)
-    assert set(found) == set(charts)
-    for release, chart in charts.items():
-        path = Path(found[release])
+    colours = [stack for stack in app.stacks() if stack not in ("common", "traffic")]
+    assert len(colours) >= 2
+    for colour in colours:
+        found = releases_of_local_charts(app, colour)
+        assert sorted(found) == [PARENT_APPLICATION], colour
+        path = Path(found[PARENT_APPLICATION])
         assert path.parts[0] == "assets", path
-        copy = app.stack_dir(colour) / path
-        comparison = filecmp.dircmp(copy, chart)
-        assert (comparison.left_only, comparison.right_only, comparison.diff_files) == ([], [], []), release
+        comparison = filecmp.dircmp(app.stack_dir(colour) / path, MANIFESTS_CHART)
+        assert (comparison.left_only, comparison.right_only, comparison.diff_files) == ([], [], []), colour

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from moto import mock_aws
 
 from scripts.seed_table import create_table, seed
+from tests.support.configs import SAMPLE_APP, example
 from tests.support.sample_app import APP_ENV, REGION, TABLE, fill, load_app
 
 
@@ -128,21 +129,27 @@ def test_readyz_both_ways(aws: Any, client: TestClient) -> None:
 
 def test_probe_answers_what_readiness_holds_the_colour_to(aws: Any, client: TestClient) -> None:
     """/probe is the end of readiness's request through the preview host (tools/readiness/probe.py): the colour and
-    the image tag its pods run, after reading the table. The probe's own judge reads this very answer."""
-    from tools.readiness import Target
-    from tools.readiness.probe import PROBE_PATH, ProbeFailedError, judge
+    the image tag its pods run, after reading the table. Readiness's own judge reads this very answer, with the sample
+    app's probe as the shipped example configures it."""
+    from tools.readiness import Probed, Target
+    from tools.readiness.probe import ProbeFailedError, judge
 
-    assert client.get(PROBE_PATH).status_code == 503  # no table: the whole path is not there
+    probe = example().applications[SAMPLE_APP].probe
+    assert client.get(probe.path).status_code == 503  # no table: the whole path is not there
     seed(aws, TABLE, 1)
-    answer = client.get(PROBE_PATH)
-    assert answer.status_code == 200
+    answer = client.get(probe.path)
+    assert answer.status_code == probe.status == 200
     assert answer.json() == {"colour": "green", "image_tag": "0.2.0", "table": TABLE, "table_status": "ACTIVE", "items_read": 1}
-    target = Target("green", "eks-bg-green", "1.36", "app-green.eks.example.com", image_tag="0.2.0")
-    assert judge(target, (200, answer.content)) == (
-        f"green answered through DNS, its ALB and TLS; read table {TABLE}; image 0.2.0 as configured"
+
+    def target(image_tag: str) -> tuple[Target, Probed]:
+        app = Probed(SAMPLE_APP, "app-green.eks.example.com", probe, image_tag=image_tag)
+        return Target("green", "eks-bg-green", "1.36", "eks-bg", (app,)), app
+
+    assert judge(*target("0.2.0"), (200, answer.content)) == (
+        "green answered through DNS, the shared load balancer and TLS: colour green, image_tag 0.2.0, as configured"
     )
-    with pytest.raises(ProbeFailedError, match=r"green runs image tag 0\.2\.0, but its release names 0\.3\.0"):
-        judge(Target("green", "eks-bg-green", "1.36", "app-green.eks.example.com", image_tag="0.3.0"), (200, answer.content))
+    with pytest.raises(ProbeFailedError, match=r"green answered image_tag '0\.2\.0' \(expected '0\.3\.0'\)"):
+        judge(*target("0.3.0"), (200, answer.content))
 
 
 def test_every_response_names_the_serving_colour(aws: Any, client: TestClient) -> None:

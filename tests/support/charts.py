@@ -23,8 +23,12 @@ _REFERENCE = re.compile(r"\$\{([^}]*)\}")
 
 
 def sample_for(reference: str) -> str:
-    """A stand-in for a Terraform reference: `data...outputs.vpc_id` -> `sample-vpc_id`."""
-    return "sample-" + reference.rsplit(".", 1)[-1]
+    """A stand-in for a Terraform reference to another stack's output, naming the output and the path inside it:
+    `data.terraform_remote_state.common.outputs.vpc_id` -> `sample-vpc_id`,
+    `data.terraform_remote_state.traffic.outputs.target_groups.green.sample_app` -> `sample-target_groups.green.sample_app`
+    (so a colour handed another colour's target group shows)."""
+    _, found, output = reference.partition(".outputs.")
+    return "sample-" + (output if found else reference.rsplit(".", 1)[-1])
 
 
 def values_of_release(release: dict[str, Any]) -> dict[str, Any]:
