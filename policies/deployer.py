@@ -8,6 +8,10 @@ writes `deployer-<project>-<concern>.json` into the directory and prints the `aw
 `attach-role-policy` (or, with `--user`, `attach-user-policy`) commands for them. Without `--out` it prints the
 documents as one JSON object, by policy name.
 
+Beside them it writes `traffic-operator-<project>.json` (policies/traffic_operator.json, filled): the identity that may
+only move traffic (`python -m tools.shift`, `--now`, `--status`) and nothing else, for an on-call engineer or a CI job
+in a protected environment; `--traffic-operator-role-arn` (or `--traffic-operator-user`) names who gets it.
+
 Reads project, region, names and state backend from cdktf.json (`--config`). The statements for the S3 state, the
 image build and the deploying role's session lookup are left out when the project does not use them. Every
 document stays under IAM's limit for one managed policy (MANAGED_POLICY_LIMIT, counted without whitespace).
@@ -29,10 +33,14 @@ from pathlib import Path
 from typing import Any
 
 import policies
+from model.applications import applications
 from model.config import Config
 from model.loading import ConfigError, load_config
 
 TEMPLATE = "deployer"
+# The traffic operator's policy: the shift's calls on this project's load balancer rules, weights and lock only.
+OPERATOR_TEMPLATE = "traffic_operator"
+OPERATOR_PREFIX = "traffic-operator-"
 # IAM's limit for one customer managed policy: 6,144 characters, whitespace not counted.
 MANAGED_POLICY_LIMIT = 6144
 # Policy names start with this, never with `<project>-`: the deployer manages `<project>-*` policies, and must not be
@@ -52,6 +60,8 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
         "FreeTheNatAddressFromTheInterfaceAwsMadeForIt",
         "EksChecksNodesMayLaunchFromTheProjectsLaunchTemplates",
         "WhatANodeFromALaunchTemplateUses",
+        "NewRulesOfTheProjectsSecurityGroupsTaggedWithTheProject",
+        "AdmitTheSharedLoadBalancerToTheProjectsClusterSecurityGroups",
     ),
     "dns": (
         "ZonesAndRecordsAnyHostedZoneId",
@@ -59,6 +69,7 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
         "CreateHostedZoneNamesNoResource",
         "WaitForRecordChanges",
         "ChangeOnlyTheSubZonesDelegationAndValidationRecords",
+        "TheApplicationsAliasRecordsInTheSubZone",
         "RequestCertificatesTaggedWithTheProject",
         "CertificatesOfThisAccount",
         "DeleteCertificatesTaggedWithTheProject",
@@ -70,9 +81,9 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
         "PassNodeRolesToTheInstancesEksLaunches",
         "PassSharedRolesToPodIdentityAssociations",
         "PassTheFlowLogRoleToVpcFlowLogs",
-        "ServiceLinkedRolesEksCreatesOnFirstUse",
+        "ServiceLinkedRolesEksAndElbCreateOnFirstUse",
         "SessionContextReadsTheDeployingRole",
-        "NeverChangeTheDeployersOwnPolicies",
+        "NeverChangeTheDeployersOrTheTrafficOperatorsPolicies",
     ),
     "clusters": (
         "CreateClustersTaggedWithTheProject",
@@ -86,13 +97,19 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
     ),
     "data": (
         "TheSampleTable",
-        "TheImageRepository",
+        "TheImageRepositories",
         "TheImageBuildProject",
-        "PassTheImageBuildRoleToCodeBuild",
+        "PassTheImageBuildRolesToCodeBuild",
         "UseTheConfiguredConnection",
         "PassTheConfiguredConnection",
         "StateObjectsAndTheirLockFiles",
         "ListTheStateBucket",
+    ),
+    "traffic": (
+        "CreateTheSharedLoadBalancerAndItsPartsTaggedWithTheProject",
+        "ChangeTheSharedLoadBalancerAndItsPartsTaggedWithTheProject",
+        "ReorderTheSharedLoadBalancersRulesItsNameOnly",
+        "TheLiveWeightsAndTheTrafficLock",
     ),
 }
 
@@ -107,7 +124,10 @@ class Deployer:
 
     @property
     def builds_images(self) -> bool:
-        return bool(self.config.image.build_connection_arn)
+        """Common makes an image build: the connection is set and an application names a buildspec."""
+        return bool(self.config.image.build_connection_arn) and any(
+            app.image is not None and app.image.buildspec for app in applications(self.config)
+        )
 
     @property
     def state_in_s3(self) -> bool:
@@ -118,7 +138,7 @@ class Deployer:
 OPTIONAL: dict[str, Callable[[Deployer], bool]] = {
     "SessionContextReadsTheDeployingRole": lambda d: bool(d.role_arns),
     "TheImageBuildProject": lambda d: d.builds_images,
-    "PassTheImageBuildRoleToCodeBuild": lambda d: d.builds_images,
+    "PassTheImageBuildRolesToCodeBuild": lambda d: d.builds_images,
     "UseTheConfiguredConnection": lambda d: d.builds_images,
     "PassTheConfiguredConnection": lambda d: d.builds_images,
     "StateObjectsAndTheirLockFiles": lambda d: d.state_in_s3,
@@ -170,8 +190,32 @@ def statements(deployer: Deployer) -> dict[str, dict[str, Any]]:
     return kept
 
 
+def operator_policy_name(project: str) -> str:
+    return f"{OPERATOR_PREFIX}{project}"
+
+
+def operator_document(deployer: Deployer) -> dict[str, Any]:
+    """The traffic operator's policy (policies/traffic_operator.json), filled for the project."""
+    config = deployer.config
+    filled: dict[str, Any] = json.loads(
+        policies.render(
+            OPERATOR_TEMPLATE,
+            ACCOUNT_ID=deployer.account,
+            PARTITION=partition(config.region),
+            PROJECT=config.project,
+            REGION=config.region,
+        )
+    )
+    return filled
+
+
+def written_documents(deployer: Deployer) -> dict[str, dict[str, Any]]:
+    """What `--out` writes: the deployer's managed policies, then the traffic operator's."""
+    return {**documents(deployer), operator_policy_name(deployer.config.project): operator_document(deployer)}
+
+
 def documents(deployer: Deployer) -> dict[str, dict[str, Any]]:
-    """Each managed policy, by name: `deployer-<project>-<concern>` -> its document."""
+    """Each managed policy of the deployer, by name: `deployer-<project>-<concern>` -> its document."""
     kept = statements(deployer)
     return {
         policy_name(deployer.config.project, concern): {
@@ -187,27 +231,47 @@ def size(document: Mapping[str, Any]) -> int:
     return len(re.sub(r"\s", "", json.dumps(document)))
 
 
-def commands(deployer: Deployer, written: Mapping[str, Path], user: str | None = None) -> list[str]:
-    """The AWS CLI commands that create each written document and attach it to the deploying roles (or the user)."""
+@dataclass(frozen=True)
+class Holders:
+    """Who a policy is attached to: IAM roles (by ARN), or one IAM user."""
+
+    role_arns: tuple[str, ...] = ()
+    user: str | None = None
+
+    def attach(self, arn: str, placeholder: str) -> list[str]:
+        if self.user:
+            return [f"aws iam attach-user-policy --user-name {shlex.quote(self.user)} --policy-arn {arn}"]
+        roles = [role.rsplit("/", 1)[1] for role in self.role_arns] or [placeholder]
+        return [f"aws iam attach-role-policy --role-name {role} --policy-arn {arn}" for role in roles]
+
+
+def commands(
+    deployer: Deployer, written: Mapping[str, Path], user: str | None = None, operators: Holders = Holders()
+) -> list[str]:
+    """The AWS CLI commands that create each written document and attach the deployer's to the deploying roles (or the
+    user), the traffic operator's to the operators."""
     config = deployer.config
     created = [
         f"aws iam create-policy --policy-name {name} --policy-document {shlex.quote(f'file://{path}')}"
         for name, path in written.items()
     ]
-    arns = [f"arn:{partition(config.region)}:iam::{deployer.account}:policy/{name}" for name in written]
-    if user:
-        attached = [f"aws iam attach-user-policy --user-name {shlex.quote(user)} --policy-arn {arn}" for arn in arns]
-    else:
-        roles = [arn.rsplit("/", 1)[1] for arn in deployer.role_arns] or ["<the-deploying-role-name>"]
-        attached = [f"aws iam attach-role-policy --role-name {role} --policy-arn {arn}" for role in roles for arn in arns]
+    arns = {name: f"arn:{partition(config.region)}:iam::{deployer.account}:policy/{name}" for name in written}
+    operator = operator_policy_name(config.project)
+    deployers = Holders(deployer.role_arns, user)
+    attached = [
+        line for name, arn in arns.items() if name != operator for line in deployers.attach(arn, "<the-deploying-role-name>")
+    ]
+    if operator in arns:
+        attached += operators.attach(arns[operator], "<the-traffic-operator-role-name>")
     return created + attached
 
 
 def write(deployer: Deployer, directory: Path) -> dict[str, Path]:
-    """Each document as `<directory>/<name>.json`; refuses a document above the managed-policy limit."""
+    """Each document (the deployer's, the traffic operator's) as `<directory>/<name>.json`; refuses a document above the
+    managed-policy limit."""
     directory.mkdir(parents=True, exist_ok=True)
     written = {}
-    for name, document in documents(deployer).items():
+    for name, document in written_documents(deployer).items():
         if size(document) >= MANAGED_POLICY_LIMIT:
             raise ValueError(f"{name} is {size(document)} characters without whitespace; IAM allows {MANAGED_POLICY_LIMIT}")
         path = directory / f"{name}.json"
@@ -228,6 +292,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "iam:GetRole, and the printed commands attach the policies to it. Leave out when an IAM user deploys",
     )
     parser.add_argument("--user", help="attach the policies to this IAM user instead of the roles")
+    parser.add_argument(
+        "--traffic-operator-role-arn",
+        action="append",
+        default=[],
+        help="a role that may only move traffic (an on-call role, a protected CI job's role; repeat for more): the "
+        "printed commands attach traffic-operator-<project> to it",
+    )
+    parser.add_argument("--traffic-operator-user", help="attach traffic-operator-<project> to this IAM user instead")
     parser.add_argument("--out", type=Path, help="write one file per policy into this directory and print the commands")
     args = parser.parse_args(argv)
     problems = (
@@ -236,8 +308,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         else [f"--account: {args.account!r} is not allowed; use the 12-digit account ID"]
     )
     problems += [
-        f"--deployer-role-arn: {arn!r} is not allowed; use a role ARN: arn:aws:iam::<account>:role/<path/><name>"
-        for arn in args.deployer_role_arn
+        f"--{flag}: {arn!r} is not allowed; use a role ARN: arn:aws:iam::<account>:role/<path/><name>"
+        for flag, arns in (
+            ("deployer-role-arn", args.deployer_role_arn),
+            ("traffic-operator-role-arn", args.traffic_operator_role_arn),
+        )
+        for arn in arns
         if not _ROLE_ARN.match(arn)
     ]
     if problems:
@@ -250,12 +326,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     deployer = Deployer(config, args.account, tuple(args.deployer_role_arn))
     if args.out is None:
-        print(json.dumps(documents(deployer), indent=2))
+        print(json.dumps(written_documents(deployer), indent=2))
         return 0
     written = write(deployer, args.out)
     for name, path in written.items():
         print(f"# {name}: {size(json.loads(path.read_text()))} of {MANAGED_POLICY_LIMIT} characters", file=sys.stderr)
-    print("\n".join(commands(deployer, written, args.user)))
+    operators = Holders(tuple(args.traffic_operator_role_arn), args.traffic_operator_user)
+    print("\n".join(commands(deployer, written, args.user, operators)))
     return 0
 
 

@@ -2,7 +2,10 @@
 stacks use, each data source, the backend and each operator command, the AWS calls made on create, read, update,
 delete and tagging, filled for one project (policies/deployer.Deployer) and turned into policies.evaluation.Request.
 
-tests/test_deployer_calls.py evaluates every request against the filled deployer policy.
+tests/test_deployer_calls.py evaluates every request against the filled deployer policy, and
+tests/test_traffic_operator.py the shift's against the traffic operator's. The ARNs of what the code names (the load
+balancer, a target group, the weights and lock parameters, an application's role, repository and build) are the names
+the project's own code gives them (`named`), so a name the code moves outside the project's prefix fails the tests.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from model.applications import applications, image_repository_name, preview_hostname, public_hostname
+from model.routes import load_balancer_name, lock_parameter, target_group_name, weights_parameter
 from policies.deployer import Deployer, values
 from policies.evaluation import Request, Value
 
@@ -78,8 +83,31 @@ def fill(text: str, known: Mapping[str, str]) -> str:
     return text
 
 
+def named(deployer: Deployer) -> dict[str, str]:
+    """The names the project's code gives its resources, for the table's ARNs: of the configuration's first application
+    (with a policy, with an image) and first colour, or a sample-app's when the configuration has none."""
+    config = deployer.config
+    apps = applications(config)
+    first = apps[0] if apps else None
+    with_policy = next((app.name for app in apps if app.policy), "sample-app")
+    with_image = next((app for app in apps if app.image is not None), None)
+    colour = next(iter(config.clusters))
+    return {
+        "APPLICATION": with_policy,
+        "IMAGE_APPLICATION": with_image.name if with_image else "sample-app",
+        "REPOSITORY_NAME": image_repository_name(config, with_image) if with_image else f"{config.project}/sample-app",
+        "LOAD_BALANCER_NAME": load_balancer_name(config.project),
+        "TARGET_GROUP_NAME": target_group_name(config.project, first.name if first else "sample-app", colour),
+        "PUBLIC_HOST": public_hostname(config, first) if first else f"app.{config.dns.zone_name}",
+        "PREVIEW_HOST": preview_hostname(config, first, colour) if first else f"app-{colour}.{config.dns.zone_name}",
+        # Parameter ARNs name the parameter without its leading slash.
+        "WEIGHTS_PARAMETER": weights_parameter(config.project).removeprefix("/"),
+        "LOCK_PARAMETER": lock_parameter(config.project).removeprefix("/"),
+    }
+
+
 def known_values(deployer: Deployer) -> dict[str, str]:
-    return {**values(deployer), **raw()["names"]}
+    return {**values(deployer), **raw()["names"], **named(deployer)}
 
 
 def default_tags(deployer: Deployer) -> dict[str, str]:

@@ -2,8 +2,10 @@
 table (policies/deployer_calls.yaml) cannot go stale when a command starts calling AWS in a new way.
 
 A call is `<client>.<operation>(...)` or `<client>.get_paginator("<operation>")` on a client named after its
-service (eks, elbv2, route53, ec2, logs, cloudwatch, s3, sts: tools/aws.py's names), in the code a command runs:
-its own module (every module of a package command), and what it imports from tools/, function by function.
+service (eks, elbv2, route53, ec2, logs, cloudwatch, s3, ssm, sts: tools/aws.py's names), in the code a command runs:
+its own module (every module of a package command), and what it imports from tools/, function by function. A command
+may be listed in several entries, one per mode (`tools.shift --now`); their union is what its code calls, both ways: a
+row no code makes any more is stale.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from model.paths import PROJECT_DIR
 from policies.deployer_calls import owners
 
 # A client's variable name -> its botocore service; the IAM action prefix, where it differs from the service name.
-CLIENTS = {name: name for name in ("eks", "elbv2", "route53", "ec2", "logs", "cloudwatch", "s3", "sts")}
+CLIENTS = {name: name for name in ("eks", "elbv2", "route53", "ec2", "logs", "cloudwatch", "s3", "ssm", "sts")}
 IAM_PREFIX = {"elbv2": "elasticloadbalancing"}
 # The commands: each module (or package) under tools/ that runs as `python -m`, and the readiness check the shift runs.
 COMMANDS = (
@@ -147,9 +149,13 @@ def command_calls(root: Path, package: str, command: str) -> dict[str, list[str]
     return calls
 
 
+def entries(command: str) -> list[str]:
+    """The table's entries of a command: its own, and one per mode (`tools.shift --now`)."""
+    return [name for name in owners("commands") if name == command or name.startswith(f"{command} ")]
+
+
 def listed(command: str) -> set[str]:
-    entry = owners("commands").get(command, {"calls": []})
-    return {row["call"] for row in entry["calls"]}
+    return {row["call"] for name in entries(command) for row in owners("commands")[name]["calls"]}
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -157,6 +163,19 @@ def test_every_aws_call_a_command_makes_is_in_its_rows(command: str) -> None:
     made = command_calls(PROJECT_DIR, "tools", command)
     missing = {action: where for action, where in made.items() if action not in listed(command)}
     assert missing == {}, f"add these to commands.{command} in policies/deployer_calls.yaml (and the policy, if needed)"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_no_row_lists_a_call_the_command_no_longer_makes(command: str) -> None:
+    """A stale row would keep a grant in the policies that nothing needs (the shift's Route53 reads, once it moved to
+    the load balancer's rules)."""
+    stale = sorted(listed(command) - set(command_calls(PROJECT_DIR, "tools", command)))
+    assert stale == [], f"remove these from commands.{command} in policies/deployer_calls.yaml (and the policy, if unused)"
+
+
+def test_every_entry_of_the_table_is_a_command_or_one_of_its_modes() -> None:
+    assert sorted(name for name in owners("commands") if name.split(" ")[0] not in COMMANDS) == []
+    assert len(entries("tools.shift")) == 3
 
 
 def test_every_command_is_in_the_list() -> None:

@@ -21,14 +21,16 @@ from policies.deployer import (
     OPTIONAL,
     TEMPLATE,
     Deployer,
+    Holders,
     commands,
     documents,
     main,
+    operator_policy_name,
     size,
     write,
 )
 from policies.evaluation import Request, decide
-from tests.support.configs import CONNECTION_ARN, write_project
+from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release, release_of, write_project
 
 ACCOUNT = "123456789012"
 # Roles as they come: an SSO permission set's role (with its path) and a CI job's.
@@ -36,16 +38,37 @@ SSO_ROLE = (
     f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/ap-northeast-1/AWSReservedSSO_PlatformDeployer_0123456789abcdef"
 )
 CI_ROLE = f"arn:aws:iam::{ACCOUNT}:role/ci/platform-deployer"
+# Two applications as a team has them: one of this repository with a role of its own, an image in a repository named
+# deeper under the project's prefix and a build; one from its own repository with an image and a build, no role.
+APPLICATIONS: dict[str, Any] = {
+    "payments-api": {
+        "host": "pay",
+        "source": {"path": "deploy/payments-api"},
+        "policy": ORDERS_POLICY,
+        "image": {"repository": "payments-platform-ap/payments/api", "tag": "2.4.0", "buildspec": "deploy/buildspec.yml"},
+    },
+    "ledger": {
+        "host": "ledger",
+        "source": {"repo_url": "https://github.com/example-corporation/ledger.git", "path": "chart", "revision": "v1.2.0"},
+        "image": {"tag": "1.2.0", "buildspec": "buildspec.yml"},
+    },
+}
 # A realistic project that uses every option the policy depends on, with names outside `<project>-` where the
-# config allows them: the longest project name allowed, the S3 backend, the image build, its own table and repository.
+# config allows them: the longest project name allowed (its target groups' names are shortened), the S3 backend, the
+# image builds, its own table, two applications.
 REALISTIC: dict[str, Any] = {
     "project": "payments-platform-ap",
     "region": "ap-northeast-1",
     "dns": {"parent_zone": "platform.example-corporation.com", "sub_domain": "payments-blue-green"},
     "state": {"backend": "s3", "bucket": "example-corporation-terraform-state-ap-northeast-1", "key_prefix": "platform/payments"},
-    "image": {"build_connection_arn": CONNECTION_ARN, "repository": "example-corporation/payments-platform/sample-app"},
+    "image": {"build_connection_arn": CONNECTION_ARN},
     "table": {"name": "example-corporation-payments-platform-users"},
     "gitops": {"repo_url": "https://github.com/example-corporation/payments-platform.git"},
+    "applications": APPLICATIONS,
+    "clusters": {
+        "blue": {"kubernetes_version": "1.35", "weight": 100, **named_release(applications=release_of(APPLICATIONS))},
+        "green": {"kubernetes_version": "1.36", "weight": 0},
+    },
 }
 
 
@@ -62,7 +85,7 @@ def minimal() -> Deployer:
 def test_every_document_fits_one_managed_policy(deployer: Deployer, tmp_path: Path) -> None:
     written = write(deployer, tmp_path)
     sizes = {name: size(json.loads(path.read_text())) for name, path in written.items()}
-    assert len(sizes) == len(DOCUMENTS)
+    assert len(sizes) == len(DOCUMENTS) + 1  # and the traffic operator's
     assert all(0 < characters < MANAGED_POLICY_LIMIT for characters in sizes.values()), sizes
 
 
@@ -101,7 +124,9 @@ def test_statements_a_project_does_not_use_are_left_out() -> None:
 def test_the_policy_names_the_projects_own_names_and_every_deploying_role() -> None:
     text = json.dumps(documents(realistic()))
     assert "table/example-corporation-payments-platform-users" in text
-    assert "repository/example-corporation/payments-platform/sample-app" in text
+    assert "repository/payments-platform-ap/*" in text  # every application's repository is under the project's name
+    assert "loadbalancer/app/payments-platform-ap-traffic/*" in text
+    assert "parameter/payments-platform-ap/traffic/*" in text
     assert "s3:::example-corporation-terraform-state-ap-northeast-1/platform/payments/*" in text
     assert "payments-blue-green.platform.example-corporation.com" in text
     (lookup,) = [
@@ -110,32 +135,48 @@ def test_the_policy_names_the_projects_own_names_and_every_deploying_role() -> N
     assert lookup["Resource"] == [SSO_ROLE, CI_ROLE]
 
 
-def test_the_deployer_cannot_rewrite_its_own_policies() -> None:
-    """The policies are named outside `<project>-` (which the deployer manages), and a Deny names them besides."""
+def test_the_deployer_cannot_rewrite_its_own_policies_nor_the_traffic_operators() -> None:
+    """The policies are named outside `<project>-` (which the deployer manages), and a Deny names them besides: also
+    for a project whose name makes `<project>-*` cover them (`traffic`: the operator's is `traffic-operator-traffic`)."""
+    for deployer in (realistic(), Deployer(config_from_dict({"project": "traffic"}), ACCOUNT)):
+        statements = [s for document in documents(deployer).values() for s in document["Statement"]]
+        for name in [*documents(deployer), operator_policy_name(deployer.config.project)]:
+            arn = f"arn:aws:iam::{ACCOUNT}:policy/{name}"
+            denied = decide(statements, Request("iam:CreatePolicyVersion", arn)).why
+            assert denied == "denied by NeverChangeTheDeployersOrTheTrafficOperatorsPolicies", name
     deployer = realistic()
     statements = [s for document in documents(deployer).values() for s in document["Statement"]]
     for name in documents(deployer):
         assert name.startswith(NAME_PREFIX)
         assert not name.startswith(f"{deployer.config.project}-")
-        arn = f"arn:aws:iam::{ACCOUNT}:policy/{name}"
-        assert decide(statements, Request("iam:CreatePolicyVersion", arn)).why == "denied by NeverChangeTheDeployersOwnPolicies"
     project_policy = f"arn:aws:iam::{ACCOUNT}:policy/{deployer.config.project}-external-dns"
     assert decide(statements, Request("iam:CreatePolicyVersion", project_policy)).allowed
 
 
 def test_the_commands_create_each_policy_and_attach_it_to_each_role(tmp_path: Path) -> None:
+    """The deployer's to the deploying roles, the traffic operator's to the operators' (a placeholder when none is
+    named), never one to the other's."""
     deployer = realistic()
     written = write(deployer, tmp_path / "out dir")
+    operator = operator_policy_name("payments-platform-ap")
+    assert set(written) == {*documents(deployer), operator}
     lines = commands(deployer, written)
     created = [shlex.split(line) for line in lines if line.startswith("aws iam create-policy")]
     assert sorted(c[4] for c in created) == sorted(written)
     assert all(Path(c[6].removeprefix("file://")).is_file() for c in created)  # the quoted path survives the space
     attached = [shlex.split(line) for line in lines if line.startswith("aws iam attach-role-policy")]
     roles = {"AWSReservedSSO_PlatformDeployer_0123456789abcdef", "platform-deployer"}
-    assert {(a[4], a[6].rsplit("/", 1)[1]) for a in attached} == {(role, name) for role in roles for name in written}
-    for_user = commands(deployer, written, user="deployer")
+    assert {(a[4], a[6].rsplit("/", 1)[1]) for a in attached} == {
+        *((role, name) for role in roles for name in documents(deployer)),
+        ("<the-traffic-operator-role-name>", operator),
+    }
+    on_call = Holders((f"arn:aws:iam::{ACCOUNT}:role/on-call/traffic-operator",))
+    for_user = commands(deployer, written, user="deployer", operators=on_call)
     assert sum(line.startswith("aws iam attach-user-policy --user-name deployer --policy-arn") for line in for_user) == len(
-        written
+        documents(deployer)
+    )
+    assert f"aws iam attach-role-policy --role-name traffic-operator --policy-arn arn:aws:iam::{ACCOUNT}:policy/{operator}" in (
+        for_user
     )
 
 
@@ -145,19 +186,23 @@ def test_the_command_writes_the_documents_and_prints_the_commands(tmp_path: Path
     assert main(argv) == 0
     out, err = capsys.readouterr()
     names = sorted(p.stem for p in (tmp_path / "p").glob("*.json"))
-    assert names == sorted(f"deployer-payments-platform-ap-{concern}" for concern in DOCUMENTS)
-    assert re.findall(r"--policy-name (\S+)", out) == [f"deployer-payments-platform-ap-{concern}" for concern in DOCUMENTS]
+    deployers = [f"deployer-payments-platform-ap-{concern}" for concern in DOCUMENTS]
+    assert names == sorted([*deployers, "traffic-operator-payments-platform-ap"])
+    assert re.findall(r"--policy-name (\S+)", out) == [*deployers, "traffic-operator-payments-platform-ap"]
     assert out.count("attach-role-policy --role-name platform-deployer") == len(DOCUMENTS)
+    assert out.count("attach-role-policy --role-name <the-traffic-operator-role-name>") == 1
     assert f"of {MANAGED_POLICY_LIMIT} characters" in err
     assert main(["--account", ACCOUNT, "--config", str(project_file)]) == 0  # without --out: the documents as JSON
     assert sorted(json.loads(capsys.readouterr().out)) == names
 
 
 def test_the_command_refuses_a_malformed_account_or_role(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--account", "1234", "--deployer-role-arn", "arn:aws:iam::123456789012:user/alice"]) == 2
+    user = "arn:aws:iam::123456789012:user/alice"
+    assert main(["--account", "1234", "--deployer-role-arn", user, "--traffic-operator-role-arn", "on-call"]) == 2
     err = capsys.readouterr().err
     assert "--account: '1234' is not allowed; use the 12-digit account ID" in err
-    assert "--deployer-role-arn: 'arn:aws:iam::123456789012:user/alice' is not allowed; use a role ARN" in err
+    assert f"--deployer-role-arn: '{user}' is not allowed; use a role ARN" in err
+    assert "--traffic-operator-role-arn: 'on-call' is not allowed; use a role ARN" in err
 
 
 def test_every_arn_takes_the_partition_of_the_region() -> None:

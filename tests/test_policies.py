@@ -83,6 +83,16 @@ JUSTIFIED = {
         "documented key policy for encrypted log groups"
     ),
     ("kms_key", "MISMATCHED_TYPE"): "ArnLike on the logs encryption context is the form AWS documents for it",
+    ("deployer", "RESOURCE_MISMATCH"): (
+        "parliament wants every resource type an action may take in one statement: the shared load balancer's parts "
+        "are named as application load balancer ARNs only (`/app/`, never `/net/`), and a new security group rule is "
+        "allowed by its request tag in a statement of its own while its group needs the Project resource tag in "
+        "another. IAM judges each resource of a request on its own; tests/test_deployer_calls.py proves every call"
+    ),
+    ("traffic_operator", "RESOURCE_MISMATCH"): (
+        "ModifyRule names the project's application load balancer's rules only (`listener-rule/app/...`), never a "
+        "network load balancer's, which parliament also wants; tests/test_traffic_operator.py proves the calls"
+    ),
 }
 ABOVE_LOW = {"MEDIUM", "HIGH", "CRITICAL"}
 
