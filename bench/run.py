@@ -6,7 +6,8 @@ of them alike), it measures wall time and peak RSS (the whole process tree, samp
 - floor: bench/floor.py, the same provider bindings and three trivial stacks; and the same
   floor with the project's lazy provider loading (for information: the budgets use the floor
   any CDKTF app pays);
-- `python main.py` with the project's config, and with 2, 4 and 8 colours;
+- `python main.py` with the project's config, with 2, 4 and 8 colours (no application: what a colour costs), and with
+  20 applications over the example's 2 colours;
 - the unit tier of `make test` (every test that runs in-process) and, once, the out-of-process checks (Terraform,
   checkov, the emulator plans: `make test` runs them beside the unit tier, with the rehearsal);
 - the operator commands (shift, retire, the destroy hook) loading: they run where synth does not, no CDK;
@@ -40,6 +41,8 @@ from scripts.scratch_project import link_project, write_project_file
 PYTHON = sys.executable
 # What `python -m tools.shift`, `python -m tools.retire` and the destroy hook import before they do anything.
 OPERATOR_COMMANDS = "import tools.shift.command, tools.retire, tools.teardown"
+# A team's catalogue on one pair of colours (issue #29): its synth within 1.3x the example's.
+APPLICATIONS = 20
 
 
 @dataclass
@@ -85,21 +88,39 @@ def measure(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, 
     return seconds, peak
 
 
-def project_copy(root: Path, name: str, clusters: dict[str, dict[str, object]] | None) -> Path:
+def project_copy(root: Path, name: str, changes: dict[str, object] | None = None) -> Path:
     """A directory with the project's files (linked) and a cdktf.json of its own: the shipped example (the same
-    configuration wherever the bench runs, whatever a team's own cdktf.json says), with other colours if given."""
+    configuration wherever the bench runs, whatever a team's own cdktf.json says), its top-level keys replaced by
+    changes."""
     directory = root / name
     link_project(directory, own={"cdktf.json", "cdktf.out", ".git"})
-    config = raw_config_file(EXAMPLE_CONFIG)
-    write_project_file(directory, config if clusters is None else {**config, "clusters": clusters})
+    write_project_file(directory, {**raw_config_file(EXAMPLE_CONFIG), **(changes or {})})
     return directory
 
 
-def colours(count: int) -> dict[str, dict[str, object]]:
-    """`count` colours, each one of the example's colours (versions may repeat); the first serves, the rest have
-    no weight."""
-    example = list(raw_config_file(EXAMPLE_CONFIG)["clusters"].values())
-    return {f"c{i}": {**example[i % len(example)], "weight": 100 if i == 0 else 0} for i in range(count)}
+def colours(count: int) -> dict[str, object]:
+    """`count` colours, each one of the example's colours (versions may repeat), the first serving, and no application:
+    what a colour costs by itself. Applications have their subject (many_applications); with them, a colour's count
+    is bounded by the load balancer (at most 5 target groups in a weighted forward, model/rules.py)."""
+    example = [
+        {key: value for key, value in cluster.items() if key != "applications"}
+        for cluster in raw_config_file(EXAMPLE_CONFIG)["clusters"].values()
+    ]
+    clusters = {f"c{i}": {**example[i % len(example)], "weight": 100 if i == 0 else 0} for i in range(count)}
+    return {"applications": {}, "clusters": clusters}
+
+
+def many_applications(count: int) -> dict[str, object]:
+    """`count` applications, each a copy of the example's sample app (its own role, image repository and build) in a
+    namespace of its own, in each of the example's colours at the colour's image tag: a team's catalogue."""
+    config = raw_config_file(EXAMPLE_CONFIG)
+    (sample_name, sample), *_ = config["applications"].items()
+    names = [f"app-{i + 1:02d}" for i in range(count)]
+    clusters = {
+        colour: {**cluster, "applications": {name: cluster["applications"][sample_name] for name in names}}
+        for colour, cluster in config["clusters"].items()
+    }
+    return {"applications": {name: {**sample, "host": name, "namespace": name} for name in names}, "clusters": clusters}
 
 
 def machine() -> str:
@@ -137,12 +158,20 @@ def main() -> int:
             [PYTHON, str(PROJECT_DIR / "bench" / "floor.py"), str(root / "lazy.out"), "--lazy"],
             PROJECT_DIR,
         ),
-        Subject("python main.py (shipped example)", main_py, project_copy(root, "example", None)),
-        *[Subject(f"python main.py ({n} colours)", main_py, project_copy(root, f"c{n}", colours(n))) for n in (2, 4, 8)],
+        Subject("python main.py (shipped example)", main_py, project_copy(root, "example")),
+        *[
+            Subject(f"python main.py ({n} colours)", main_py, project_copy(root, f"c{n}", colours(n)))
+            for n in (2, 4, 8)
+        ],
+        Subject(
+            f"python main.py ({APPLICATIONS} apps, 2 colours)",
+            main_py,
+            project_copy(root, "apps", many_applications(APPLICATIONS)),
+        ),
         Subject(
             "python main.py, jsii package cache off",
             main_py,
-            project_copy(root, "nocache", None),
+            project_copy(root, "nocache"),
             {"JSII_RUNTIME_PACKAGE_CACHE": "disabled"},
         ),
         Subject("operator commands load (shift, retire, hook)", [PYTHON, "-c", OPERATOR_COMMANDS], PROJECT_DIR),
@@ -175,11 +204,12 @@ def main() -> int:
         low, high, rss = min(subject.seconds), max(subject.seconds), subject.peak_rss / 2**20
         print(f"{subject.name:45} {subject.median:9.2f} {low:7.2f} {high:7.2f} {rss:13.0f}")
 
-    floor, lazy_floor, project, two, four, eight, no_cache, commands = synth
+    floor, lazy_floor, project, two, four, eight, catalogue, no_cache, commands = synth
     print("\nratios:")
     print(f"  project / floor          {project.median / floor.median:.2f}")
     print(f"  project / lazy floor     {project.median / lazy_floor.median:.2f}   (what our own code costs)")
     print(f"  8 colours / 2 colours    {eight.median / two.median:.2f}   (4 / 2: {four.median / two.median:.2f})")
+    print(f"  {APPLICATIONS} apps / example      {catalogue.median / project.median:.2f}")
     print(f"  unit tier / floor        {unit.median / floor.median:.2f}")
     print(f"  peak RSS project / floor {project.peak_rss / floor.peak_rss:.2f}")
     print(f"  jsii package cache saves {no_cache.median - project.median:.2f} s per synth ({no_cache.median:.2f} s without it)")
@@ -187,6 +217,7 @@ def main() -> int:
     checks: list[Callable[[], bool]] = [
         lambda: budget("python main.py / floor", project.median / floor.median, 1.25),
         lambda: budget("8 colours / 2 colours", eight.median / two.median, 1.3),
+        lambda: budget(f"{APPLICATIONS} apps, 2 colours / example", catalogue.median / project.median, 1.3),
         lambda: budget("unit tier / floor", unit.median / floor.median, 2.0),
         lambda: budget("peak RSS main.py / floor", project.peak_rss / floor.peak_rss, 1.2),
         # Absolute, not against the floor: an operator waits this long before the command says anything.

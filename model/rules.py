@@ -48,10 +48,9 @@ _APPLICATION_RULE = (
 # What synth fills in an application's policy document (stacks/common.py).
 APPLICATION_POLICY_VALUES = frozenset({"TABLE_ARN", "PARTITION", "REGION", "ACCOUNT_ID"})
 # AWS's default quotas of an Application Load Balancer (Elastic Load Balancing, "Quotas for your Application Load
-# Balancers"): rules per load balancer not counting the default rules, target groups per load balancer, and target
-# groups per action (a weighted forward).
+# Balancers"): rules per load balancer not counting the default rules (target groups per load balancer is 100 too),
+# and target groups per action (a weighted forward).
 ALB_RULES = 100
-ALB_TARGET_GROUPS = 100
 FORWARD_TARGET_GROUPS = 5
 _COLOUR_RULE = (
     "a colour is a stack name and DNS label: 1-20 lowercase letters, digits or '-', starting with a letter, not "
@@ -294,7 +293,9 @@ def _probe_rules(p: Problems, key: str, app: Application) -> None:
 
 def _load_balancer_limits(c: Config, p: Problems) -> None:
     """Every host of every colour is a listener rule of the one shared load balancer, every application in every colour
-    a target group, and a weighted forward holds one target group per colour: AWS's default quotas bound them."""
+    a target group, and a weighted forward holds one target group per colour: AWS's default quotas bound them. The
+    target groups (applications x colours) are always fewer than the rules (applications x (1 + colours)) and their
+    quota is the same, so the rules' check bounds both. Without applications there is no rule and no forward."""
     apps, colours = len(c.applications), len(c.clusters)
     rules = apps * (1 + colours)
     _check(
@@ -308,17 +309,9 @@ def _load_balancer_limits(c: Config, p: Problems) -> None:
     )
     _check(
         p,
-        "applications",
-        f"{apps} applications, {colours} colours",
-        apps * colours <= ALB_TARGET_GROUPS,
-        f"they need {apps * colours} target groups (one per application and colour) on the shared load balancer, which "
-        f"allows {ALB_TARGET_GROUPS} (AWS's default quota 'Target groups per Application Load Balancer')",
-    )
-    _check(
-        p,
         "clusters",
         list(c.clusters),
-        colours <= FORWARD_TARGET_GROUPS,
+        colours <= FORWARD_TARGET_GROUPS or not apps,
         f"a weighted forward holds at most {FORWARD_TARGET_GROUPS} target groups, one per colour (AWS quota 'Target groups "
         "per action'): retire a colour first",
     )

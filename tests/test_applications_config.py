@@ -508,6 +508,8 @@ def test_fails_on_more_colours_than_a_weighted_forward_holds() -> None:
         f"clusters: {json.dumps(list(colours))} is not allowed; a weighted forward holds at most 5 target groups, one per "
         "colour (AWS quota 'Target groups per action'): retire a colour first"
     )
+    # Without applications there is no forward: the colours are not bounded by it.
+    assert len(config_from_dict(config({}, colours=colours)).clusters) == FORWARD_TARGET_GROUPS + 1
 
 
 def test_fails_on_a_colour_named_like_the_traffic_stack() -> None:
