@@ -159,10 +159,7 @@ def main() -> int:
             PROJECT_DIR,
         ),
         Subject("python main.py (shipped example)", main_py, project_copy(root, "example")),
-        *[
-            Subject(f"python main.py ({n} colours)", main_py, project_copy(root, f"c{n}", colours(n)))
-            for n in (2, 4, 8)
-        ],
+        *[Subject(f"python main.py ({n} colours)", main_py, project_copy(root, f"c{n}", colours(n))) for n in (2, 4, 8)],
         Subject(
             f"python main.py ({APPLICATIONS} apps, 2 colours)",
             main_py,
