@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cdktf_cdktf_provider_aws.lb import Lb
+from cdktf_cdktf_provider_aws.lb import Lb, LbAccessLogs
 from cdktf_cdktf_provider_aws.lb_listener import (
     LbListener,
     LbListenerDefaultAction,
@@ -40,8 +40,11 @@ class SharedLoadBalancer(Construct):
         subnet_ids: Sequence[str],
         certificate_arn: str,
         deletion_protection: bool,
+        access_logs_bucket: str,
     ) -> None:
-        """subnet_ids: common's public subnets, one per zone. deletion_protection: AWS refuses to delete it while on."""
+        """subnet_ids: common's public subnets, one per zone. deletion_protection: AWS refuses to delete it while on.
+        access_logs_bucket: where it writes access logs, under `name/` (empty: nowhere); AWS checks, when the
+        load balancer is made or changed, that it may write there, so a bucket that refuses fails the deploy."""
         super().__init__(scope, id_)
         group = SecurityGroup(
             self,
@@ -83,6 +86,7 @@ class SharedLoadBalancer(Construct):
             security_groups=[group.id],
             drop_invalid_header_fields=True,
             enable_deletion_protection=deletion_protection,
+            access_logs=LbAccessLogs(bucket=access_logs_bucket, prefix=name, enabled=True) if access_logs_bucket else None,
         )
         self.https_listener = LbListener(
             self,

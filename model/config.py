@@ -434,13 +434,6 @@ class ShiftConfig(Section):
             "shift's first line and every step say so"
         ),
     ] = False
-    dns_timeout_seconds: Annotated[
-        int,
-        Field(
-            ge=60, le=3600, description="60-3600; how long Route53 may take to serve a step's weights before the step rolls back"
-        ),
-        Allowed("use 60-3600 seconds"),
-    ] = 600
 
 
 class TrafficConfig(Section):
@@ -467,6 +460,16 @@ class TrafficConfig(Section):
         ),
         Allowed("use 1-86400 seconds (small: shifts take effect sooner)"),
     ] = 60
+    access_logs_bucket: Annotated[
+        str,
+        Field(
+            pattern=r"^$|^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$",
+            description="an S3 bucket of the account's region, encrypted with S3-managed keys, whose policy lets Elastic "
+            "Load Balancing deliver logs (often the organisation's log archive): the shared load balancer writes its "
+            "access logs there under `<project>-traffic/`; empty: no access logs",
+        ),
+        Allowed("use an S3 bucket name: 3-63 lowercase letters, digits, '.' or '-'"),
+    ] = ""
     sync_interval_seconds: Annotated[
         int,
         Field(ge=10, le=3600, description="10-3600; how often ExternalDNS reconciles Route53"),

@@ -88,13 +88,17 @@ def dotted(loc: Loc) -> str:
     return key
 
 
-# Settings of an earlier release that moved: their key, with `*` for a colour, and where they are now.
+# Settings of an earlier release that moved or went: their key, with `*` for a colour, and what to do instead.
+_AS_DATA = " (docs/upgrading.md: applications as data)"
 RETIRED = {
-    "dns.app_host": "the sample app's host is now an application's: applications.<name>.host",
+    "dns.app_host": "the sample app's host is now an application's: applications.<name>.host" + _AS_DATA,
     "app": "the sample app is now an application (applications.<name>): app.image_tag is applications.<name>.image.tag; "
-    "app.delivery is gone (Argo CD delivers every application)",
-    "clusters.*.image_tag": "a colour's image tag is now per application: clusters.<colour>.applications.<name>.image_tag",
-    "image.repository": "an application's ECR repository is applications.<name>.image.repository",
+    "app.delivery is gone (Argo CD delivers every application)" + _AS_DATA,
+    "clusters.*.image_tag": "a colour's image tag is now per application: clusters.<colour>.applications.<name>.image_tag"
+    + _AS_DATA,
+    "image.repository": "an application's ECR repository is applications.<name>.image.repository" + _AS_DATA,
+    "traffic.shift.dns_timeout_seconds": "the shift no longer waits for DNS: it changes the shared load balancer's "
+    "rules, which it reads back within seconds; remove the key (docs/upgrading.md: moving to the shared load balancer)",
 }
 
 
@@ -102,7 +106,7 @@ def _retired(loc: Loc) -> str | None:
     key = dotted(loc)
     for pattern, moved in RETIRED.items():
         if re.fullmatch(re.escape(pattern).replace(r"\*", "[^.]+"), key):
-            return f"{moved} (docs/upgrading.md: applications as data)"
+            return moved
     return None
 
 

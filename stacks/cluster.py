@@ -127,6 +127,7 @@ class ClusterStack(TerraformStack):
         argocd = ArgoCd(
             self, "argocd", namespace=ARGOCD_NAMESPACE, version=release.platform.version(ARGO_CD), depends_on=platform
         )
+
         def target_group(app: str) -> str:
             return traffic.string_at(TrafficOutput.TARGET_GROUPS, output_key(colour), output_key(app))
 

@@ -49,6 +49,7 @@ class TrafficStack(TerraformStack):
             subnet_ids=common.list(CommonOutput.PUBLIC_SUBNET_IDS),
             certificate_arn=common.string(CommonOutput.CERTIFICATE_ARN),
             deletion_protection=config.deletion_protection,
+            access_logs_bucket=config.traffic.access_logs_bucket,
         )
         weights = TrafficWeights(self, "weights", parameter_name=weights_parameter(config.project), initial=config.weights)
         apps = applications(config)

@@ -361,7 +361,17 @@ def test_fails_on_traffic_timing(key: str, value: int) -> None:
             "traffic.shift.min_requests: 0 is not allowed; use 1 or more requests (to let a window without traffic pass, "
             "set traffic.shift.allow_idle)",
         ),
-        ({"shift": {"dns_timeout_seconds": 10}}, "traffic.shift.dns_timeout_seconds: 10 is not allowed; use 60-3600 seconds"),
+        (
+            {"shift": {"dns_timeout_seconds": 600}},
+            "traffic.shift.dns_timeout_seconds: 600 is not allowed; the shift no longer waits for DNS: it changes the "
+            "shared load balancer's rules, which it reads back within seconds; remove the key (docs/upgrading.md: moving "
+            "to the shared load balancer)",
+        ),
+        (
+            {"access_logs_bucket": "Logs_Bucket"},
+            'traffic.access_logs_bucket: "Logs_Bucket" is not allowed; use an S3 bucket name: 3-63 lowercase letters, '
+            "digits, '.' or '-'",
+        ),
     ],
 )
 def test_fails_on_shift_and_teardown_settings(raw: dict[str, Any], problem: str) -> None:

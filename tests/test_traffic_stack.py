@@ -50,6 +50,9 @@ def test_one_internet_facing_load_balancer_in_commons_public_subnets(app: Synthe
     assert balancer["subnets"] == f"${{{COMMON}.public_subnet_ids}}"
     assert balancer["drop_invalid_header_fields"] is True
     assert balancer["enable_deletion_protection"] is False  # the variant turns deletion protection off
+    # The variant names a bucket for access logs: under the load balancer's own prefix, so one log archive can hold
+    # every project's.
+    assert balancer["access_logs"] == {"bucket": "acme-log-archive", "prefix": "eks-bg-traffic", "enabled": True}
 
 
 def test_its_security_group_lets_clients_in_on_80_and_443_and_out_only_into_the_vpc(app: Synthesized, config: Config) -> None:
@@ -184,6 +187,7 @@ def test_a_protected_traffic_stack_stops_its_destroy_while_colours_run(example_a
     assert set(guard["depends_on"]) == everything
     (balancer,) = example_app.json(TRAFFIC)["resource"]["aws_lb"].values()
     assert balancer["enable_deletion_protection"] is True
+    assert "access_logs" not in balancer  # no bucket named: no access logs (AWS would refuse a bucket it cannot write)
 
 
 # --- each colour's side -------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import pytest
 from model.paths import PROJECT_DIR
 from scripts.emulator import MotoProcess, environment
 from scripts.scratch_project import Project, aws_part
-from tests.support.checkov import checkov
+from tests.support.checkov import CHECKOV_FIXTURES, checkov
 from tests.support.configs import EXAMPLE_COLOURS, example_raw
 from tests.support.emulator_plans import REGION, EmulatorPlans, existing_clusters, guard_module, networks, plan_all
 from tests.support.hook_run import HookRun, hook_directory, run_hook
@@ -93,8 +93,8 @@ def checkov_report(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Future[dict[str, dict[str, Any]]]:
     """One checkov run over what both syntheses ship (the project's, and the one with every optional part
-    on: the app delivered by Terraform): their Terraform JSON, every manifest the charts render for every
-    colour from the values in the synthesized stacks, and app/Dockerfile."""
+    on): their Terraform JSON, every manifest the charts render for each of their colours from the values in the
+    synthesized stacks, and app/Dockerfile; and beside them tests/fixtures/checkov, for the project's own checks."""
     from tests.support.charts import rendered_manifests, write_manifests  # Helm's engine, loaded only when wanted
 
     scanned = tmp_path_factory.mktemp("checkov")
@@ -107,9 +107,11 @@ def checkov_report(
             document = json.loads(stack.read_text())
             document.pop("moved", None)
             stack.write_text(json.dumps(document))
-        for colour in EXAMPLE_COLOURS:
+        for colour in app.colours():
             write_manifests(scanned / "manifests" / name / colour, rendered_manifests(app, colour))
     shutil.copy(PROJECT_DIR / "app" / "Dockerfile", scanned / "Dockerfile")
+    # What the project's own checks must fail and pass (tests/test_checkov.py), scanned in the same run.
+    shutil.copytree(CHECKOV_FIXTURES, scanned / CHECKOV_FIXTURES.name)
     return background_pool.submit(checkov, scanned)
 
 

@@ -15,6 +15,8 @@ CONFIG_FILE = PROJECT_DIR / ".checkov.yaml"
 # The project's own checks (scripts/checkov/checks/): each is held by tests/test_checkov.py to pass on what ships.
 OWN_CHECKS = PROJECT_DIR / "scripts" / "checkov" / "checks"
 FRAMEWORKS = ("terraform_json", "kubernetes", "dockerfile")
+# What each own check must fail and pass: scanned beside what ships, in a folder of this name, not part of the gate.
+CHECKOV_FIXTURES = PROJECT_DIR / "tests" / "fixtures" / "checkov"
 
 
 def checkov(directory: Path) -> dict[str, dict[str, Any]]:

@@ -91,8 +91,8 @@ SHOP_RELEASE = {"catalogue": {"revision": "catalogue-v1.8.0"}, "orders": {"revis
 
 
 # The other side of the example's switches, in one synthesis (each costs a second or two): per-AZ NAT in two AZs,
-# deletion protection off, a private-only API endpoint with an extra admin, a third colour, one colour with
-# pinned add-ons and spot ARM nodes, three applications, an image and a Git URL of its own.
+# deletion protection off, the load balancer's access logs on, a private-only API endpoint with an extra admin, a
+# third colour, one colour with pinned add-ons and spot ARM nodes, three applications, an image and a Git URL of its own.
 ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admins"
 PINNED_ADDONS = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
 REPO_URL = "https://github.com/acme/eks-blue-green.git"
@@ -111,6 +111,7 @@ VARIANT: dict[str, Any] = {
     "gitops": {"repo_url": REPO_URL},
     "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"},
     "deletion_protection": False,
+    "traffic": {"access_logs_bucket": "acme-log-archive"},
     "eks": {"admin_role_arns": [ADMIN_ROLE], "endpoint_public_access": False, "public_access_cidrs": []},
     "clusters": {
         "blue": {

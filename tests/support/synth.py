@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model.config import Config
+from model.config import COMMON_STACK, Config
+from model.routes import TRAFFIC_STACK
 from stacks.app import synthesize_into
 
 
@@ -27,6 +28,10 @@ class Synthesized:
 
     def stacks(self) -> list[str]:
         return sorted(p.name for p in (self.outdir / "stacks").iterdir())
+
+    def colours(self) -> list[str]:
+        """The colours' stacks: every stack but common and traffic."""
+        return [stack for stack in self.stacks() if stack not in (COMMON_STACK, TRAFFIC_STACK)]
 
     def resources(self, stack: str, resource_type: str) -> dict[str, dict[str, Any]]:
         """Resources of one type, keyed by their construct path below the stack (e.g. `table/table`)."""

@@ -1,1 +1,1 @@
-"""The project's own checkov checks (loaded with --external-checks-dir; see ingress_hosts.py)."""
+"""The project's own checkov checks (loaded with --external-checks-dir; see internet_ingress.py)."""
