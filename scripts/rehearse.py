@@ -1,5 +1,6 @@
 """`make rehearse`: the first deploy, rehearsed against an AWS emulator in a scratch copy of the project, as an
-identity that holds only the deployer policy (policies/deployer.py), with IAM enforced.
+identity that holds only the deployer policy (policies/deployer.py), with IAM enforced; and the traffic moved by an
+identity that holds only the traffic operator's (policies/traffic_operator.json).
 
     make rehearse        # or: python -m scripts.rehearse [--keep]
 
@@ -7,10 +8,14 @@ One line per step with its time; exit 1 at the first failing step, with the end 
 The copy has its own cdktf.json, cdktf.out and state: the project's terraform-state/ and cdktf.out/
 are never touched, and nothing can reach a real account (every AWS_* variable points at the
 emulator). Steps: start the emulator (moto, certificates issued at once) on a free loopback port;
-create the parent zone and the deployer (an IAM user holding the deployer's managed policies), then
-enforce IAM; `cdktf synth`; `cdktf deploy common` as the deployer; read back what it made; `terraform
-plan` with no drift; plan each colour's AWS part against common's state; `cdktf destroy common`; every
-call the deployer made was allowed.
+create the deployer and the traffic operator (IAM users holding the deployer's managed policies, and the traffic
+operator's), then enforce IAM; create the parent zone; `cdktf synth`; `cdktf deploy common`, then `cdktf deploy
+traffic`, as the deployer; read back what each made; `terraform plan` of both with no drift; plan each colour's AWS
+part against common's and traffic's state; a colour's pod registered in its target group (what its load balancer
+controller does); `python -m tools.shift --to <it> --now` and `--status` as the traffic operator (the drain needs no
+cluster); `cdktf deploy common` and `cdktf deploy traffic` again as the deployer, as a pipeline deploying from Git
+would, and the live weights still the drain's (no deploy reverts a shift); `cdktf destroy traffic`, then `cdktf destroy
+common`; every call of the deployer and of the operator was allowed.
 
 What the enforced emulator proves is action coverage: moto authorizes most services against Resource `*` (it
 knows no request's ARN) and evaluates no condition, so the deployer holds the policy with every Allow's
@@ -25,6 +30,7 @@ cluster to talk to).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shutil
 import sys
@@ -35,10 +41,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from model.applications import applications, preview_hostname, public_hostname
 from model.config import COMMON_STACK
 from model.loading import ConfigError, config_from_dict, load_config
 from model.paths import PROJECT_DIR
-from policies.deployer import Deployer, documents
+from model.routes import (
+    APPLICATION_TAG,
+    COLOUR_TAG,
+    PUBLIC,
+    ROUTE_TAG,
+    TRAFFIC_STACK,
+    load_balancer_name,
+    target_group_name,
+    weights_parameter,
+)
+from policies.deployer import Deployer, documents, operator_document, operator_policy_name
 from scripts.emulator import CREDENTIALS, MotoProcess, client
 from scripts.scratch_project import Project, Run
 
@@ -46,6 +63,7 @@ from scripts.scratch_project import Project, Run
 EMULATOR_SETTINGS = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
 EMULATOR_ACCOUNT = "123456789012"  # moto's default account
 DEPLOYER_USER = "deployer"
+OPERATOR_USER = "traffic-operator"  # holds only the traffic operator's policy
 ADMIN_USER = "emulator-admin"  # reads back what the deployer made, and sets up what a user already has
 ALLOW_ALL = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
 
@@ -84,30 +102,52 @@ def rehearse(config: dict[str, Any], scratch: Path, out: Callable[[str], None] =
         show.step("start the AWS emulator", lambda: f"moto on {server.ready()}, certificates issued at once")
         identities: list[Identities] = []
         show.step(
-            "create the deployer (an IAM user holding only the deployer policy), then enforce IAM",
+            "create the deployer and the traffic operator (IAM users holding only their policies), then enforce IAM",
             lambda: _enforced(server, config, identities),
         )
-        admin, deployer = identities[0].admin, identities[0].deployer
+        admin, deployer, operator = identities[0].admin, identities[0].deployer, identities[0].operator
         project = Project.create(scratch / "project", server.endpoint, config, admin)
         deploy_common(project, show, as_deployer=deployer)
+        deploy_traffic(project, show, as_deployer=deployer)
         show.step("read back what common made", lambda: _read_back(project))
-        show.step("terraform plan common as the deployer: no drift", lambda: _no_drift(project, deployer))
+        show.step("read back what traffic made", lambda: describe_traffic(read_traffic(project)))
+        for stack in (COMMON_STACK, TRAFFIC_STACK):
+            show.step(f"terraform plan {stack} as the deployer: no drift", functools.partial(_no_drift, project, deployer, stack))
         colours = list(project.settings.clusters)
         show.step(
-            f"plan each colour's AWS part against common's state as the deployer ({', '.join(colours)}, side by side)",
+            f"plan each colour's AWS part against common's and traffic's state as the deployer ({', '.join(colours)}, "
+            "side by side)",
             lambda: _colour_plans(project, colours, deployer),
         )
+        target, before = drain_target(project), live_weights(project)
         show.step(
-            "cdktf destroy common as the deployer (of that synth: --skip-synth)",
-            lambda: project.run("cdktf", "destroy", COMMON_STACK, "--skip-synth", "--auto-approve", env=deployer),
+            f"{target}'s pod registered in its target groups (what its controller does)", lambda: register_pod(project, target)
         )
-        show.step("every call of the deployer was allowed", lambda: deployer_calls_allowed(server))
+        show.step(
+            f"python -m tools.shift --to {target} --now as the traffic operator",
+            lambda: shift_now(project, target, operator),
+        )
+        show.step(f"the rules and the weights moved to {target}", lambda: _moved(project, target, before))
+        show.step("python -m tools.shift --status as the traffic operator", lambda: shift_status(project, operator))
+        drained = live_weights(project)
+        for stack in (COMMON_STACK, TRAFFIC_STACK):
+            show.step(
+                f"cdktf deploy {stack} again as the deployer, as a pipeline would (of that synth: --skip-synth)",
+                functools.partial(project.run, "cdktf", "deploy", stack, "--skip-synth", "--auto-approve", env=deployer),
+            )
+        show.step("no deploy reverted the shift: the weights and every public rule", lambda: _kept(project, drained))
+        for stack in (TRAFFIC_STACK, COMMON_STACK):
+            show.step(
+                f"cdktf destroy {stack} as the deployer (of that synth: --skip-synth)",
+                functools.partial(project.run, "cdktf", "destroy", stack, "--skip-synth", "--auto-approve", env=deployer),
+            )
+        show.step("every call of the deployer and of the traffic operator was allowed", lambda: calls_allowed(server))
     finally:
         server.stop()
     seconds = time.monotonic() - show.started
     out(
-        f"rehearsal passed in {seconds:.0f} s: as the deployer, common deploys, reads back without drift, serves every "
-        "colour's plan, and goes"
+        f"rehearsal passed in {seconds:.0f} s: as the deployer, common and traffic deploy, read back without drift and "
+        "serve every colour's plan; the traffic operator drains to a colour; no deploy reverts it; both stacks go"
     )
 
 
@@ -117,21 +157,28 @@ class Identities:
 
     admin: dict[str, str]
     deployer: dict[str, str]
+    operator: dict[str, str]  # the traffic operator: may only move traffic
 
 
 def enforce_deployer(server: MotoProcess, config: dict[str, Any]) -> Identities:
-    """On a fresh emulator (IAM not enforced yet): an admin, and the deployer holding the deployer's managed policies
-    filled for config, created and attached as README says; then IAM enforced. Nothing else may run on it meanwhile."""
+    """On a fresh emulator (IAM not enforced yet): an admin, the deployer holding the deployer's managed policies and
+    the traffic operator holding its own, filled for config, created and attached as README says; then IAM enforced.
+    Nothing else may run on it meanwhile."""
     region = config_from_dict(config).region
     iam = client("iam", server.endpoint, region)
     admin = _user(iam, ADMIN_USER)
     iam.put_user_policy(UserName=ADMIN_USER, PolicyName="everything", PolicyDocument=json.dumps(ALLOW_ALL))
     deployer = _user(iam, DEPLOYER_USER)
-    for name, document in documents(Deployer(config_from_dict(config), EMULATOR_ACCOUNT)).items():
+    filled_for = Deployer(config_from_dict(config), EMULATOR_ACCOUNT)
+    for name, document in documents(filled_for).items():
         arn = iam.create_policy(PolicyName=name, PolicyDocument=json.dumps(widened(document)))["Policy"]["Arn"]
         iam.attach_user_policy(UserName=DEPLOYER_USER, PolicyArn=arn)
+    operator = _user(iam, OPERATOR_USER)
+    name = operator_policy_name(filled_for.config.project)
+    arn = iam.create_policy(PolicyName=name, PolicyDocument=json.dumps(widened(operator_document(filled_for))))["Policy"]
+    iam.attach_user_policy(UserName=OPERATOR_USER, PolicyArn=arn["Arn"])
     server.enforce_iam()
-    return Identities(admin, deployer)
+    return Identities(admin, deployer, operator)
 
 
 def widened(document: dict[str, Any]) -> dict[str, Any]:
@@ -144,18 +191,22 @@ def widened(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def deployer_calls_allowed(server: MotoProcess) -> str:
-    """Every call the deployer made since IAM was enforced, allowed; raises StepFailedError naming each refused one."""
-    made = calls_of_the_deployer(server)
-    refused = sorted({action for outcome, action in made if outcome != "allowed"})
-    if refused:
-        raise StepFailedError("every call of the deployer was allowed", f"AccessDenied for {', '.join(refused)}")
-    return f"{len(made)} calls, {len({action for _, action in made})} actions, no AccessDenied"
+def calls_allowed(server: MotoProcess) -> str:
+    """Every call the deployer and the operator made since IAM was enforced, allowed; raises StepFailedError naming
+    each refused one."""
+    said = []
+    for user in (DEPLOYER_USER, OPERATOR_USER):
+        made = calls_of(server, user)
+        refused = sorted({action for outcome, action in made if outcome != "allowed"})
+        if refused:
+            raise StepFailedError("every call was allowed", f"AccessDenied for the {user}: {', '.join(refused)}")
+        said.append(f"{user} {len(made)} calls of {len({action for _, action in made})} actions")
+    return f"{', '.join(said)}; no AccessDenied"
 
 
-def calls_of_the_deployer(server: MotoProcess) -> list[tuple[str, str]]:
-    """(allowed|denied, service:Action) of each call the deployer made since IAM was enforced."""
-    return [(outcome, action) for outcome, caller, action in server.judged() if caller.endswith(f":user/{DEPLOYER_USER}")]
+def calls_of(server: MotoProcess, user: str) -> list[tuple[str, str]]:
+    """(allowed|denied, service:Action) of each call an IAM user made since IAM was enforced."""
+    return [(outcome, action) for outcome, caller, action in server.judged() if caller.endswith(f":user/{user}")]
 
 
 def _user(iam: Any, name: str) -> dict[str, str]:
@@ -166,7 +217,8 @@ def _user(iam: Any, name: str) -> dict[str, str]:
 
 def _enforced(server: MotoProcess, config: dict[str, Any], identities: list[Identities]) -> str:
     identities.append(enforce_deployer(server, config))
-    return f"{DEPLOYER_USER} holds {len(documents(Deployer(config_from_dict(config), EMULATOR_ACCOUNT)))} managed policies"
+    policies = len(documents(Deployer(config_from_dict(config), EMULATOR_ACCOUNT)))
+    return f"{DEPLOYER_USER} holds {policies} managed policies, {OPERATOR_USER} 1"
 
 
 def deploy_common(project: Project, show: Rehearsal, as_deployer: dict[str, str] | None = None) -> None:
@@ -183,6 +235,175 @@ def deploy_common(project: Project, show: Rehearsal, as_deployer: dict[str, str]
         f"cdktf deploy common{' as the deployer' if as_deployer else ''} (of that synth: --skip-synth)",
         lambda: project.run("cdktf", "deploy", COMMON_STACK, "--skip-synth", "--auto-approve", env=as_deployer),
     )
+
+
+def deploy_traffic(project: Project, show: Rehearsal, as_deployer: dict[str, str] | None = None) -> None:
+    """After common: `cdktf deploy traffic` (the shared load balancer's ~60 s are the provider's own waits)."""
+    show.step("terraform init traffic", lambda: project.init(TRAFFIC_STACK))
+    show.step(
+        f"cdktf deploy traffic{' as the deployer' if as_deployer else ''} (of that synth: --skip-synth)",
+        lambda: project.run("cdktf", "deploy", TRAFFIC_STACK, "--skip-synth", "--auto-approve", env=as_deployer),
+    )
+
+
+# --- the traffic stack, as AWS holds it: read with boto3 (the admin's), never from Terraform's state ----------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    arn: str
+    host: str
+    tags: dict[str, str]
+    forwards: dict[str, int]  # target group name -> weight
+    priority: str
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The shared load balancer and what hangs off it, as the emulator holds them."""
+
+    load_balancer: dict[str, Any]
+    listeners: dict[int, dict[str, Any]]  # by port
+    target_groups: dict[str, dict[str, str]]  # name -> tags
+    rules: list[Rule]  # the HTTPS listener's, but the default
+    records: dict[str, dict[str, Any]]  # the sub-zone's A records by name (without the trailing dot)
+    weights: dict[str, int]  # the weights parameter
+
+
+def read_traffic(project: Project) -> Traffic:
+    elbv2, config = project.aws("elbv2"), project.settings
+    (balancer,) = elbv2.describe_load_balancers(Names=[load_balancer_name(config.project)])["LoadBalancers"]
+    listeners = {
+        item["Port"]: item for item in elbv2.describe_listeners(LoadBalancerArn=balancer["LoadBalancerArn"])["Listeners"]
+    }
+    groups = elbv2.describe_target_groups(LoadBalancerArn=balancer["LoadBalancerArn"])["TargetGroups"]
+    tags = _tags(elbv2, [g["TargetGroupArn"] for g in groups])
+    names = {g["TargetGroupArn"]: g["TargetGroupName"] for g in groups}
+    # A target group no rule forwards to is not in the load balancer's listing: read each of the stack's by name.
+    for app in applications(config):
+        for colour in config.clusters:
+            name = target_group_name(config.project, app.name, colour)
+            if name not in names.values():
+                (group,) = elbv2.describe_target_groups(Names=[name])["TargetGroups"]
+                names[group["TargetGroupArn"]] = name
+                tags |= _tags(elbv2, [group["TargetGroupArn"]])
+    raw = [r for r in elbv2.describe_rules(ListenerArn=listeners[443]["ListenerArn"])["Rules"] if not r["IsDefault"]]
+    rule_tags = _tags(elbv2, [r["RuleArn"] for r in raw])
+    rules = [
+        Rule(
+            arn=r["RuleArn"],
+            host=next(c["HostHeaderConfig"]["Values"][0] for c in r["Conditions"] if c["Field"] == "host-header"),
+            tags=rule_tags[r["RuleArn"]],
+            forwards=_forwards(r, names),
+            priority=r["Priority"],
+        )
+        for r in raw
+    ]
+    route53 = project.aws("route53")
+    (zone,) = [z for z in route53.list_hosted_zones()["HostedZones"] if z["Name"] == f"{config.dns.zone_name}."]
+    records = {
+        r["Name"].rstrip("."): r
+        for r in route53.list_resource_record_sets(HostedZoneId=zone["Id"])["ResourceRecordSets"]
+        if r["Type"] == "A"
+    }
+    value = project.aws("ssm").get_parameter(Name=weights_parameter(config.project))["Parameter"]["Value"]
+    return Traffic(balancer, listeners, {names[arn]: tags[arn] for arn in names}, rules, records, json.loads(value))
+
+
+def describe_traffic(traffic: Traffic) -> str:
+    public = sum(1 for r in traffic.rules if r.tags.get(ROUTE_TAG) == PUBLIC)
+    return (
+        f"load balancer {traffic.load_balancer['LoadBalancerName']} ({scheme(traffic.load_balancer)}), listeners "
+        f"{', '.join(str(port) for port in sorted(traffic.listeners))}, {len(traffic.target_groups)} target groups, "
+        f"{public} public and {len(traffic.rules) - public} preview rules, {len(traffic.records)} alias records, weights "
+        f"{traffic.weights}"
+    )
+
+
+def scheme(balancer: dict[str, Any]) -> str:
+    """AWS's default when the create call names none, as the provider's does for `internal = false` (the emulator
+    echoes only a scheme it was sent)."""
+    return str(balancer.get("Scheme", "internet-facing"))
+
+
+def expected_hosts(project: Project) -> dict[str, str | None]:
+    """Every host the traffic stack routes: public (None: every colour) and each colour's preview host."""
+    config = project.settings
+    hosts: dict[str, str | None] = {}
+    for app in applications(config):
+        hosts[public_hostname(config, app)] = None
+        hosts |= {preview_hostname(config, app, colour): colour for colour in config.clusters}
+    return hosts
+
+
+def live_weights(project: Project) -> dict[str, Any]:
+    """What the traffic is split by now: the weights parameter, and each public rule's forward by colour."""
+    traffic = read_traffic(project)
+    colour_of = {name: tags.get(COLOUR_TAG, "") for name, tags in traffic.target_groups.items()}
+    rules = {
+        r.tags[APPLICATION_TAG]: {colour_of[group]: weight for group, weight in r.forwards.items()}
+        for r in traffic.rules
+        if r.tags.get(ROUTE_TAG) == PUBLIC
+    }
+    return {"parameter": traffic.weights, "rules": rules}
+
+
+def drain_target(project: Project) -> str:
+    """The colour the rehearsal drains to: one without weight now."""
+    weights = project.settings.weights
+    return next(colour for colour, weight in weights.items() if weight == 0)
+
+
+def register_pod(project: Project, colour: str) -> str:
+    """What the colour's load balancer controller does for a ready pod: register it in the colour's target groups (the
+    emulator reports a registered target healthy), so the drain finds the target able to take the traffic."""
+    elbv2, config = project.aws("elbv2"), project.settings
+    names = [target_group_name(config.project, app.name, colour) for app in applications(config)]
+    for number, name in enumerate(names):
+        (group,) = elbv2.describe_target_groups(Names=[name])["TargetGroups"]
+        elbv2.register_targets(TargetGroupArn=group["TargetGroupArn"], Targets=[{"Id": f"10.0.100.{10 + number}", "Port": 8080}])
+    return f"{', '.join(names)}: one healthy target each"
+
+
+def shift_now(project: Project, colour: str, env: dict[str, str]) -> Run:
+    """`python -m tools.shift --to <colour> --now` with env's credentials (the operator's), against the emulator."""
+    return project.run(
+        "python", "-m", "tools.shift", "--to", colour, "--now", "--config", str(project.root / "cdktf.json"), env=env
+    )
+
+
+def shift_status(project: Project, env: dict[str, str]) -> Run:
+    return project.run("python", "-m", "tools.shift", "--status", "--config", str(project.root / "cdktf.json"), env=env)
+
+
+def _moved(project: Project, target: str, before: dict[str, Any]) -> str:
+    after = live_weights(project)
+    total = sum(before["parameter"].values())
+    wanted = {colour: total if colour == target else 0 for colour in before["parameter"]}
+    if after["parameter"] != wanted or any(rule != wanted for rule in after["rules"].values()):
+        raise StepFailedError("the drain", f"wanted {wanted} everywhere, AWS holds {after}")
+    return f"{before['parameter']} -> {after['parameter']}, in the parameter and {len(after['rules'])} public rule(s)"
+
+
+def _kept(project: Project, drained: dict[str, Any]) -> str:
+    now = live_weights(project)
+    if now != drained:
+        raise StepFailedError("no deploy reverted the shift", f"after the deploys {now}, the drain left {drained}")
+    return f"still {now['parameter']}"
+
+
+def _forwards(rule: dict[str, Any], names: dict[str, str]) -> dict[str, int]:
+    (action,) = [a for a in rule["Actions"] if a["Type"] == "forward"]
+    tuples = action.get("ForwardConfig", {}).get("TargetGroups") or [{"TargetGroupArn": action["TargetGroupArn"], "Weight": 1}]
+    return {names.get(t["TargetGroupArn"], t["TargetGroupArn"]): int(t.get("Weight", 1)) for t in tuples}
+
+
+def _tags(elbv2: Any, arns: list[str]) -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    for start in range(0, len(arns), 20):
+        for item in elbv2.describe_tags(ResourceArns=arns[start : start + 20])["TagDescriptions"]:
+            found[item["ResourceArn"]] = {tag["Key"]: tag["Value"] for tag in item.get("Tags", [])}
+    return found
 
 
 def create_parent_zone(project: Project, name: str) -> str:
@@ -203,9 +424,9 @@ def _read_back(project: Project) -> str:
     )
 
 
-def _no_drift(project: Project, env: dict[str, str]) -> Run:
+def _no_drift(project: Project, env: dict[str, str], stack: str = COMMON_STACK) -> Run:
     return project.run(
-        "terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color", cwd=project.stack_dir(COMMON_STACK), env=env
+        "terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color", cwd=project.stack_dir(stack), env=env
     )
 
 

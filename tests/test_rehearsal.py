@@ -1,14 +1,17 @@
-"""Rehearsal: the user's own `cdktf deploy common` / `cdktf destroy common`, through the pinned
-CLI, against an AWS API emulator (moto). Terraform and the AWS APIs act on what we generate:
-the result is read back with boto3, re-planned for drift, used by the cluster stacks' plans,
-and destroyed.
+"""Rehearsal: the user's own `cdktf deploy common` and `cdktf deploy traffic`, the traffic moved, and `cdktf destroy`,
+through the pinned CLI, against an AWS API emulator (moto). Terraform and the AWS APIs act on what we generate: the
+result is read back with boto3, re-planned for drift, used by the cluster stacks' plans, and destroyed.
 
-Two deployments of the same configuration, each on an emulator of its own, side by side (most of either is
-the AWS provider's own waits): `project` is deployed by `cdktf deploy common`, read back, re-planned, used by the
-colours' plans and refused a destroy while protected; `retirement` runs the way out on a thread meanwhile:
-protection lifted by a deploy, the destroy, with an image in the repository. The retirement's emulator enforces
-IAM, and its deploy, update and destroy run as the deployer: an IAM user that holds only the deployer's managed
-policies (policies/deployer.py), as README tells a user to create them.
+Two deployments of the same configuration (the shipped example's applications and colours), each on an emulator of its
+own, side by side (most of either is the AWS provider's own waits, ~60 s of them the load balancer's): `project` is
+deployed by `cdktf deploy common` and `cdktf deploy traffic`, read back, re-planned, used by the colours' plans and
+refused a destroy of either stack while protected; `retirement` runs on a thread meanwhile, on an emulator that
+enforces IAM: common and traffic applied as the deployer (an IAM user that holds only the deployer's managed
+policies, policies/deployer.py, as README tells a user to create them), the traffic drained to the colour without
+weight by the traffic operator (an IAM user holding only policies/traffic_operator.json) with `python -m tools.shift
+--now`, a plan of traffic that wants nothing back, then the way out: protection lifted by `cdktf deploy common` and
+`cdktf deploy traffic` (deploys from Git after the shift, which must leave the live weights alone), `cdktf destroy
+traffic`, then `cdktf destroy common` with an image in the repository.
 """
 
 from __future__ import annotations
@@ -24,23 +27,46 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from model.applications import applications, image_repository_name
 from model.loading import config_from_dict, load_config
-from model.workloads import SHARED_ROLES
+from model.routes import (
+    APPLICATION_TAG,
+    COLOUR_TAG,
+    PREVIEW,
+    PUBLIC,
+    ROUTE_TAG,
+    SET_IDENTIFIER,
+    load_balancer_name,
+    target_group_name,
+    weights_parameter,
+)
+from model.workloads import shared_roles
 from policies.deployer import Deployer
 from policies.deployer_calls import calls
 from scripts import rehearse
 from scripts.emulator import MotoProcess, client
 from scripts.rehearse import (
+    DEPLOYER_USER,
     EMULATOR_ACCOUNT,
+    OPERATOR_USER,
     Identities,
     Rehearsal,
     StepFailedError,
-    calls_of_the_deployer,
+    Traffic,
+    calls_of,
     create_parent_zone,
+    drain_target,
     enforce_deployer,
+    expected_hosts,
+    live_weights,
+    read_traffic,
+    register_pod,
+    scheme,
+    shift_now,
+    shift_status,
 )
 from scripts.scratch_project import Project, Run
-from tests.support.configs import EXAMPLE_FILE, write_project
+from tests.support.configs import EXAMPLE_FILE, example_raw, write_project
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.rehearsal
@@ -49,16 +75,22 @@ REGION = "ap-northeast-1"
 PARENT = "example.com"
 SUB_ZONE = "eks.example.com"
 PROJECT = "eks-bg"
-# role -> (namespace, service account) it trusts, and the policy attached to it (README: roles are `<project>-<name>`)
-ROLES = {
-    f"{PROJECT}-{w.name}": (w.namespace, w.service_account, w.aws_managed_policy or f"{PROJECT}-{w.name}") for w in SHARED_ROLES
-}
+# The shipped example (its applications, its colours: blue serving, green without weight), protected.
 CONFIG: dict[str, Any] = {
+    **example_raw(),
     "project": PROJECT,
     "region": REGION,
-    "dns": {"parent_zone": PARENT},
+    "dns": {"parent_zone": PARENT, "sub_domain": "eks"},
     "deletion_protection": True,
 }
+SETTINGS_OF_CONFIG = config_from_dict(CONFIG)
+# role -> (namespace, service account) it trusts, and the policy attached to it (README: roles are `<project>-<name>`)
+ROLES = {
+    f"{PROJECT}-{w.name}": (w.namespace, w.service_account, w.aws_managed_policy or f"{PROJECT}-{w.name}")
+    for w in shared_roles(SETTINGS_OF_CONFIG)
+}
+# The applications with an image: common makes a repository for each.
+REPOSITORIES = [image_repository_name(SETTINGS_OF_CONFIG, app) for app in applications(SETTINGS_OF_CONFIG) if app.image]
 IMAGE_TAG = "0123abc"  # what a build pushes, tagged with its commit
 OTHER = "arn:aws:iam::123456789012:role/platform-admins"  # an admin role listed beside the CI role
 
@@ -95,9 +127,9 @@ def aws(emulator: str) -> Callable[[str], Any]:
 def project(
     emulator: str, aws: Callable[[str], Any], retirement: Future[Retirement], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Project]:
-    """The parent zone a user already has, then `cdktf deploy common` through the CLI. The CLI deploys what this
-    process synthesized where `cdktf synth` writes (`--skip-synth`): tests/test_cli.py runs `cdktf synth` itself and
-    finds its output the same, so the deploy does not wait a CLI synth's seconds."""
+    """The parent zone a user already has, then `cdktf deploy common` and `cdktf deploy traffic` through the CLI. The
+    CLI deploys what this process synthesized where `cdktf synth` writes (`--skip-synth`): tests/test_cli.py runs
+    `cdktf synth` itself and finds its output the same, so the deploy does not wait a CLI synth's seconds."""
     project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", emulator, CONFIG)
     steps: list[str] = []
     show = Rehearsal(steps.append)
@@ -107,23 +139,32 @@ def project(
             "synthesize", lambda: str(synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out").outdir)
         )
         show.step("terraform init common", lambda: project.init("common"))
+        show.step("terraform init traffic", lambda: project.init("traffic"))
         show.step("cdktf deploy common", lambda: project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve"))
+        show.step("cdktf deploy traffic", lambda: project.run("cdktf", "deploy", "traffic", "--skip-synth", "--auto-approve"))
     except StepFailedError as failed:
         pytest.fail(f"{failed.step}: {failed.output[-6000:]}")
-    assert "end-of-life" not in project.runs[-1].output  # the pinned Node runs the CLI
+    assert "end-of-life" not in project.runs[-2].output  # the pinned Node runs the CLI
     yield project
     project.cleanup()
 
 
 @dataclass
 class Retirement:
-    """What the way out did and left, on the second emulator."""
+    """What the second emulator's deployment, its shift and its way out did and left."""
 
-    unprotect: Run  # `cdktf deploy common` of the config with deletion_protection off
-    destroy: Run  # `cdktf destroy common` then
+    deployed_traffic: Traffic  # what `terraform apply` of traffic as the deployer made
+    drain: Run  # `python -m tools.shift --to <the colour without weight> --now` as the traffic operator
+    status: Run  # `python -m tools.shift --status` as the traffic operator
+    weights: dict[str, Any]  # before the drain, after it, after the deploys from Git (live_weights of each)
+    plan_after_drain: Run  # `terraform plan -detailed-exitcode` of traffic as the deployer, after the drain
+    unprotect: dict[str, Run]  # `cdktf deploy common`, `cdktf deploy traffic` of the config with deletion_protection off
+    destroy: dict[str, Run]  # `cdktf destroy traffic`, then `cdktf destroy common`
     after_destroy: dict[str, Any]  # what AWS held then
     deployer_calls: list[tuple[str, str]]  # (allowed|denied, service:Action) of each call the deployer made
+    operator_calls: list[tuple[str, str]]  # the same, of the traffic operator
     outside_the_policy: str  # the error code of a call the deployer's policy does not allow, made last
+    operator_deploys: str  # the error code of the traffic operator deleting a listener rule
     wrong_secret: str  # the error code of a Route53 GET signed with a wrong secret key (the signature is still checked)
 
 
@@ -131,44 +172,85 @@ class Retirement:
 def retirement(
     emulators: tuple[MotoProcess, MotoProcess], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Future[Retirement]]:
-    """The same deployment on the second emulator, with IAM enforced, then the way out, on a thread from here on (the
-    syntheses, which need the jsii runtime, are done first on this one): protection lifted by a deploy, the destroy.
-    Every Terraform run is the deployer's; its first deploy is Terraform's own apply: `project` rehearses the CLI's."""
+    """The same deployment on the second emulator, with IAM enforced, its shift, then the way out, on a thread from
+    here on (the syntheses, which need the jsii runtime, are done first on this one). Every Terraform run is the
+    deployer's (its first deploys are Terraform's own applies: `project` rehearses the CLI's); the shift is the traffic
+    operator's; AWS is read back with the admin's credentials."""
     server = emulators[1]
     identities: Identities = enforce_deployer(server, CONFIG)  # first: nothing else may run before IAM is enforced
     project = Project.create(tmp_path_factory.mktemp("retirement") / "project", server.endpoint, CONFIG, identities.admin)
     create_parent_zone(project, PARENT)
     synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
     project.write_config({**CONFIG, "deletion_protection": False})
-    synthesize(load_config(project.root / "cdktf.json"), project.root / "unprotected")  # the same depth as cdktf.out
-    init = project.init("common")
-    assert init.returncode == 0, init.output[-3000:]
-    as_deployer = identities.deployer
+    unprotected = synthesize(load_config(project.root / "cdktf.json"), project.root / "unprotected")  # as deep as cdktf.out
+    for stack in ("common", "traffic"):
+        init = project.init(stack)
+        assert init.returncode == 0, init.output[-3000:]
+    as_deployer, as_operator = identities.deployer, identities.operator
 
     def aws(service: str) -> Any:
         return client(service, server.endpoint, REGION, identities.admin)
 
+    def run(stack: str, *command: str) -> Run:
+        done = project.run(*command, cwd=project.stack_dir(stack), env=as_deployer)
+        assert done.returncode == 0, done.output[-6000:]
+        return done
+
     def way_out() -> Retirement:
         apply = ("terraform", "apply", "-auto-approve", "-input=false", "-no-color")
-        deploy = project.run(*apply, cwd=project.stack_dir("common"), env=as_deployer)
-        assert deploy.returncode == 0, deploy.output[-6000:]
+        for stack in ("common", "traffic"):
+            run(stack, *apply)
+        deployed = read_traffic(project)
         push_image(aws("ecr"))
-        # The unprotected config's synthesis takes the place of the protected one's, as `cdktf synth` would.
-        (project.root / "unprotected" / "stacks" / "common" / "cdk.tf.json").replace(project.stack_dir("common") / "cdk.tf.json")
-        unprotect = project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve", env=as_deployer)
-        destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve", env=as_deployer)
-        made = calls_of_the_deployer(server)
+        target = drain_target(project)
+        register_pod(project, target)  # what the target colour's load balancer controller does for a ready pod
+        before = live_weights(project)
+        drain = shift_now(project, target, as_operator)
+        drained = live_weights(project)
+        status = shift_status(project, as_operator)
+        public_rule = next(rule.arn for rule in deployed.rules if rule.tags.get(ROUTE_TAG) == PUBLIC)
+        operator = client("elbv2", server.endpoint, REGION, as_operator)
+        operator_deploys = refused_code(lambda: operator.delete_rule(RuleArn=public_rule))
+        plan = project.run(
+            "terraform",
+            "plan",
+            "-detailed-exitcode",
+            "-input=false",
+            "-no-color",
+            cwd=project.stack_dir("traffic"),
+            env=as_deployer,
+        )
+        # The unprotected config's synthesis takes the place of the protected one's, as `cdktf synth` would; then deploys
+        # from Git, as a pipeline would after the shift: they must leave the live weights as the drain set them.
+        unprotect = {}
+        for stack in ("common", "traffic"):
+            (unprotected.stack_dir(stack) / "cdk.tf.json").replace(project.stack_dir(stack) / "cdk.tf.json")
+            unprotect[stack] = project.run("cdktf", "deploy", stack, "--skip-synth", "--auto-approve", env=as_deployer)
+        redeployed = live_weights(project)
+        destroy = {
+            stack: project.run("cdktf", "destroy", stack, "--skip-synth", "--auto-approve", env=as_deployer)
+            for stack in ("traffic", "common")
+        }
+        made = calls_of(server, DEPLOYER_USER)
+        operator_made = calls_of(server, OPERATOR_USER)
         intruder = client("iam", server.endpoint, REGION, as_deployer)
         forger = client("route53", server.endpoint, REGION, {**as_deployer, "AWS_SECRET_ACCESS_KEY": "not-the-secret"})
         answered: list[bytes] = []  # moto answers in IAM's error format, which Route53's parser cannot read: the raw body
         forger.meta.events.register("before-parse.route53.*", lambda response_dict, **_: answered.append(response_dict["body"]))
         return Retirement(
-            unprotect,
-            destroy,
-            aws_holds(aws),
-            made,
-            refused_code(lambda: intruder.create_user(UserName="not-the-deployers-to-make")),
-            f"{refused_code(forger.list_hosted_zones)}: {b''.join(answered).decode(errors='replace')}",
+            deployed_traffic=deployed,
+            drain=drain,
+            status=status,
+            weights={"before": before, "drained": drained, "redeployed": redeployed},
+            plan_after_drain=plan,
+            unprotect=unprotect,
+            destroy=destroy,
+            after_destroy=aws_holds(aws),
+            deployer_calls=made,
+            operator_calls=operator_made,
+            outside_the_policy=refused_code(lambda: intruder.create_user(UserName="not-the-deployers-to-make")),
+            operator_deploys=operator_deploys,
+            wrong_secret=f"{refused_code(forger.list_hosted_zones)}: {b''.join(answered).decode(errors='replace')}",
         )
 
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -186,9 +268,11 @@ def refused_code(call: Callable[[], Any]) -> str:
 
 
 def push_image(ecr: Any) -> None:
-    """A build has pushed the app image: the repository is no longer empty when common is destroyed."""
+    """A build has pushed an application's image: its repository is no longer empty when common is destroyed."""
+    if ecr.list_images(repositoryName=REPOSITORIES[0])["imageIds"]:
+        return  # pushed already (tags are immutable)
     manifest = {"schemaVersion": 2, "mediaType": "application/vnd.docker.distribution.manifest.v2+json", "layers": []}
-    ecr.put_image(repositoryName=f"{PROJECT}/sample-app", imageManifest=json.dumps(manifest), imageTag=IMAGE_TAG)
+    ecr.put_image(repositoryName=REPOSITORIES[0], imageManifest=json.dumps(manifest), imageTag=IMAGE_TAG)
 
 
 def aws_holds(aws: Callable[[str], Any]) -> dict[str, Any]:
@@ -211,8 +295,8 @@ def aws_holds(aws: Callable[[str], Any]) -> dict[str, Any]:
         "table": aws("dynamodb").describe_table(TableName=f"{PROJECT}-users")["Table"]["TableStatus"]
         if f"{PROJECT}-users" in tables
         else None,
-        "images": [i.get("imageTag") for i in aws("ecr").list_images(repositoryName=f"{PROJECT}/sample-app")["imageIds"]]
-        if f"{PROJECT}/sample-app" in repositories
+        "images": [i.get("imageTag") for i in aws("ecr").list_images(repositoryName=REPOSITORIES[0])["imageIds"]]
+        if REPOSITORIES[0] in repositories
         else None,
         "repositories": repositories,
         "roles": [r["RoleName"] for r in aws("iam").list_roles()["Roles"] if r["RoleName"].startswith(PROJECT)],
@@ -220,6 +304,10 @@ def aws_holds(aws: Callable[[str], Any]) -> dict[str, Any]:
             p["PolicyName"] for p in aws("iam").list_policies(Scope="Local")["Policies"] if p["PolicyName"].startswith(PROJECT)
         ],
         "log_groups": [g["logGroupName"] for g in aws("logs").describe_log_groups()["logGroups"] if PROJECT in g["logGroupName"]],
+        "load_balancers": [lb["LoadBalancerName"] for lb in aws("elbv2").describe_load_balancers()["LoadBalancers"]],
+        "target_groups": [g["TargetGroupName"] for g in aws("elbv2").describe_target_groups()["TargetGroups"]],
+        "parameters": [p["Name"] for p in aws("ssm").describe_parameters()["Parameters"]],
+        "security_groups": [g["GroupName"] for g in tagged(aws("ec2").describe_security_groups()["SecurityGroups"])],
     }
 
 
@@ -304,10 +392,70 @@ def test_app_role_reads_the_real_table_only(project: Project, aws: Callable[[str
     assert [s["Resource"] for s in document["Statement"]] == [table_arn]
 
 
-def test_image_repository(project: Project, aws: Callable[[str], Any]) -> None:
-    (repo,) = aws("ecr").describe_repositories(repositoryNames=[f"{PROJECT}/sample-app"])["repositories"]
-    assert repo["imageTagMutability"] == "IMMUTABLE"
-    assert repo["imageScanningConfiguration"] == {"scanOnPush": True}
+def test_image_repositories(project: Project, aws: Callable[[str], Any]) -> None:
+    """One per application with an image, named under the project's prefix (the deployer may manage only those)."""
+    assert REPOSITORIES
+    assert all(name.startswith(f"{PROJECT}/") for name in REPOSITORIES)
+    for repo in aws("ecr").describe_repositories(repositoryNames=REPOSITORIES)["repositories"]:
+        assert repo["imageTagMutability"] == "IMMUTABLE"
+        assert repo["imageScanningConfiguration"] == {"scanOnPush": True}
+
+
+@pytest.fixture(scope="module")
+def traffic(project: Project) -> Traffic:
+    return read_traffic(project)
+
+
+def test_the_shared_load_balancer_and_its_listeners(project: Project, traffic: Traffic, aws: Callable[[str], Any]) -> None:
+    """Internet-facing in common's public subnets, behind its own group; HTTPS with common's certificate, HTTP 301 to it."""
+    balancer = traffic.load_balancer
+    assert (balancer["LoadBalancerName"], scheme(balancer), balancer["Type"]) == (
+        load_balancer_name(PROJECT),
+        "internet-facing",
+        "application",
+    )
+    outputs = common_outputs(project)
+    assert sorted(zone["SubnetId"] for zone in balancer["AvailabilityZones"]) == sorted(outputs["public_subnet_ids"])
+    (group,) = aws("ec2").describe_security_groups(GroupIds=balancer["SecurityGroups"])["SecurityGroups"]
+    assert group["GroupName"] == f"{load_balancer_name(PROJECT)}-alb"
+    assert sorted(traffic.listeners) == [80, 443]
+    assert [c["CertificateArn"] for c in traffic.listeners[443]["Certificates"]] == [outputs["certificate_arn"]]
+    (redirect,) = traffic.listeners[80]["DefaultActions"]
+    assert redirect["RedirectConfig"]["StatusCode"] == "HTTP_301"
+
+
+def test_a_target_group_per_application_and_colour(traffic: Traffic) -> None:
+    wanted = {
+        target_group_name(PROJECT, app.name, colour): {APPLICATION_TAG: app.name, COLOUR_TAG: colour, "Project": PROJECT}
+        for app in applications(SETTINGS_OF_CONFIG)
+        for colour in SETTINGS_OF_CONFIG.clusters
+    }
+    assert {
+        name: {k: tags.get(k) for k in (APPLICATION_TAG, COLOUR_TAG, "Project")} for name, tags in traffic.target_groups.items()
+    } == (wanted)
+
+
+def test_public_and_preview_rules_with_their_hosts_and_records(project: Project, traffic: Traffic) -> None:
+    """A public rule per application forwarding to every colour at the configured weights, and each colour's preview
+    rule to that colour's target group; every host a weighted alias of the load balancer in the sub-zone."""
+    hosts = expected_hosts(project)
+    assert sorted(rule.host for rule in traffic.rules) == sorted(hosts)
+    for rule in traffic.rules:
+        colour = hosts[rule.host]
+        assert rule.tags[ROUTE_TAG] == (PUBLIC if colour is None else PREVIEW)
+        if colour is None:
+            assert {traffic.target_groups[g][COLOUR_TAG]: w for g, w in rule.forwards.items()} == SETTINGS_OF_CONFIG.weights
+        else:
+            assert [traffic.target_groups[g][COLOUR_TAG] for g in rule.forwards] == [colour]
+    assert sorted(traffic.records) == sorted(hosts)
+    dns_name = traffic.load_balancer["DNSName"].lower()
+    for record in traffic.records.values():
+        assert record["SetIdentifier"] == SET_IDENTIFIER
+        assert record["AliasTarget"]["DNSName"].rstrip(".").lower().removeprefix("dualstack.") == dns_name
+
+
+def test_the_weights_parameter_holds_the_configured_weights(traffic: Traffic) -> None:
+    assert traffic.weights == SETTINGS_OF_CONFIG.weights
 
 
 # --- the deployed state is stable and serves the cluster stacks ------------------------------------
@@ -323,12 +471,12 @@ def of_type(planned: dict[str, dict[str, Any]], kind: str) -> list[dict[str, Any
 
 
 @pytest.fixture(scope="module")
-def drift(project: Project) -> Iterator[Future[Run]]:
-    """`terraform plan -detailed-exitcode` of common (0: no change), started here and left to run beside the colours'
-    plans (`plans`, which only read common's state)."""
+def drift(project: Project) -> Iterator[Future[list[Run]]]:
+    """`terraform plan -detailed-exitcode` of common and of traffic (0: no change), started here and left to run beside
+    the colours' plans (`plans`, which only read their states)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         command = ("terraform", "plan", "-detailed-exitcode", "-lock=false", "-input=false", "-no-color")
-        yield pool.submit(project.run, *command, cwd=project.stack_dir("common"))
+        yield pool.submit(lambda: [project.run(*command, cwd=project.stack_dir(stack)) for stack in ("common", "traffic")])
 
 
 @pytest.fixture(scope="module")
@@ -343,9 +491,9 @@ def ci_role(project: Project, aws: Callable[[str], Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def plans(
-    project: Project, aws: Callable[[str], Any], ci_role: dict[str, Any], drift: Future[Run]
+    project: Project, aws: Callable[[str], Any], ci_role: dict[str, Any], drift: Future[list[Run]]
 ) -> dict[str, dict[str, dict[str, Any]]]:
-    """Each colour's AWS part planned against common's real state, side by side: blue and green as configured, and
+    """Each colour's AWS part planned against common's and traffic's real state, side by side: blue and green as configured, and
     `ci`: blue as a CI job would plan it, in a session of its role, the role listed in eks.admin_role_arns too, the
     API endpoint public only and narrowed to the operators."""
     role = ci_role
@@ -377,7 +525,7 @@ def test_cluster_stack_reads_every_output_from_commons_real_state(
     (cluster,) = of_type(planned, "aws_eks_cluster")
     assert cluster["vpc_config"][0]["subnet_ids"] == sorted(outputs["private_subnet_ids"])
     role_arns = sorted(v["role_arn"] for v in of_type(planned, "aws_eks_pod_identity_association"))
-    assert role_arns == sorted(outputs[w.output] for w in SHARED_ROLES if not w.aws_managed_policy)
+    assert role_arns == sorted(outputs[w.output] for w in shared_roles(SETTINGS_OF_CONFIG) if not w.aws_managed_policy)
     (cni,) = [v for v in of_type(planned, "aws_eks_addon") if v["addon_name"] == "vpc-cni"]
     assert cni["pod_identity_association"] == [{"role_arn": outputs["vpc_cni_role_arn"], "service_account": "aws-node"}]
 
@@ -398,33 +546,100 @@ def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_onl
     assert sorted(cluster["vpc_config"][0]["public_access_cidrs"]) == sorted(["203.0.113.0/24", f"{nat}/32"])
 
 
-def test_no_drift_after_deploy(drift: Future[Run]) -> None:
-    plan = drift.result()
-    assert plan.returncode == 0, plan.output[-6000:]
+@pytest.mark.parametrize("colour", ["blue", "green"])
+def test_each_colour_admits_the_shared_load_balancer_from_traffics_real_state(
+    traffic: Traffic, plans: dict[str, dict[str, dict[str, Any]]], colour: str
+) -> None:
+    """The colour's rule on its cluster security group names the load balancer's group the traffic stack made."""
+    (rule,) = of_type(plans[colour], "aws_vpc_security_group_ingress_rule")
+    assert rule["referenced_security_group_id"] == traffic.load_balancer["SecurityGroups"][0]
+
+
+def test_no_drift_after_deploy(drift: Future[list[Run]]) -> None:
+    for plan in drift.result():
+        assert plan.returncode == 0, plan.output[-6000:]
 
 
 # --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------
 
 
-def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(project: Project, aws: Callable[[str], Any]) -> None:
+@pytest.mark.parametrize(
+    ("stack", "keeps"),
+    [
+        ("traffic", "the load balancer every application is reached through"),
+        ("common", "the DynamoDB table eks-bg-users"),
+    ],
+)
+def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(
+    project: Project, aws: Callable[[str], Any], stack: str, keeps: str
+) -> None:
     push_image(aws("ecr"))  # a build has pushed the app image
-    destroy = project.run("cdktf", "destroy", "common", "--skip-synth", "--auto-approve")  # of the deploy's synth
+    destroy = project.run("cdktf", "destroy", stack, "--skip-synth", "--auto-approve")  # of the deploy's synth
     assert destroy.returncode != 0
     last = "\n".join(destroy.output.splitlines()[-25:])
-    assert "deletion_protection is on: common keeps the DynamoDB table eks-bg-users" in last, last
+    assert f"deletion_protection is on: {stack} keeps {keeps}" in last, last
     assert 'set "deletion_protection": false in the config' in last, last
-    assert "then `cdktf destroy common` again" in last, last
+    assert f"then `cdktf destroy {stack}` again" in last, last
     held = aws_holds(aws)
     assert (held["table"], held["images"]) == ("ACTIVE", [IMAGE_TAG])
     assert held["vpcs"], "nothing else may be half-destroyed either"
     assert f"{SUB_ZONE}." in held["zones"]
+    assert held["load_balancers"] == [load_balancer_name(PROJECT)]
+    assert weights_parameter(PROJECT) in held["parameters"]
+
+
+# --- the traffic moved by the identity that may only move traffic, and no deploy from Git moves it back ----------------
+
+
+def test_the_deployer_deployed_traffic_as_the_example_asks(retirement: Future[Retirement]) -> None:
+    deployed = retirement.result().deployed_traffic
+    assert deployed.load_balancer["LoadBalancerName"] == load_balancer_name(PROJECT)
+    assert deployed.weights == SETTINGS_OF_CONFIG.weights
+
+
+def test_the_traffic_operator_drains_to_the_colour_without_weight(retirement: Future[Retirement]) -> None:
+    """`python -m tools.shift --to green --now` as an IAM user holding only the traffic operator's policy, IAM enforced:
+    the weights parameter and every public rule move in one change; `--status` reads them back."""
+    done = retirement.result()
+    assert done.drain.returncode == 0, done.drain.output[-3000:]
+    target = drain_target_of_config()
+    total = sum(SETTINGS_OF_CONFIG.weights.values())
+    moved = {colour: total if colour == target else 0 for colour in SETTINGS_OF_CONFIG.weights}
+    assert done.weights["before"]["parameter"] == SETTINGS_OF_CONFIG.weights
+    assert done.weights["drained"] == {
+        "parameter": moved,
+        "rules": {app.name: moved for app in applications(SETTINGS_OF_CONFIG)},
+    }
+    assert "done in 1 rule change(s)" in done.drain.output, done.drain.output
+    assert done.status.returncode == 0, done.status.output[-3000:]
+    assert "lock: free" in done.status.output, done.status.output
+    assert done.operator_deploys == "HTTP 403 AccessDenied"  # and it may change nothing else: DeleteRule refused
+
+
+def test_no_deploy_reverts_the_shift(retirement: Future[Retirement]) -> None:
+    """Issue #30's done-when: after the drain, a plan of traffic wants no change, and `cdktf deploy common` and `cdktf
+    deploy traffic` from Git (here: lifting the protection) leave the weights parameter and every public rule as the
+    drain set them."""
+    done = retirement.result()
+    assert done.plan_after_drain.returncode == 0, done.plan_after_drain.output[-6000:]
+    for stack, run in done.unprotect.items():
+        assert run.returncode == 0, f"{stack}: {run.output[-6000:]}"
+    assert done.weights["redeployed"] == done.weights["drained"]
+
+
+def drain_target_of_config() -> str:
+    return next(colour for colour, weight in SETTINGS_OF_CONFIG.weights.items() if weight == 0)
+
+
+# --- the way out: traffic, then common, once unprotected -----------------------------------------------------------
 
 
 def test_destroy_removes_everything_once_unprotected(retirement: Future[Retirement]) -> None:
-    """The repository still holds the image: unprotected, it goes with it (ECR's force delete)."""
+    """Traffic first (a target group a rule forwards to cannot go: the rules go first), then common; the repository
+    still holds the image: unprotected, it goes with it (ECR's force delete)."""
     done = retirement.result()
-    assert done.unprotect.returncode == 0, done.unprotect.output[-6000:]
-    assert done.destroy.returncode == 0, done.destroy.output[-6000:]
+    for stack, run in [*done.unprotect.items(), *done.destroy.items()]:
+        assert run.returncode == 0, f"{stack}: {run.output[-6000:]}"
     assert done.after_destroy == {
         "vpcs": [],
         "nat_gateways": [],
@@ -438,17 +653,24 @@ def test_destroy_removes_everything_once_unprotected(retirement: Future[Retireme
         "roles": [],
         "policies": [],
         "log_groups": [],
+        "load_balancers": [],
+        "target_groups": [],
+        "parameters": [],
+        "security_groups": [],
     }
 
 
 def test_the_way_out_ran_as_the_deployer_with_iam_enforced_and_no_call_refused(retirement: Future[Retirement]) -> None:
-    """Deploy, update and destroy of common as an identity holding only the deployer policy (each Allow widened to
-    Resource `*`: the emulator knows no request's ARN, so this proves the actions; tests/test_deployer_calls.py
-    proves the scoping). The emulator does refuse the deployer what its policy does not allow."""
+    """Deploy, update and destroy of common and traffic as an identity holding only the deployer policy, the drain as
+    one holding only the traffic operator's (each Allow widened to Resource `*`: the emulator knows no request's ARN,
+    so this proves the actions; tests/test_deployer_calls.py and tests/test_traffic_operator.py prove the scoping).
+    The emulator does refuse each what its policy does not allow."""
     done = retirement.result()
-    assert (done.unprotect.returncode, done.destroy.returncode) == (0, 0)
     assert len(done.deployer_calls) > 100, "IAM was not enforced on the deployer's calls"
     assert sorted({action for outcome, action in done.deployer_calls if outcome != "allowed"}) == []
+    assert len(done.operator_calls) > 10, "IAM was not enforced on the operator's calls"
+    refused = sorted({action for outcome, action in done.operator_calls if outcome != "allowed"})
+    assert refused == ["elasticloadbalancing:DeleteRule"]  # the one call made to prove it is refused
     assert done.outside_the_policy == "HTTP 403 AccessDenied"
     # Route53's GETs pass the emulator's signature check only through scripts/emulator.py's workaround: it still
     # refuses a wrong secret.
@@ -456,12 +678,18 @@ def test_the_way_out_ran_as_the_deployer_with_iam_enforced_and_no_call_refused(r
     assert "<Code>SignatureDoesNotMatch</Code>" in done.wrong_secret
 
 
-def test_every_call_the_deployer_made_is_in_the_call_table(retirement: Future[Retirement]) -> None:
-    """What the emulator saw Terraform (and common's deletion guard) call is listed in policies/deployer_calls.yaml:
-    the table is not missing a call a real deploy makes, at least where the emulator can tell."""
-    listed = {call.action for call in calls(Deployer(config_from_dict(CONFIG), EMULATOR_ACCOUNT))}
-    made = {action for _, action in retirement.result().deployer_calls}
-    assert sorted(made - listed) == []
+def test_every_call_the_deployer_and_the_operator_made_is_in_the_call_table(retirement: Future[Retirement]) -> None:
+    """What the emulator saw Terraform (and the deletion guards) call is listed in policies/deployer_calls.yaml, and
+    what the traffic operator called is listed for `tools.shift --now` and `--status`: the table is not missing a call a
+    real run makes, at least where the emulator can tell."""
+    table = calls(Deployer(config_from_dict(CONFIG), EMULATOR_ACCOUNT))
+    done = retirement.result()
+    made = {action for _, action in done.deployer_calls}
+    assert sorted(made - {call.action for call in table}) == []
+    shifts = {call.action for call in table if call.owner in ("commands.tools.shift --now", "commands.tools.shift --status")}
+    operator_made = {action for outcome, action in done.operator_calls if outcome == "allowed"}
+    assert sorted(operator_made - shifts) == []
+    assert "elasticloadbalancing:ModifyRule" in operator_made
 
 
 # --- `make rehearse`: one line per step, and the first failure ends it with its output -----------------
