@@ -410,7 +410,8 @@ class ShiftConfig(Section):
         Field(
             ge=0,
             le=1,
-            description="0-1; (target 5xx + load balancer 5xx) / requests on the target's ALB above which a step rolls back",
+            description="0-1; per application, (its pods' 5xx + connections they refused) / requests in the target colour's "
+            "target group, above which a step rolls back",
         ),
         Allowed("use a ratio 0-1, e.g. 0.01"),
     ] = 0.01
@@ -423,7 +424,9 @@ class ShiftConfig(Section):
         int,
         Field(
             ge=1,
-            description="1 or more; a window with fewer requests on the target's ALB fails its step: no traffic is no evidence",
+            description="1 or more; an application with fewer requests in the target colour's target group during a "
+            "window is idle, not judged (`applications.<name>.min_requests` overrides it); a window in which every "
+            "application is idle fails its step: no traffic is no evidence",
         ),
         Allowed("use 1 or more requests (to let a window without traffic pass, set traffic.shift.allow_idle)"),
     ] = 1

@@ -84,6 +84,7 @@ class World:
     def __init__(self, aws: Emulated, clock: FakeClock, *, target: str = "green") -> None:
         self.aws, self.clock, self.target = aws, clock, target
         self.error_ratio_at: dict[tuple[str, int], float] = {}  # (application, target weight) -> 5xx ratio
+        self.refused_ratio_at: dict[tuple[str, int], float] = {}  # ... -> ratio of connections the pods refuse
         self.p99_at: dict[tuple[str, int], float] = {}
         self.requests_per_weight = {app: 10 for app in APPS}  # per minute and weight point, per application
         self.unhealthy_at: tuple[str, int] | None = None  # (application, target weight) at which its pods fail
@@ -99,7 +100,9 @@ class World:
             for minute in minutes(before, after):
                 requests = self.requests_per_weight[app] * weight
                 errors = round(requests * self.error_ratio_at.get((app, weight), 0.0))
-                self.aws.put_app_traffic(self.target, app, minute, requests, errors, self.p99_at.get((app, weight), 0.3))
+                refused = round(requests * self.refused_ratio_at.get((app, weight), 0.0))
+                p99 = self.p99_at.get((app, weight), 0.3)
+                self.aws.put_app_traffic(self.target, app, minute, requests, errors, p99, connection_errors=refused)
 
 
 @pytest.fixture
@@ -225,6 +228,16 @@ def test_a_breach_by_one_application_rolls_every_application_back_in_one_change(
     assert deployed.live_weights() == {"blue": 60, "green": 40}
     assert "    orders: requests 3000  5xx 7.50% (225)  p99 0.300 s | GATE TRIPPED" in out.getvalue()
     assert "    sample-app: requests 3000  5xx 0.00% (0)  p99 0.300 s | ok" in out.getvalue()
+
+
+def test_connections_the_pods_refuse_count_as_errors_too(shift_in: ShiftIn, deployed: Emulated) -> None:
+    """Pods that refuse or reset connections answer no 5xx themselves: the load balancer answers 502, counted per load
+    balancer only. The target group's connection errors are the colour's own."""
+    shift, world, _ = shift_in(deployed, step=50)
+    world.refused_ratio_at[("sample-app", 50)] = 0.5
+    with pytest.raises(ShiftError, match=r"step 1/2  blue 50  green 50: sample-app: 5xx ratio 50\.00% \(1250 of 2500 requests\)"):
+        shift.run("green")
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
 
 
 def test_slow_responses_of_one_application_roll_back_too(shift_in: ShiftIn, deployed: Emulated) -> None:

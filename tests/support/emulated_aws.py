@@ -235,15 +235,18 @@ class Emulated:
             for k, v in json.loads(self.ssm.get_parameter(Name=weights_parameter(PROJECT))["Parameter"]["Value"]).items()
         }
 
-    def put_app_traffic(self, colour: str, app: str, at: datetime, requests: int, errors: int, p99: float) -> None:
+    def put_app_traffic(
+        self, colour: str, app: str, at: datetime, requests: int, errors: int, p99: float, *, connection_errors: int = 0
+    ) -> None:
         """One minute of an application's metrics in a colour: its target group of the shared load balancer, as the ALB
-        publishes them (dimensions in the order the shift asks for them: moto matches them in order)."""
+        publishes them (dimensions in the order the shift asks for them: moto matches them in order). errors: the
+        targets' 5xx; connection_errors: connections the load balancer could not open to them."""
         assert self.shared is not None
         dimensions = [
             {"Name": "TargetGroup", "Value": dimension(self.shared.target_groups[(app, colour)])},
             {"Name": "LoadBalancer", "Value": dimension(self.shared.load_balancer_arn)},
         ]
-        self._put_metrics(dimensions, at, requests, errors, p99)
+        self._put_metrics(dimensions, at, requests, errors, p99, connection_errors)
 
     def make_load_balancer(self, colour: str) -> Footprint:
         """What the load balancer controller makes for the sample app's Ingress."""
@@ -316,11 +319,14 @@ class Emulated:
             if r["Type"] == "A" and r.get("SetIdentifier")
         }
 
-    def _put_metrics(self, dimensions: list[dict[str, str]], at: datetime, requests: int, errors: int, p99: float) -> None:
+    def _put_metrics(
+        self, dimensions: list[dict[str, str]], at: datetime, requests: int, errors: int, p99: float, connection_errors: int = 0
+    ) -> None:
         fast = requests - math.ceil(requests / 50)
         data: list[dict[str, Any]] = [
             {"MetricName": "RequestCount", "Value": requests},
             {"MetricName": "HTTPCode_Target_5XX_Count", "Value": errors},
+            {"MetricName": "TargetConnectionErrorCount", "Value": connection_errors},
         ]
         if requests:
             # 98 % of the requests are fast; the slowest 2 % take `p99` seconds, so the 99th percentile is p99.

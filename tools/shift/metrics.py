@@ -14,7 +14,10 @@ METRICS_DELAY_SECONDS = 60
 @dataclass(frozen=True)
 class WindowMetrics:
     requests: float
-    errors: float  # 5xx the targets answered (the load balancer's own 5xx are counted per load balancer only)
+    # 5xx the targets answered, and connections the load balancer could not open to them (each a 502 to the client).
+    # The load balancer's own 5xx are counted per load balancer only, so the target group's connection errors stand in
+    # for the ones a broken colour causes: pods that refuse or reset connections.
+    errors: float
     p99: float | None  # TargetResponseTime p99, seconds; None without requests
 
 
@@ -41,6 +44,7 @@ def read_metrics(cloudwatch: Any, load_balancer_arn: str, target_group_arn: str,
         MetricDataQueries=[
             query("requests", "RequestCount", "Sum"),
             query("target5xx", "HTTPCode_Target_5XX_Count", "Sum"),
+            query("connection", "TargetConnectionErrorCount", "Sum"),
             query("p99", "TargetResponseTime", "p99"),
         ],
         StartTime=start,
@@ -50,7 +54,7 @@ def read_metrics(cloudwatch: Any, load_balancer_arn: str, target_group_arn: str,
     p99 = values.get("p99", [])
     return WindowMetrics(
         requests=sum(values.get("requests", [])),
-        errors=sum(values.get("target5xx", [])),
+        errors=sum(values.get("target5xx", [])) + sum(values.get("connection", [])),
         p99=max(p99) if p99 else None,
     )
 
