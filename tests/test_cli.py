@@ -33,7 +33,7 @@ def project(cli_synth: Future[Project]) -> Project:
 def test_cli_synth_writes_every_stack_and_prints_each_warning_once_and_no_error(project: Project) -> None:
     synth, node = project.runs
     assert synth.returncode == 0, synth.output[-3000:]
-    assert "Generated Terraform code for the stacks: blue, common, green" in synth.output
+    assert "Generated Terraform code for the stacks: blue, common, green, traffic" in synth.output
     # Warnings (the placeholder Git URL, the default image tag) print once each, as warnings, not as "[ERROR]".
     assert "[ERROR]" not in synth.output, synth.output
     assert synth.output.count("warning: gitops.repo_url is the placeholder") == 1, synth.output
@@ -115,10 +115,10 @@ def test_cdktf_synth_by_hand_after_sourcing_env_sh_prints_no_error_and_no_spinne
     a missing Terraform CLI config), no spinner frames in a log, the stacks written and the earlier one gone."""
     run = synth_by_hand(tmp_path, example_config_text())
     assert run.returncode == 0, run.output[-3000:]
-    assert "Generated Terraform code for the stacks: blue, common, green" in run.output
+    assert "Generated Terraform code for the stacks: blue, common, green, traffic" in run.output
     assert "[ERROR]" not in run.output, run.output
     assert SPINNER.findall(run.output) == [], run.output
-    assert run.stacks == ["blue", "common", "green"]
+    assert run.stacks == ["blue", "common", "green", "traffic"]
 
 
 def test_cdktf_synth_by_hand_names_a_json_mistake_once_by_file_line_and_column(tmp_path: Path) -> None:
