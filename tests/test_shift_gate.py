@@ -58,6 +58,13 @@ def test_a_window_quiet_for_every_application_fails_unless_idle_windows_are_allo
     assert judge(windows, dict.fromkeys(windows, 10), GATE.model_copy(update={"allow_idle": True})) == {}
 
 
+def test_an_application_judged_at_any_traffic_is_no_evidence_without_requests() -> None:
+    """min_requests 0 means: judge it whatever its traffic; not: a window nobody called proves the colour."""
+    windows = {"orders": QUIET, "catalogue": QUIET}
+    assert list(judge(windows, {"orders": 10, "catalogue": 0}, GATE)) == ["(every application)"]
+    assert judge({"orders": QUIET, "catalogue": FINE}, {"orders": 10, "catalogue": 0}, GATE) == {}
+
+
 def test_cloudwatch_dimensions_are_the_arns_tails() -> None:
     """Elastic Load Balancing, CloudWatch metrics, Metric dimensions: `app/<name>/<id>` and `targetgroup/<name>/<id>`."""
     assert dimension(

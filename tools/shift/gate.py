@@ -30,12 +30,19 @@ def breach(metrics: WindowMetrics, settings: ShiftConfig) -> str | None:
     return None
 
 
+def is_evidence(metrics: WindowMetrics, min_requests: int) -> bool:
+    """Enough requests for the window to say something: at least its minimum, and at least one (an application whose
+    minimum is 0 is judged whatever its traffic, but a window of no request at all proves nothing)."""
+    return metrics.requests >= max(1, min_requests)
+
+
 def judge(windows: Mapping[str, WindowMetrics], minimums: Mapping[str, int], settings: ShiftConfig) -> dict[str, str]:
     """Each breach by application (empty: the window passes)."""
     found = {
         app: why for app, metrics in windows.items() if not is_idle(metrics, minimums[app]) if (why := breach(metrics, settings))
     }
-    if not found and windows and all(is_idle(m, minimums[app]) for app, m in windows.items()) and not settings.allow_idle:
+    evidence = any(is_evidence(m, minimums[app]) for app, m in windows.items())
+    if not found and windows and not evidence and not settings.allow_idle:
         found["(every application)"] = (
             "too little traffic to judge: every application had fewer requests than its minimum (send traffic to the "
             "target, or let quiet windows pass with --allow-idle or traffic.shift.allow_idle)"
