@@ -1,5 +1,5 @@
 """Moving a deployment made before this release onto the shared load balancer, in the steps of docs/upgrading.md
-("Moving traffic to the shared load balancer"), against moto: after every step each public host is resolved as Route53
+("Moving to the shared load balancer"), against moto: after every step each public host is resolved as Route53
 answers weighted records (only members of weight above 0 while any has one, else all of them), every answer is
 followed to its load balancer, and that load balancer must send the host's requests to healthy targets. Never no
 answer, never an answer that fails. At the end, nothing the old design made is left: its records, their TXT ownership
