@@ -29,6 +29,12 @@ from model.routes import APPLICATION_TAG, COLOUR_TAG, PREVIEW, PUBLIC, ROUTE_TAG
 # deregistration_delay for its in-flight requests (the sample chart's preStop pause covers the controller's lag).
 HEALTH_CHECK = {"interval": 10, "timeout": 5, "healthy_threshold": 2, "unhealthy_threshold": 2, "matcher": "200-399"}
 DEREGISTRATION_DELAY_SECONDS = "30"
+# A target group's own port is only the default for a target registered without one, and the load balancer
+# controller registers every pod with its port (aws-load-balancer-controller, pkg/targetgroupbinding/
+# resource_manager.go, registerPodEndpoints: `Port: endpoint.Port`); health checks use each target's port
+# ("traffic-port"). Fixed, so an application's Service port can change without replacing its target groups (AWS
+# changes no group's port in place, and refuses to delete one a rule forwards to).
+TARGET_GROUP_PORT = 80
 
 
 class ApplicationRoutes(Construct):
@@ -43,7 +49,6 @@ class ApplicationRoutes(Construct):
         target_group_names: Mapping[str, str],
         initial_weights: Mapping[str, str | int],
         priorities: Mapping[str, int],
-        port: int,
         health_check_path: str,
         vpc_id: str,
         listener_arn: str,
@@ -63,7 +68,7 @@ class ApplicationRoutes(Construct):
                 name=name,
                 target_type="ip",
                 protocol="HTTP",
-                port=port,
+                port=TARGET_GROUP_PORT,
                 vpc_id=vpc_id,
                 deregistration_delay=DEREGISTRATION_DELAY_SECONDS,
                 health_check={**HEALTH_CHECK, "enabled": True, "path": health_check_path, "port": "traffic-port"},

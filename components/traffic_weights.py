@@ -15,6 +15,8 @@ from cdktf import Fn, Token
 from cdktf_cdktf_provider_aws.ssm_parameter import SsmParameter
 from constructs import Construct
 
+from model.routes import WEIGHTS_DESCRIPTION
+
 
 class TrafficWeights(Construct):
     def __init__(self, scope: Construct, id_: str, *, parameter_name: str, initial: Mapping[str, int]) -> None:
@@ -24,10 +26,10 @@ class TrafficWeights(Construct):
             self,
             "parameter",
             name=parameter_name,
-            description="Live traffic weights by colour; written by python -m tools.shift only",
+            description=WEIGHTS_DESCRIPTION,
             type="String",
             insecure_value=json.dumps(dict(initial), sort_keys=True),
-            lifecycle={"ignore_changes": ["insecure_value"]},
+            lifecycle={"ignore_changes": ["insecure_value", "description"]},
         )
         self._live = parameter.insecure_value
         self.parameter_arn = parameter.arn

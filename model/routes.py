@@ -48,6 +48,11 @@ def target_group_name(project: str, application: str, colour: str) -> str:
     return f"{name[: _NAME_LIMIT - 9].rstrip('-')}-{digest}"
 
 
+# The weights parameter's description, written by Terraform when it makes it and by every shift with the value: an
+# overwrite that left it out could change it, and a deploy would then plan an update of the parameter.
+WEIGHTS_DESCRIPTION = "Live traffic weights by colour; written by python -m tools.shift only"
+
+
 def weights_parameter(project: str) -> str:
     """The SSM parameter holding the live weights (the one source of truth, written by the shift only)."""
     return f"/{project}/traffic/weights"

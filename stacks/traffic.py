@@ -69,7 +69,6 @@ class TrafficStack(TerraformStack):
                 target_group_names={c: target_group_name(config.project, app.name, c) for c in colours},
                 initial_weights={c: weights.weight(c) for c in colours},
                 priorities=priorities,
-                port=app.service_port,
                 health_check_path=app.health_check_path,
                 vpc_id=vpc_id,
                 listener_arn=balancer.https_listener.arn,

@@ -389,7 +389,8 @@ def test_each_binding_names_the_colours_target_group_of_the_application(
     }
     for app in applications(config):
         group = by_reference[groups[output_key(app.name)]]
-        assert (group["name"], group["port"], group["target_type"]) == (f"eks-bg-{app.name}-{colour}", app.service_port, "ip")
+        # Its port is a fixed default (components/application_routes.py): the binding gives every pod its own.
+        assert (group["name"], group["port"], group["target_type"]) == (f"eks-bg-{app.name}-{colour}", 80, "ip")
     # ...read from the traffic stack's own state.
     (remote,) = [body for key, body in synthesized.json(colour)["data"]["terraform_remote_state"].items() if key == "traffic"]
     assert remote["config"] == traffic["terraform"]["backend"]["local"]

@@ -11,7 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.routes import APPLICATION_TAG, COLOUR_TAG, PUBLIC, ROUTE_TAG, load_balancer_name, weights_parameter
+from model.routes import (
+    APPLICATION_TAG,
+    COLOUR_TAG,
+    PUBLIC,
+    ROUTE_TAG,
+    WEIGHTS_DESCRIPTION,
+    load_balancer_name,
+    weights_parameter,
+)
 
 _TAG_BATCH = 20  # DescribeTags takes at most 20 ARNs
 HTTPS = 443
@@ -123,7 +131,11 @@ def read_weights(ssm: Any, project: str) -> Weights:
 
 def write_weights(ssm: Any, project: str, weights: Mapping[str, int]) -> None:
     ssm.put_parameter(
-        Name=weights_parameter(project), Value=json.dumps(dict(weights), sort_keys=True), Type="String", Overwrite=True
+        Name=weights_parameter(project),
+        Value=json.dumps(dict(weights), sort_keys=True),
+        Description=WEIGHTS_DESCRIPTION,
+        Type="String",
+        Overwrite=True,
     )
 
 
