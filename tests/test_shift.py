@@ -16,7 +16,7 @@ import pytest
 
 from model.loading import config_from_dict, load_config
 from model.platform import COMPONENTS
-from model.routes import lock_parameter, weights_parameter
+from model.routes import WEIGHTS_DESCRIPTION, lock_parameter, weights_parameter
 from tests.support.charts import release_applications
 from tests.support.configs import THREE_APPLICATIONS, write_project
 from tests.support.emulated_aws import (
@@ -37,7 +37,7 @@ from tools.aws import Aws
 from tools.kube import KubeError
 from tools.live_routes import read_routes, write_rules
 from tools.readiness import Readiness, release
-from tools.shift import ShiftError, UnsafeShiftError
+from tools.shift import LockLostError, ShiftError, UnsafeShiftError
 from tools.shift.command import main
 from tools.shift.run import Shift
 from tools.traffic_lock import LockedError, TrafficLock
@@ -81,18 +81,24 @@ class World:
     their target groups. Each minute every application's target group of the target gets requests by the weight its
     rule forwards there (read from the load balancer, as the ALB would split them)."""
 
-    def __init__(self, aws: Emulated, clock: FakeClock, *, target: str = "green") -> None:
-        self.aws, self.clock, self.target = aws, clock, target
+    def __init__(self, aws: Emulated, clock: FakeClock, *, target: str = "green", config_path: Path | None = None) -> None:
+        self.aws, self.clock, self.target, self.config_path = aws, clock, target, config_path
         self.error_ratio_at: dict[tuple[str, int], float] = {}  # (application, target weight) -> 5xx ratio
         self.refused_ratio_at: dict[tuple[str, int], float] = {}  # ... -> ratio of connections the pods refuse
         self.p99_at: dict[tuple[str, int], float] = {}
         self.requests_per_weight = {app: 10 for app in APPS}  # per minute and weight point, per application
         self.unhealthy_at: tuple[str, int] | None = None  # (application, target weight) at which its pods fail
+        self.drained_at: int | None = None  # target weight at which an on-call engineer drains to blue (--break-lock)
         self.insights = WithInsights(aws.eks)
         clock.on_sleep.append(self.tick)
 
     def tick(self, before: datetime, after: datetime) -> None:
         forwarded = self.aws.forwarded()
+        if self.drained_at is not None and forwarded["sample-app"].get(self.target) == self.drained_at:
+            self.drained_at = None
+            drain = ["--to", "blue", "--now", "--break-lock", "--config", str(self.config_path)]
+            assert main(drain, aws=clients_of(self.aws, None)) == 0
+            forwarded = self.aws.forwarded()
         for app in APPS:
             weight = forwarded[app].get(self.target, 0)
             if self.unhealthy_at == (app, weight):
@@ -171,9 +177,10 @@ def shift_in(tmp_path: Path, green_ready: FakeKubernetes, preview: PreviewServer
     def make(
         aws: Emulated, *, skip_readiness: bool = False, applications: dict[str, Any] = THREE_APPLICATIONS, **shift: Any
     ) -> tuple[Shift, World, io.StringIO]:
-        config = load_config(write_project(tmp_path, config_of(applications, **shift)))
+        path = write_project(tmp_path, config_of(applications, **shift))
+        config = load_config(path)
         clock, out = FakeClock(), io.StringIO()
-        world = World(aws, clock)
+        world = World(aws, clock, config_path=path)
         clients = clients_of(aws, green_ready, eks=world.insights)
         checks = Readiness(config, clients, clock, prober=preview.prober(), out=lambda line: print(line, file=out))
         lock = TrafficLock(clients.ssm, clients.sts, PROJECT, "python -m tools.shift --to green", clock)
@@ -340,6 +347,25 @@ def test_skipping_readiness_moves_weight_and_says_so_loudly(shift_in: ShiftIn, d
     assert "READINESS NOT CHECKED (--skip-readiness)" in out.getvalue()
 
 
+def test_a_drain_that_breaks_the_lock_of_a_running_shift_stops_it_without_another_write(
+    shift_in: ShiftIn, deployed: Emulated
+) -> None:
+    """green breaks while the shift watches green at 40: the on-call drains to blue with --now --break-lock. The shift's
+    window then sees no traffic and fails; its roll-back, its next write, finds the lock gone and stops: nothing is
+    written over the drain."""
+    shift, world, _ = shift_in(deployed, step=20)
+    world.drained_at = 40
+    with pytest.raises(LockLostError) as stopped:
+        shift.run("green")
+    assert str(stopped.value).startswith("step 2/5  blue 60  green 40: (every application): too little traffic")
+    assert str(stopped.value).endswith(
+        "; not rolled back: the traffic lock is no longer this shift's (now held by nobody (it was removed)): it stopped "
+        "before writing blue 80  green 20, and leaves the weights as its new holder set them (check with --status)"
+    )
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+    assert deployed.live_weights() == {"blue": 100, "green": 0}
+
+
 def test_rules_that_disagree_with_the_live_weights_refuse_the_shift(shift_in: ShiftIn, deployed: Emulated) -> None:
     deployed.ssm.put_parameter(Name=weights_parameter(PROJECT), Value='{"blue": 50, "green": 50}', Overwrite=True, Type="String")
     shift, _, _ = shift_in(deployed)
@@ -456,6 +482,11 @@ def test_now_moves_every_application_in_one_change_while_the_losing_colour_does_
     out = capsys.readouterr().out
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
     assert deployed.live_weights() == {"blue": 100, "green": 0}
+    # With the description Terraform gave it (and ignores): the overwrite changes nothing a deploy would plan back.
+    (parameter,) = deployed.ssm.describe_parameters(ParameterFilters=[{"Key": "Name", "Values": [weights_parameter(PROJECT)]}])[
+        "Parameters"
+    ]
+    assert parameter["Description"] == WEIGHTS_DESCRIPTION
     assert (ssm.count("put_parameter"), elbv2.count("modify_rule")) == (1 + 1, len(APPS))  # 1: the lock
     assert "WARNING: --now: all traffic to blue in one change, WITHOUT readiness or the metrics gate" in out
     assert "  orders: blue 0  green 100 -> blue 100  green 0" in out

@@ -12,7 +12,8 @@ read back at the step's weights, watch the target's target groups for the interv
 rolls back at once), then judge every application's CloudWatch metrics against `traffic.shift`. A breach by any one
 puts every application back at the previous step's weights in one change and exits 1 with the reason; unsafe requests
 are refused before anything changes (exit 2). No Terraform runs, and no colour's Kubernetes API is called after the
-readiness check: a broken colour can always be drained.
+readiness check: a broken colour can always be drained, even while a shift runs (`--now --break-lock`: the shift
+finds its lock gone before its next write and stops without writing).
 
 One room each: plan.py (the weights of each step), gate.py (what a window must show), metrics.py (reading a window
 from CloudWatch), run.py (the steps, the waits, the roll-back), drain.py (--now), status.py (--status), command.py
@@ -29,3 +30,8 @@ class UnsafeShiftError(Exception):
 
 class ShiftError(Exception):
     """A step failed; the message says why and which weights are in place."""
+
+
+class LockLostError(ShiftError):
+    """Someone took the traffic lock from a running shift (a drain with --break-lock): it stopped and wrote nothing
+    more, not even a roll-back, so the weights are the new holder's."""

@@ -43,7 +43,10 @@ def main(
     )
     parser.add_argument("--status", action="store_true", help="print the live weights, the rules, the config's and the lock")
     parser.add_argument(
-        "--break-lock", action="store_true", help="remove a traffic lock its holder left behind (said), then go on"
+        "--break-lock",
+        action="store_true",
+        help="remove the traffic lock (said), then go on: one its holder left behind, or a running shift's (with --now: "
+        "that shift stops before its next write)",
     )
     parser.add_argument("--step", type=int, help="weight moved per step, 1-255 (default: traffic.shift.step)")
     parser.add_argument("--interval", type=int, help="seconds each step is watched (default: traffic.shift.interval_seconds)")

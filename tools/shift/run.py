@@ -18,11 +18,11 @@ from tools.aws import Aws, aws_errors_as
 from tools.clock import POLL_SECONDS, Clock
 from tools.live_routes import LiveRoutes, RoutesError, Weights, read_routes, read_weights, write_rules, write_weights
 from tools.readiness import Readiness, missing
-from tools.shift import ShiftError, UnsafeShiftError
+from tools.shift import LockLostError, ShiftError, UnsafeShiftError
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics
 from tools.shift.plan import describe, plan_weights
-from tools.traffic_lock import TrafficLock
+from tools.traffic_lock import Holder, TrafficLock
 
 # How long the load balancer may take to show a rule change on reading it back (it applies in seconds).
 IN_EFFECT_SECONDS = 120
@@ -39,13 +39,14 @@ class Shift:
     lock: TrafficLock
     skip_readiness: bool = False  # --skip-readiness: move weight without the target's proof (said loudly)
     break_lock: bool = False
+    _holder: Holder | None = None  # this run's hold of the traffic lock, while it runs
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
         """dry_run: everything before the first step (the live weights, the plan, readiness), reported; nothing moves."""
         if dry_run:
             self._prepare(target)
             return
-        with self.lock.held(break_lock=self.break_lock, say=self._say):
+        with self.lock.held(break_lock=self.break_lock, say=self._say) as self._holder:
             plan, routes, weights = self._prepare(target)
             if plan:
                 self._shift(target, plan, routes, weights)
@@ -81,6 +82,8 @@ class Shift:
         started = self.clock.now()
         try:
             calls = self._apply(state, routes)
+        except LockLostError:
+            raise
         except ShiftError as err:
             self._roll_back(previous, routes, f"{label}: {err}")
         self._say(f"{label}  | in effect ({calls} rule change(s)); watching {target}")
@@ -107,12 +110,24 @@ class Shift:
 
     def _apply(self, state: Weights, routes: LiveRoutes) -> int:
         """The parameter (the intent) first, then every application's rule; returns once the rules read back at state.
-        AWS errors fail the step (it is rolled back, or the roll-back says it could not be)."""
+        AWS errors fail the step (it is rolled back, or the roll-back says it could not be). Nothing is written once
+        the lock is no longer this run's."""
         with aws_errors_as(ShiftError):
+            self._still_locked(state)
             write_weights(self.aws.ssm, self.config.project, state)
             calls = write_rules(self.aws.elbv2, routes, state)
             self._wait_in_effect(state)
         return calls
+
+    def _still_locked(self, state: Weights) -> None:
+        """The lock is still this run's, or LockLostError: a drain broke it to move the traffic itself."""
+        now = self.lock.holder()
+        if self._holder is not None and now != self._holder:
+            by = now.describe() if now else "nobody (it was removed)"
+            raise LockLostError(
+                f"the traffic lock is no longer this shift's (now held by {by}): it stopped before writing "
+                f"{describe(state)}, and leaves the weights as its new holder set them (check with --status)"
+            )
 
     def _wait_in_effect(self, state: Weights) -> None:
         deadline = self.clock.now() + timedelta(seconds=IN_EFFECT_SECONDS)
@@ -153,6 +168,8 @@ class Shift:
         self._say(f"rolling back to {describe(previous)}: {reason}")
         try:
             self._apply(previous, routes)
+        except LockLostError as err:
+            raise LockLostError(f"{reason}; not rolled back: {err}") from None
         except ShiftError as err:
             raise ShiftError(
                 f"{reason}; the roll-back to {describe(previous)} failed too: {err}. Move the traffic with "
