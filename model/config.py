@@ -715,7 +715,7 @@ class ApplicationConfig(Section):
         Field(
             ge=0,
             description="0 or more; requests a shift window must show for this application, or it is reported idle (0: "
-            "never idle)",
+            "always judged; a window in which no application had a request is still no evidence)",
         ),
         Allowed("use 0 or more requests"),
         Shown("`traffic.shift.min_requests`"),

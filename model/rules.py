@@ -31,6 +31,7 @@ from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, VERSIONED
 from model.problems import Problems
 from model.routes import TRAFFIC_STACK
+from model.values import BLUE_GREEN
 from model.workloads import PARENT_APPLICATION, VPC_CNI
 from policies.shape import policy_problem
 
@@ -113,6 +114,14 @@ def _application_rules(c: Config, p: Problems) -> None:
             _check(p, f"{key}.policy", app.policy, problem is None, f"{problem}; name an IAM policy document in the project")
         _source_rules(c, p, key, app)
         _probe_rules(p, key, app)
+        _check(
+            p,
+            f"{key}.values.{BLUE_GREEN}",
+            app.values.get(BLUE_GREEN),
+            BLUE_GREEN not in app.values,
+            "the platform writes this key (the colour's facts about the application: model/values.py) and would "
+            "replace it; read it in the chart, or name your own values otherwise",
+        )
         if app.image is not None and app.image.repository:
             _check(
                 p,
@@ -305,7 +314,7 @@ def _load_balancer_limits(c: Config, p: Problems) -> None:
         rules <= ALB_RULES,
         f"they need {rules} listener rules (a public host per application, a preview host per application and colour) "
         f"on the shared load balancer, which allows {ALB_RULES} (AWS's default quota 'Rules per Application Load "
-        "Balancer'; raise it with AWS first, or split the applications)",
+        "Balancer'): split the applications between projects, or run fewer colours at once",
     )
     _check(
         p,

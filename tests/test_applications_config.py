@@ -494,10 +494,20 @@ def test_fails_on_more_applications_than_the_shared_load_balancers_rules_allow()
     assert problem == (
         f'applications: "17 applications, 5 colours" is not allowed; they need 102 listener rules (a public host per '
         f"application, a preview host per application and colour) on the shared load balancer, which allows {ALB_RULES} "
-        "(AWS's default quota 'Rules per Application Load Balancer'; raise it with AWS first, or split the applications)"
+        "(AWS's default quota 'Rules per Application Load Balancer'): split the applications between projects, or run "
+        "fewer colours at once"
     )
     del apps["app16"]
     assert len(config_from_dict(config(apps, colours=colours)).applications) == 16
+
+
+def test_fails_on_values_under_the_key_the_platform_writes() -> None:
+    problem = refused(config({"shop": {**SHOP, "values": {"replicaCount": 2, "blueGreen": {"colour": "red"}}}}))
+    assert problem == (
+        'applications.shop.values.blueGreen: {"colour": "red"} is not allowed; the platform writes this key (the '
+        "colour's facts about the application: model/values.py) and would replace it; read it in the chart, or name "
+        "your own values otherwise"
+    )
 
 
 def test_fails_on_more_colours_than_a_weighted_forward_holds() -> None:
