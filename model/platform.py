@@ -86,7 +86,7 @@ class Component(_Entry):
     self_managed: bool = Field(default=False, alias="selfManaged")
     chart: Chart  # a chart from a Helm repository, at this colour's version of it
     identity: Identity | None = None
-    # Labels of its namespace (Argo CD's managedNamespaceMetadata; with app delivery "helm", Terraform's namespace).
+    # Labels of its namespace (Argo CD's managedNamespaceMetadata).
     namespace_labels: dict[str, str] = Field(default_factory=dict, alias="namespaceLabels")
     ignore_differences: tuple[dict[str, Any], ...] = Field(default=(), alias="ignoreDifferences")  # Argo CD's, as is
     # The folder it was read from (load() records it): not a key of the file, so never in it.

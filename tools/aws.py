@@ -250,8 +250,9 @@ def aws_problem(err: BaseException) -> str | None:
             return f"AWS does not accept these credentials ({operation}: {code}: {message}): {_LOG_IN}"
         if code in _DENIED:
             return (
-                f"AWS denied {operation} to this identity ({code}: {message}): it needs the deployer policy "
-                "(policies/README.md), and a cluster admin access entry for the Kubernetes API"
+                f"AWS denied {operation} to this identity ({code}: {message}): it needs the deployer's policies, or to move "
+                "traffic the traffic operator's (policies/README.md); and, for what reads a cluster (readiness, the "
+                "teardown), a cluster admin access entry"
             )
         return f"AWS {operation} failed ({code}: {message})"
     if isinstance(err, sdk.NoCredentialsError | sdk.PartialCredentialsError | sdk.ProfileNotFound):

@@ -1,10 +1,11 @@
 """Destroy an old colour once it serves nothing: `python -m tools.retire blue [--force] [--auto-approve]`.
 
 Checks, before the slow part, that the colour was deployed at all (its Terraform state holds
-resources) and has weight 0 in the config and in Route53, then runs `cdktf destroy <colour>`.
-The stack's own teardown hook (tools/teardown.py) checks again and removes the apps, load
-balancer and records first, so a plain `cdktf destroy blue` is just as safe; this command adds
-`--force`, for a colour that must go although it still has weight.
+resources) and has weight 0 in the config and live (the shared load balancer's weights and rules,
+and any records of its own from before it), then runs `cdktf destroy <colour>`. The stack's own
+teardown hook (tools/teardown.py) checks again, removes the apps and waits until their targets
+have left the target groups first, so a plain `cdktf destroy blue` is just as safe; this command
+adds `--force`, for a colour that must go although it still has weight.
 """
 
 from __future__ import annotations

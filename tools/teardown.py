@@ -81,9 +81,9 @@ def check_weight(plan: TeardownPlan, live: tuple[int, str], *, config: str = "")
     if plan.weight:
         raise UnsafeTeardownError(
             f"clusters.{plan.colour}.weight is {plan.weight} in {config or f'the config {plan.colour} was deployed with'}: "
-            "set it to 0 "
-            f"and deploy {plan.colour} (the shift does both), or destroy anyway with python -m tools.retire {plan.colour} "
-            f"--force; {REPLACING}"
+            f"set it to 0 and deploy {plan.colour} (the shift moves the live weights only: the configuration says which "
+            f"colour serves, and must stop saying it of a colour that goes), or destroy anyway with python -m tools.retire "
+            f"{plan.colour} --force; {REPLACING}"
         )
 
 
