@@ -130,7 +130,7 @@ def test_a_denial_names_the_policy_to_get(emulated: Emulated, stubbed_eks: Stubb
         emulated.eks.list_clusters()
     line = aws_problem(raised.value)
     assert line is not None
-    assert "deployer policy (policies/README.md)" in line
+    assert "the deployer's policies, or to move traffic the traffic operator's (policies/README.md)" in line
     assert aws_problem(ValueError("a bug")) is None  # not AWS's: stays a traceback
 
 
