@@ -12,13 +12,14 @@ import pytest
 
 from model.applications import application, applications, image_repository_name, preview_hostname, public_hostname
 from model.config import ApplicationRelease
-from model.loading import ConfigError, config_from_dict
+from model.loading import config_from_dict
 from model.paths import PROJECT_DIR
 from model.platform import ARGO_CD, COMPONENTS
 from model.rules import ALB_RULES, FORWARD_TARGET_GROUPS, config_warnings
 from model.workloads import PARENT_APPLICATION, VPC_CNI, application_workloads
 from policies.shape import MANAGED_POLICY_CHARACTERS
 from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release
+from tests.support.refusals import one_problem, problems_of
 
 REPO = "https://github.com/acme/shop.git"
 SHOP: dict[str, Any] = {"host": "shop", "source": {"path": "charts/shop"}}  # of this repository: all an application needs
@@ -35,19 +36,6 @@ KUBERNETES_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "defau
 
 def config(apps: dict[str, Any], colours: dict[str, Any] = LONE, **settings: Any) -> dict[str, Any]:
     return {"applications": apps, "clusters": colours, **settings}
-
-
-def problems_of(raw: Any) -> tuple[str, ...]:
-    with pytest.raises(ConfigError) as caught:
-        config_from_dict(raw)
-    return caught.value.problems
-
-
-def refused(raw: Any) -> str:
-    """The one problem synth reports."""
-    problems = problems_of(raw)
-    assert len(problems) == 1, problems
-    return problems[0]
 
 
 def two_colours(blue: dict[str, Any], green: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -108,13 +96,13 @@ def test_applications_may_share_a_namespace_with_different_service_accounts() ->
 
 @pytest.mark.parametrize("name", ["Shop", "1shop", "shop-", "shop_2", "a" * 33])
 def test_fails_on_an_application_name_that_is_no_short_dns_label(name: str) -> None:
-    assert refused(config({name: SHOP})) == f'applications.{name}: "{name}" is not allowed; {NAME_RULE}'
+    assert one_problem(config({name: SHOP})) == f'applications.{name}: "{name}" is not allowed; {NAME_RULE}'
 
 
 @pytest.mark.parametrize("name", RESERVED)
 def test_fails_on_an_application_named_like_a_part_of_the_platform(name: str) -> None:
     # In a namespace of its own: a component's name is also its namespace (external-dns), refused on its own.
-    problem = refused(config({name: {**SHOP, "namespace": "shop"}}))
+    problem = one_problem(config({name: {**SHOP, "namespace": "shop"}}))
     assert problem == f'applications.{name}: "{name}" is not allowed; {NAME_RULE}'
 
 
@@ -123,24 +111,24 @@ def test_a_name_of_32_characters_is_an_application() -> None:
 
 
 def test_fails_on_an_application_without_a_host() -> None:
-    problem = refused(config({"shop": {"source": {"path": "charts/shop"}}}))
+    problem = one_problem(config({"shop": {"source": {"path": "charts/shop"}}}))
     assert problem == "applications.shop.host: \"\" is not allowed; every application needs a host: one DNS label, e.g. 'orders'"
 
 
 @pytest.mark.parametrize("host", ["Shop", "shop.eu", "-shop"])
 def test_fails_on_a_host_that_is_no_dns_label(host: str) -> None:
-    problem = refused(config({"shop": {**SHOP, "host": host}}))
+    problem = one_problem(config({"shop": {**SHOP, "host": host}}))
     assert problem == f"applications.shop.host: \"{host}\" is not allowed; use one DNS label: lowercase letters, digits, '-'"
 
 
 def test_fails_on_an_application_without_its_chart() -> None:
-    problem = refused(config({"shop": {"host": "shop"}}))
+    problem = one_problem(config({"shop": {"host": "shop"}}))
     assert problem == 'applications.shop.source.path: "" is not allowed; name the directory of its Helm chart in its repository'
 
 
 @pytest.mark.parametrize("path", ["../shop/chart", "charts/../../chart", "..", "/charts/shop", "charts/shop/"])
 def test_fails_on_a_chart_path_that_leaves_the_repository_or_is_not_relative(path: str) -> None:
-    problem = refused(config({"shop": {**SHOP, "source": {"path": path}}}))
+    problem = one_problem(config({"shop": {**SHOP, "source": {"path": path}}}))
     assert problem == (
         f'applications.shop.source.path: "{path}" is not allowed; name the chart\'s directory in the repository, '
         "relative, without '..', e.g. 'deploy/chart'"
@@ -148,7 +136,7 @@ def test_fails_on_a_chart_path_that_leaves_the_repository_or_is_not_relative(pat
 
 
 def test_fails_on_two_applications_at_one_host() -> None:
-    problem = refused(config({"shop": SHOP, "orders": {**SHOP, "source": {"path": "charts/orders"}}}))
+    problem = one_problem(config({"shop": SHOP, "orders": {**SHOP, "source": {"path": "charts/orders"}}}))
     assert problem == 'applications.orders.host: "shop" is not allowed; applications.shop answers at this host already'
 
 
@@ -156,7 +144,7 @@ def test_fails_on_two_applications_at_one_host() -> None:
 def test_fails_on_a_host_that_is_another_applications_preview_host(order: tuple[str, str]) -> None:
     """`shop-green` is shop's preview host in green: the outlet may not answer there, whichever is listed first."""
     apps = {"shop": SHOP, "outlet": {**SHOP, "host": "shop-green"}}
-    problem = refused(config({name: apps[name] for name in order}, colours=two_colours({})))
+    problem = one_problem(config({name: apps[name] for name in order}, colours=two_colours({})))
     assert problem == (
         'applications.outlet.host: "shop-green" is not allowed; it is applications.shop\'s preview host in colour green '
         "(shop-green); choose another label"
@@ -170,7 +158,7 @@ def test_fails_on_two_preview_hosts_that_spell_the_same_name() -> None:
         "rebuild-green": {"kubernetes_version": "1.36", "weight": 0},
     }
     apps = {"shop": SHOP, "refurbished": {**SHOP, "host": "shop-rebuild"}}
-    problem = refused(config(apps, colours=colours))
+    problem = one_problem(config(apps, colours=colours))
     assert problem == (
         'applications.refurbished.host: "shop-rebuild" is not allowed; its preview host in colour green '
         "(shop-rebuild-green) is applications.shop's preview host in colour rebuild-green; choose another label"
@@ -181,7 +169,7 @@ def test_fails_on_a_preview_host_longer_than_one_dns_label() -> None:
     """`<host>-<colour>` is one DNS label (at most 63 characters): a 50-character host and an 18-character colour are 69."""
     host = "a" * 50
     colours = {"green-rebuild-2026": {"kubernetes_version": "1.35", "weight": 100}}
-    problem = refused(config({"shop": {**SHOP, "host": host}}, colours=colours))
+    problem = one_problem(config({"shop": {**SHOP, "host": host}}, colours=colours))
     assert problem == (
         f'applications.shop.host: "{host}" is not allowed; colour green-rebuild-2026\'s preview host '
         f"{host}-green-rebuild-2026.eks.example.com needs `<host>-<colour>` within one DNS label (63 characters) and "
@@ -193,7 +181,7 @@ def test_fails_on_a_preview_host_longer_than_one_dns_label() -> None:
 def test_fails_on_a_public_host_longer_than_a_dns_name() -> None:
     parent = ".".join(["p" * 63] * 3)  # eks.<parent>: 195 characters, and the host's 60 and a dot
     host = "h" * 60
-    problem = refused(config({"shop": {**SHOP, "host": host}}, dns={"parent_zone": parent}))
+    problem = one_problem(config({"shop": {**SHOP, "host": host}}, dns={"parent_zone": parent}))
     assert problem == (
         f'applications.shop.host: "{host}" is not allowed; {host}.eks.{parent} is longer than a DNS name may be (253)'
     )
@@ -206,7 +194,7 @@ PLATFORM_NAMESPACES = [(n, "Kubernetes'") for n in KUBERNETES_NAMESPACES] + [
 
 @pytest.mark.parametrize(("namespace", "whose"), PLATFORM_NAMESPACES)
 def test_fails_on_an_application_in_a_namespace_of_the_platform(namespace: str, whose: str) -> None:
-    problem = refused(config({"shop": {**SHOP, "namespace": namespace}}))
+    problem = one_problem(config({"shop": {**SHOP, "namespace": namespace}}))
     assert problem == (
         f'applications.shop.namespace: "{namespace}" is not allowed; {namespace} is the platform\'s ({whose}): give the '
         "application a namespace of its own"
@@ -216,7 +204,7 @@ def test_fails_on_an_application_in_a_namespace_of_the_platform(namespace: str, 
 def test_fails_on_an_application_whose_name_makes_it_run_in_a_namespace_of_the_platform() -> None:
     """Its namespace defaults to its name: an application named like Argo CD's namespace would run there."""
     name = ARGO_CD.namespace
-    problem = refused(config({name: SHOP}))
+    problem = one_problem(config({name: SHOP}))
     assert problem == (
         f"applications.{name}.namespace: \"{name}\" is not allowed; {name} is the platform's ({ARGO_CD.name}'s): give "
         "the application a namespace of its own"
@@ -228,7 +216,7 @@ def test_fails_on_two_applications_sharing_a_namespace_and_a_service_account() -
         "catalogue": {**SHOP, "host": "catalogue", "namespace": "shop", "service_account": "api"},
         "orders": {**SHOP, "host": "orders", "namespace": "shop", "service_account": "api", "policy": ORDERS_POLICY},
     }
-    problem = refused(config(apps))
+    problem = one_problem(config(apps))
     assert problem == (
         'applications.orders.service_account: "api" is not allowed; applications.catalogue runs as shop/api already: two '
         "applications sharing a service account would share their AWS permissions; give this one its own"
@@ -300,7 +288,7 @@ def test_fails_on_a_policy_that_is_not_an_identity_policy_synth_can_fill(
     if text is not None:
         path.write_text(text)
     policy = path.relative_to(PROJECT_DIR).as_posix()
-    assert refused(config({"shop": {**SHOP, "policy": policy}})) == (
+    assert one_problem(config({"shop": {**SHOP, "policy": policy}})) == (
         f'applications.shop.policy: "{policy}" is not allowed; {problem}; name an IAM policy document in the project'
     )
 
@@ -312,7 +300,7 @@ def test_an_identity_policy_of_the_project_with_the_placeholders_synth_fills_is_
 
 @pytest.mark.parametrize("policy", ["../outside.json", "policies/../../outside.json", "/etc/policy.json", "policy.yaml"])
 def test_fails_on_a_policy_path_outside_the_project_or_not_json(policy: str) -> None:
-    assert refused(config({"shop": {**SHOP, "policy": policy}})) == (
+    assert one_problem(config({"shop": {**SHOP, "policy": policy}})) == (
         f'applications.shop.policy: "{policy}" is not allowed; name a .json file in the project, relative, without '
         "'..', e.g. 'argocd/applications/orders/policy.json'"
     )
@@ -335,7 +323,7 @@ def test_fails_on_a_revision_for_an_application_of_this_repository() -> None:
 
 
 def test_fails_on_an_image_tag_for_an_application_without_an_image() -> None:
-    problem = refused(config({"shop": SHOP}, colours=two_colours({}, {"shop": {"image_tag": "1.0"}})))
+    problem = one_problem(config({"shop": SHOP}, colours=two_colours({}, {"shop": {"image_tag": "1.0"}})))
     assert problem == (
         'clusters.green.applications.shop.image_tag: "1.0" is not allowed; applications.shop has no image of the '
         "project's (set applications.shop.image)"
@@ -347,7 +335,7 @@ ELSEWHERE: dict[str, Any] = {**SHOP, "source": {"repo_url": REPO, "path": "chart
 
 
 def test_fails_on_an_application_of_another_repository_without_a_revision_for_a_colour_without_weight() -> None:
-    problem = refused(config({"shop": ELSEWHERE}, colours=two_colours({"shop": {"revision": "v1"}})))
+    problem = one_problem(config({"shop": ELSEWHERE}, colours=two_colours({"shop": {"revision": "v1"}})))
     assert problem == (
         f"clusters.green.applications.shop.revision: null is not allowed; shop comes from {REPO}: name the revision "
         "green runs, here or as applications.shop.source.revision"
@@ -356,7 +344,7 @@ def test_fails_on_an_application_of_another_repository_without_a_revision_for_a_
 
 def test_fails_on_an_application_of_another_repository_without_a_revision_for_a_colour_alone() -> None:
     """Alone, a colour with weight may inherit its release, but there is no revision to inherit."""
-    problem = refused(config({"shop": ELSEWHERE}))
+    problem = one_problem(config({"shop": ELSEWHERE}))
     assert problem == (
         f"clusters.blue.applications.shop.revision: null is not allowed; shop comes from {REPO}: name the revision "
         "blue runs, here or as applications.shop.source.revision"
@@ -386,7 +374,7 @@ def test_fails_on_a_colour_serving_beside_another_that_inherits_its_applications
     }
     if "repo_url" not in source:
         colours["green"]["applications"] = {"shop": {"image_tag": "1.0"}}
-    problem = refused(config({"shop": {**SHOP, "source": source, "image": {"tag": "1.0"}}}, colours=colours))
+    problem = one_problem(config({"shop": {**SHOP, "source": source, "image": {"tag": "1.0"}}}, colours=colours))
     named = {f"applications.shop.{key}": value for key, value in inherited.items()}
     assert problem == (
         f"clusters.blue: {json.dumps(named)} is not allowed; blue serves traffic (weight 100) beside another colour, so "
@@ -399,7 +387,7 @@ def test_fails_on_a_colour_serving_beside_another_that_inherits_its_applications
 
 def test_fails_on_a_colour_entry_for_an_application_that_is_not_configured() -> None:
     """A misspelt (or removed) application's entry would otherwise be ignored, and the colour run the defaults."""
-    problem = refused(
+    problem = one_problem(
         config(
             {"shop": {**SHOP, "image": {}}}, colours=two_colours({"shop": {"image_tag": "1.0"}}, {"shpo": {"image_tag": "2.0"}})
         )
@@ -417,12 +405,12 @@ def test_fails_on_a_colour_entry_for_an_application_that_is_not_configured() -> 
 )
 def test_fails_on_an_expected_answer_with_a_placeholder_synth_does_not_fill(image: dict[str, Any] | None, allowed: str) -> None:
     shop = {**SHOP, "probe": {"expect_json": {"colour": "{colour}", "release": "{version}"}}}
-    problem = refused(config({"shop": {**shop, **({"image": image} if image else {})}}))
+    problem = one_problem(config({"shop": {**shop, **({"image": image} if image else {})}}))
     assert problem == f'applications.shop.probe.expect_json.release: "{{version}}" is not allowed; placeholders are {allowed}'
 
 
 def test_fails_on_an_image_tag_placeholder_for_an_application_without_an_image() -> None:
-    problem = refused(config({"shop": {**SHOP, "probe": {"expect_json": {"release": "{image_tag}"}}}}))
+    problem = one_problem(config({"shop": {**SHOP, "probe": {"expect_json": {"release": "{image_tag}"}}}}))
     assert problem == (
         'applications.shop.probe.expect_json.release: "{image_tag}" is not allowed; placeholders are {colour} '
         "({image_tag} needs an image)"
@@ -430,7 +418,7 @@ def test_fails_on_an_image_tag_placeholder_for_an_application_without_an_image()
 
 
 def test_fails_on_an_image_repository_outside_the_project() -> None:
-    problem = refused(config({"shop": {**SHOP, "image": {"repository": "team/shop"}}}))
+    problem = one_problem(config({"shop": {**SHOP, "image": {"repository": "team/shop"}}}))
     assert problem == (
         'applications.shop.image.repository: "team/shop" is not allowed; name it under eks-bg/ (the deployer may '
         "manage only the project's repositories), e.g. 'eks-bg/shop'"
@@ -440,7 +428,7 @@ def test_fails_on_an_image_repository_outside_the_project() -> None:
 def test_fails_on_two_applications_with_one_image_repository() -> None:
     """Common makes one repository per application with an image: outlet's name is shop's by default."""
     apps = {"shop": {**SHOP, "image": {}}, "outlet": {**SHOP, "host": "outlet", "image": {"repository": "eks-bg/shop"}}}
-    problem = refused(config(apps))
+    problem = one_problem(config(apps))
     assert problem == (
         'applications.outlet.image.repository: "eks-bg/shop" is not allowed; applications.shop\'s image repository is '
         "eks-bg/shop already: give each application its own"
@@ -450,7 +438,7 @@ def test_fails_on_two_applications_with_one_image_repository() -> None:
 def test_fails_on_an_image_build_from_another_repository_it_cannot_clone() -> None:
     shop = {**SHOP, "source": {"repo_url": "git@github.com:acme/shop.git", "path": "charts/shop", "revision": "v1"}}
     raw = config({"shop": {**shop, "image": {"buildspec": "buildspec.yml"}}}, image={"build_connection_arn": CONNECTION_ARN})
-    assert refused(raw) == (
+    assert one_problem(raw) == (
         'applications.shop.source.repo_url: "git@github.com:acme/shop.git" is not allowed; the image build of shop '
         "clones it: set it to the https:// URL of its repository"
     )
@@ -480,7 +468,7 @@ def test_fails_on_an_image_build_from_another_repository_it_cannot_clone() -> No
 )
 def test_fails_on_an_applications_own_setting_out_of_its_range(setting: str, value: Any, allowed: tuple[str, Any, str]) -> None:
     key, bad, text = allowed
-    problem = refused(config({"shop": {**SHOP, setting: value}}))
+    problem = one_problem(config({"shop": {**SHOP, setting: value}}))
     assert problem == f"applications.shop.{key}: {json.dumps(bad)} is not allowed; {text}"
 
 
@@ -490,7 +478,7 @@ def test_fails_on_more_applications_than_the_shared_load_balancers_rules_allow()
     colours = {"blue": {"kubernetes_version": "1.35", "weight": 100, **named_release(applications={})}}
     colours |= {f"c{n}": {"kubernetes_version": "1.35"} for n in range(2, FORWARD_TARGET_GROUPS + 1)}
     apps = {f"app{n}": {**SHOP, "host": f"app{n}"} for n in range(17)}
-    problem = refused(config(apps, colours=colours))
+    problem = one_problem(config(apps, colours=colours))
     assert problem == (
         f'applications: "17 applications, 5 colours" is not allowed; they need 102 listener rules (a public host per '
         f"application, a preview host per application and colour) on the shared load balancer, which allows {ALB_RULES} "
@@ -502,7 +490,7 @@ def test_fails_on_more_applications_than_the_shared_load_balancers_rules_allow()
 
 
 def test_fails_on_values_under_the_key_the_platform_writes() -> None:
-    problem = refused(config({"shop": {**SHOP, "values": {"replicaCount": 2, "blueGreen": {"colour": "red"}}}}))
+    problem = one_problem(config({"shop": {**SHOP, "values": {"replicaCount": 2, "blueGreen": {"colour": "red"}}}}))
     assert problem == (
         'applications.shop.values.blueGreen: {"colour": "red"} is not allowed; the platform writes this key (the '
         "colour's facts about the application: model/values.py) and would replace it; read it in the chart, or name "
@@ -513,7 +501,7 @@ def test_fails_on_values_under_the_key_the_platform_writes() -> None:
 def test_fails_on_more_colours_than_a_weighted_forward_holds() -> None:
     colours = {"blue": {"kubernetes_version": "1.35", "weight": 100, **named_release(applications={})}}
     colours |= {f"c{n}": {"kubernetes_version": "1.35"} for n in range(2, FORWARD_TARGET_GROUPS + 2)}
-    problem = refused(config({"shop": SHOP}, colours=colours))
+    problem = one_problem(config({"shop": SHOP}, colours=colours))
     assert problem == (
         f"clusters: {json.dumps(list(colours))} is not allowed; a weighted forward holds at most 5 target groups, one per "
         "colour (AWS quota 'Target groups per action'): retire a colour first"
@@ -523,7 +511,7 @@ def test_fails_on_more_colours_than_a_weighted_forward_holds() -> None:
 
 
 def test_fails_on_a_colour_named_like_the_traffic_stack() -> None:
-    problem = refused({"clusters": {"traffic": {"kubernetes_version": "1.35", "weight": 100}}})
+    problem = one_problem({"clusters": {"traffic": {"kubernetes_version": "1.35", "weight": 100}}})
     assert problem == (
         'clusters.traffic: "traffic" is not allowed; a colour is a stack name and DNS label: 1-20 lowercase letters, '
         "digits or '-', starting with a letter, not 'common' or 'traffic'"
@@ -576,4 +564,4 @@ MOVED = "(docs/upgrading.md: applications as data)"
     ids=["dns.app_host", "app.image_tag", "app.delivery", "clusters.colour.image_tag", "image.repository"],
 )
 def test_fails_on_a_retired_key_saying_where_it_moved(raw: dict[str, Any], problem: str) -> None:
-    assert refused(raw) == problem
+    assert one_problem(raw) == problem

@@ -25,18 +25,7 @@ from tests.support.configs import (
     named_release,
     release_of,
 )
-
-
-def fails(raw: Any) -> tuple[str, ...]:
-    with pytest.raises(ConfigError) as caught:
-        config_from_dict(raw)
-    return caught.value.problems
-
-
-def one_problem(raw: Any) -> str:
-    problems = fails(raw)
-    assert len(problems) == 1, problems
-    return problems[0]
+from tests.support.refusals import one_problem, problems_of
 
 
 def clusters(**colours: dict[str, Any]) -> dict[str, Any]:
@@ -273,12 +262,12 @@ def test_fails_on_reserved_tag_key() -> None:
 
 
 def test_fails_on_table_and_image_repository_names() -> None:
-    problems = fails({"table": {"name": "a b"}, **sample_app(image={"repository": "eks-bg/Sample_App"})})
+    problems = problems_of({"table": {"name": "a b"}, **sample_app(image={"repository": "eks-bg/Sample_App"})})
     assert [p.split(":")[0] for p in problems] == ["table.name", "applications.sample-app.image.repository"]
 
 
 def test_fails_on_node_group_sizes() -> None:
-    problems = fails(
+    problems = problems_of(
         clusters(blue={"kubernetes_version": "1.34", "weight": 1, "nodes": {"min_size": 3, "max_size": 2, "instance_types": []}})
     )
     assert [p.split(":")[0] for p in problems] == ["clusters.blue.nodes.instance_types", "clusters.blue.nodes.min_size"]
@@ -294,7 +283,7 @@ def test_fails_on_a_config_that_is_not_an_object() -> None:
 
 
 def test_reports_every_problem_at_once() -> None:
-    problems = fails(
+    problems = problems_of(
         {
             "netwrk": {},
             "network": {"az_count": 9},
@@ -328,13 +317,15 @@ def test_fails_when_both_api_endpoints_are_off() -> None:
 
 
 def test_fails_on_public_access_cidr_and_admin_arn() -> None:
-    problems = fails({"eks": {"public_access_cidrs": ["10.0.0.0/8", "home"], "admin_role_arns": ["arn:aws:iam::12:user/me"]}})
+    problems = problems_of(
+        {"eks": {"public_access_cidrs": ["10.0.0.0/8", "home"], "admin_role_arns": ["arn:aws:iam::12:user/me"]}}
+    )
     assert [p.split(":")[0] for p in problems] == ["eks.public_access_cidrs[1]", "eks.admin_role_arns[0]"]
     assert "use an IAM role ARN" in problems[1]
 
 
 def test_fails_on_git_url_and_revision() -> None:
-    problems = fails({"gitops": {"repo_url": "github.com/me/repo", "revision": " "}})
+    problems = problems_of({"gitops": {"repo_url": "github.com/me/repo", "revision": " "}})
     assert [p.split(":")[0] for p in problems] == ["gitops.repo_url", "gitops.revision"]
 
 
@@ -384,7 +375,7 @@ def test_a_whole_number_is_a_number_but_true_is_not() -> None:
 
 
 def test_fails_on_unknown_or_malformed_addon_pin() -> None:
-    problems = fails(
+    problems = problems_of(
         clusters(
             blue={"kubernetes_version": "1.34", "weight": 1, "addon_versions": {"cni": "v1.0.0-eksbuild.1", "coredns": "latest"}}
         )
@@ -400,7 +391,7 @@ def test_fails_on_unknown_or_malformed_addon_pin() -> None:
 
 
 def test_fails_on_node_disk_and_max_unavailable() -> None:
-    problems = fails(
+    problems = problems_of(
         clusters(blue={"kubernetes_version": "1.34", "weight": 1, "nodes": {"disk_size_gib": 8, "max_unavailable": 5}})
     )
     assert [p.split(":")[0] for p in problems] == ["clusters.blue.nodes.disk_size_gib", "clusters.blue.nodes.max_unavailable"]
@@ -441,7 +432,7 @@ def test_fails_on_image_build_without_a_usable_repository() -> None:
 
 
 def test_fails_on_malformed_connection_arn_and_image_tag() -> None:
-    problems = fails(
+    problems = problems_of(
         {
             "image": {"build_connection_arn": "arn:aws:iam::1:role/x"},
             "gitops": {"repo_url": "https://example.org/r.git"},
@@ -509,13 +500,13 @@ def test_a_section_that_is_not_an_object() -> None:
 
 def test_a_refused_setting_keeps_its_default_so_the_rules_still_judge_the_rest() -> None:
     """A wrong type in one place does not hide a rule broken elsewhere in the same colour."""
-    problems = fails(clusters(blue={"kubernetes_version": 134, "weight": 1, "nodes": {"min_size": 9}}))
+    problems = problems_of(clusters(blue={"kubernetes_version": 134, "weight": 1, "nodes": {"min_size": 9}}))
     assert [p.split(":")[0] for p in problems] == ["clusters.blue.kubernetes_version", "clusters.blue.nodes.min_size"]
     assert problems[0] == "clusters.blue.kubernetes_version: 134 is not allowed; use a string"
 
 
 def test_problems_are_listed_in_the_order_of_the_settings_colours_as_written() -> None:
-    problems = fails(
+    problems = problems_of(
         clusters(
             green={"kubernetes_version": "1.3", "weight": 1, **named_release()},
             blue={"kubernetes_version": "1.34", "weight": 300},
@@ -584,7 +575,7 @@ def test_fails_on_a_colour_whose_own_chart_is_not_known_to_work_with_its_kuberne
 
 
 def test_fails_on_a_project_release_one_colour_cannot_run_naming_that_colour() -> None:
-    problems = fails(
+    problems = problems_of(
         clusters(blue={"kubernetes_version": "1.34", "weight": 1, **named_release()}, green={"kubernetes_version": "1.35"})
         | {"platform": {"argo_cd": "9.3.7"}}
     )
@@ -640,7 +631,7 @@ def test_a_colour_may_inherit_its_release_alone_or_without_weight() -> None:
 
 def test_fails_on_a_colour_revision_or_image_tag_that_is_malformed() -> None:
     orders = {"revision": " ", "image_tag": ":x"}
-    problems = fails(
+    problems = problems_of(
         {
             "applications": THREE_APPLICATIONS,
             "clusters": {

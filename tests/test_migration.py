@@ -13,8 +13,17 @@ import pytest
 
 from model.loading import config_from_dict
 from model.routes import SET_IDENTIFIER
-from model.teardown_plan import TeardownPlan
-from tests.support.emulated_aws import HOSTNAME, PROJECT, REGION, ZONE_NAME, Emulated, FakeClock, base_config, cluster
+from tests.support.emulated_aws import (
+    HOSTNAME,
+    PROJECT,
+    REGION,
+    ZONE_NAME,
+    Emulated,
+    FakeClock,
+    base_config,
+    cluster,
+    teardown_plan_of,
+)
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws, colour_leftovers, fqdn, record_sets
 from tools.live_routes import read_routes
@@ -205,15 +214,4 @@ def retire(aws: Emulated, argocd: FakeKubernetes, colour: str) -> None:
         aws.deregister_pods(colour)
 
     argocd.on_gone["sample-app"] = app_gone
-    plan = TeardownPlan(
-        colour=colour,
-        cluster=cluster(colour),
-        region=REGION,
-        zone_name=ZONE_NAME,
-        weight=0,
-        argocd_namespace="argocd",
-        parent_application="app-of-apps",
-        timeout_seconds=600,
-        project=PROJECT,
-    )
-    Teardown(plan=plan, aws=clients(aws, argocd), clock=FakeClock(), out=io.StringIO()).run()
+    Teardown(plan=teardown_plan_of(colour), aws=clients(aws, argocd), clock=FakeClock(), out=io.StringIO()).run()

@@ -15,7 +15,7 @@ import pytest
 
 from model.teardown_plan import TeardownPlan
 from model.workloads import RESOURCES_FINALIZER
-from tests.support.emulated_aws import PROJECT, REGION, ZONE_NAME, Emulated, FakeClock, cluster
+from tests.support.emulated_aws import PROJECT, REGION, ZONE_NAME, Emulated, FakeClock, cluster, teardown_plan_of
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws, colour_leftovers
 from tools.kube import KubeApi
@@ -23,17 +23,7 @@ from tools.live_routes import read_routes
 from tools.teardown import Teardown, TeardownError, UnsafeTeardownError
 from tools.traffic_lock import TrafficLock
 
-PLAN = TeardownPlan(
-    colour="blue",
-    cluster=cluster("blue"),
-    region=REGION,
-    zone_name=ZONE_NAME,
-    weight=0,
-    argocd_namespace="argocd",
-    parent_application="app-of-apps",
-    timeout_seconds=600,
-    project=PROJECT,
-)
+PLAN = teardown_plan_of("blue")
 # What a colour deployed before the shared load balancer carries in its state: its own host, no project.
 BEFORE = {**{k: v for k, v in PLAN.to_json().items() if k != "project"}, "hostname": f"app.{ZONE_NAME}", "ingress_namespaces": []}
 LEGACY = TeardownPlan.from_json(json.dumps(BEFORE))

@@ -34,6 +34,7 @@ from model.routes import (
     target_group_name,
     weights_parameter,
 )
+from model.teardown_plan import TeardownPlan
 from tests.support.configs import SAMPLE_APPLICATIONS, named_release
 from tools.aws import LBC_CLUSTER_TAG, record_sets
 from tools.shift.metrics import dimension
@@ -46,6 +47,21 @@ PROJECT = "eks-bg"
 
 def cluster(colour: str) -> str:
     return f"{PROJECT}-{colour}"
+
+
+def teardown_plan_of(colour: str) -> TeardownPlan:
+    """What a colour of the emulated project, deployed with weight 0, carries in its state for its teardown."""
+    return TeardownPlan(
+        colour=colour,
+        cluster=cluster(colour),
+        region=REGION,
+        zone_name=ZONE_NAME,
+        weight=0,
+        argocd_namespace="argocd",
+        parent_application="app-of-apps",
+        timeout_seconds=600,
+        project=PROJECT,
+    )
 
 
 def base_config(*, applications: dict[str, Any] | None = None, **clusters: dict[str, Any]) -> dict[str, Any]:
