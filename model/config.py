@@ -369,7 +369,7 @@ class EksConfig(Section):
 
 
 class GitOpsConfig(Section):
-    """The Git repository (this project) that Argo CD renders argocd/apps and argocd/sample-app from."""
+    """The Git repository (this project) that Argo CD renders argocd/apps and this repository's applications from."""
 
     repo_url: Annotated[
         str,

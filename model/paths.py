@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-# The Helm charts of this repository: the App of Apps (with the component registry) and the sample app.
+# The Helm charts of this repository: the App of Apps (with the component registry) and its applications' charts.
 CHARTS_DIR = PROJECT_DIR / "argocd"
 # The configuration the project ships, tests and documents (never the operator's cdktf.json, which a team edits).
 EXAMPLE_CONFIG = PROJECT_DIR / "examples" / "blue-green.json"
