@@ -2,10 +2,9 @@
 
 What a colour runs from this repository it runs at the colour's `gitops_revision`, so what reads those files
 on its behalf reads them there too (readiness: the registry the colour's release was written against): a
-colour following a tag stays byte-identical while `main` moves, and an uncommitted edit reaches no colour. A revision is resolved to its commit, and
-the files are extracted once per commit under .cache/revisions/<commit>/ (a commit never changes, so
-the copy is never stale; the synthesized chart asset is named by its content, so the place does not
-matter).
+colour following a tag stays byte-identical while `main` moves, and an uncommitted edit reaches no colour.
+A revision is resolved to its commit, and the files are extracted once per commit under
+.cache/revisions/<commit>/ (a commit never changes, so the copy is never stale).
 """
 
 from __future__ import annotations
