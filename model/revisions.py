@@ -10,6 +10,7 @@ A revision is resolved to its commit, and the files are extracted once per commi
 from __future__ import annotations
 
 import io
+import shutil
 import subprocess
 import tarfile
 import tempfile
@@ -44,7 +45,11 @@ def commit_of(revision: str, *, key: str, project: Path = PROJECT_DIR) -> str:
 def files_at(revision: str, path: str, *, key: str, project: Path = PROJECT_DIR, cache: Path = CACHE) -> Path:
     """The directory `path` as `revision` has it. key: the config key that names the revision, for errors."""
     commit = commit_of(revision, key=key, project=project)
-    target = cache / commit / path
+    # One directory per path asked for, made whole by one rename: a path and one inside it never share a directory,
+    # so an earlier copy of argocd/sample-app cannot pass for a copy of argocd. The `@` keeps these apart from the
+    # directories an earlier layout of this cache left (cache/<commit>/<path>).
+    root = cache / commit / ("@" + path.strip("/").replace("/", "%2F"))
+    target = root / path
     if target.is_dir():
         return target
     archive = _git("archive", "--format=tar", commit, "--", path, project=project)
@@ -53,15 +58,17 @@ def files_at(revision: str, path: str, *, key: str, project: Path = PROJECT_DIR,
             f"{key}: revision {revision!r} ({commit[:12]}) has no {path}/ ({archive.stderr.decode().strip()}); "
             f"name a revision that holds it"
         )
-    cache.mkdir(parents=True, exist_ok=True)
+    root.parent.mkdir(parents=True, exist_ok=True)
     # Extracted beside, then renamed into place: a synth stopped halfway leaves no partial chart behind.
-    with tempfile.TemporaryDirectory(dir=cache) as scratch:
+    scratch = Path(tempfile.mkdtemp(dir=root.parent))
+    try:
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(scratch, filter="data")
-        target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            Path(scratch, path).rename(target)
+            scratch.rename(root)
         except OSError:
             if not target.is_dir():  # another synth of the same commit won the race: its copy is the same
                 raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return target

@@ -44,7 +44,23 @@ def test_the_files_are_the_revisions_not_the_checkouts(repo: Path, tmp_path: Pat
 def test_a_commit_id_works_too(repo: Path, tmp_path: Path) -> None:
     commit = git(repo, "rev-parse", "v1").strip()
     found = files_at(commit[:10], "charts/app", key=KEY, project=repo, cache=tmp_path / "cache")
-    assert found.parent.parent.name == commit
+    assert commit in found.relative_to(tmp_path / "cache").parts
+
+
+def test_a_path_asked_for_after_one_inside_it_is_whole(repo: Path, tmp_path: Path) -> None:
+    """charts/app first, then charts: the second is every file of charts at the revision, not the first's copy."""
+    (repo / "charts" / "other").mkdir()
+    (repo / "charts" / "other" / "Chart.yaml").write_text("version: other\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "three")
+    files_at("main", "charts/app", key=KEY, project=repo, cache=tmp_path / "cache")
+    found = files_at("main", "charts", key=KEY, project=repo, cache=tmp_path / "cache")
+    assert sorted(p.name for p in found.iterdir()) == ["app", "other"]
+    # A cache an earlier layout left (cache/<commit>/<path>, here charts/ holding only app/) is not read either.
+    commit = git(repo, "rev-parse", "main").strip()
+    (tmp_path / "old" / commit / "charts" / "app").mkdir(parents=True)
+    found = files_at("main", "charts", key=KEY, project=repo, cache=tmp_path / "old")
+    assert sorted(p.name for p in found.iterdir()) == ["app", "other"]
 
 
 def test_an_unknown_revision_names_the_key_and_the_way_out(repo: Path, tmp_path: Path) -> None:
