@@ -35,6 +35,7 @@ class Application:
     wave: int
     min_requests: int | None
     values: Mapping[str, Any]
+    group: str  # its Argo CD project
 
     @property
     def key(self) -> str:
@@ -73,6 +74,7 @@ def _of(name: str, app: ApplicationConfig) -> Application:
         wave=app.wave,
         min_requests=app.min_requests,
         values=app.values,
+        group=app.group,
     )
 
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT
 from model.paths import PROJECT_DIR
 from model.values import SYNC_RETRY
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
+
+IN_CLUSTER = "https://kubernetes.default.svc"
 
 BOOTSTRAP_DIR = PROJECT_DIR / "bootstrap"
 MANIFESTS_CHART = BOOTSTRAP_DIR / "manifests"  # applies the objects it gets as values (the parent Application)
@@ -35,7 +38,34 @@ ARGO_CD_VALUES: dict[str, Any] = {
 ARGO_CD_SELF_MANAGED = ["values", "version"]
 
 
-def parent_application(facts: dict[str, Any]) -> dict[str, Any]:
+def bootstrap_manifests(facts: dict[str, Any], *, own_project: bool = True) -> list[dict[str, Any]]:
+    """What bootstrap/manifests applies: the parent's project, then the parent. own_project False: the parent stays in
+    Argo CD's `default` project (a colour whose revision predates the projects, model/legacy_facts.py)."""
+    if not own_project:
+        return [parent_application(facts, project=DEFAULT_PROJECT)]
+    return [parent_project(facts), parent_application(facts, project=PARENT_PROJECT)]
+
+
+def parent_project(facts: dict[str, Any]) -> dict[str, Any]:
+    """The parent's own AppProject. argocd/apps makes the children's projects, which do not exist before its first sync,
+    so Terraform applies this one beside the parent: exactly what argocd/apps renders, from where: this repository,
+    Argo CD's namespace (the projects and child Applications), each application's namespace (its Namespace and
+    TargetGroupBinding), and those Namespaces by name as its only cluster-scoped kind."""
+    namespaces = sorted({app["namespace"] for app in facts.get("applications", {}).values()})
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "AppProject",
+        "metadata": {"name": PARENT_PROJECT, "namespace": ARGOCD_NAMESPACE},
+        "spec": {
+            "description": "The App of Apps (argocd/apps): the projects, the child Applications, the applications' namespaces",
+            "sourceRepos": [facts["git"]["repoURL"]],
+            "destinations": [{"server": IN_CLUSTER, "namespace": ns} for ns in [ARGOCD_NAMESPACE, *namespaces]],
+            "clusterResourceWhitelist": [{"group": "", "kind": "Namespace", "name": ns} for ns in namespaces],
+        },
+    }
+
+
+def parent_application(facts: dict[str, Any], *, project: str = PARENT_PROJECT) -> dict[str, Any]:
     """The App of Apps: argocd/apps at the colour's revision (facts["git"]), handed the facts unchanged."""
     git = facts["git"]
     return {
@@ -48,14 +78,14 @@ def parent_application(facts: dict[str, Any]) -> dict[str, Any]:
             "finalizers": [RESOURCES_FINALIZER],
         },
         "spec": {
-            "project": "default",
+            "project": project,
             "source": {
                 "repoURL": git["repoURL"],
                 "targetRevision": git["targetRevision"],
                 "path": git["path"],
                 "helm": {"valuesObject": facts},
             },
-            "destination": {"server": "https://kubernetes.default.svc", "namespace": ARGOCD_NAMESPACE},
+            "destination": {"server": IN_CLUSTER, "namespace": ARGOCD_NAMESPACE},
             "syncPolicy": {
                 "automated": {"prune": True, "selfHeal": True},
                 # A failed sync (a child not yet valid, say) is tried again with backoff, not left until the next commit.
@@ -67,6 +97,6 @@ def parent_application(facts: dict[str, Any]) -> dict[str, Any]:
 
 def facts_in(bootstrap_values: dict[str, Any]) -> dict[str, Any]:
     """The facts inside what Terraform hands bootstrap/manifests (for readers of a synthesized stack)."""
-    (parent,) = bootstrap_values["manifests"]
+    (parent,) = [m for m in bootstrap_values["manifests"] if m["kind"] == "Application"]
     facts: dict[str, Any] = parent["spec"]["source"]["helm"]["valuesObject"]
     return facts

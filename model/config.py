@@ -53,6 +53,11 @@ EKS_UNSUPPORTED_ZONE_IDS = ("use1-az3", "usw1-az2", "cac1-az3", "cnn1-az4")
 PLACEHOLDER_REPO_URL = "https://git.example.com/your-org/eks-blue-green.git"
 # Until an image is built and its tag configured, pods cannot pull (a warning says so at synth).
 DEFAULT_IMAGE_TAG = "0.1.0"
+# The Argo CD project (AppProject) of an application that names no `group`: the team's applications share its
+# repositories and namespaces until the team splits them (docs/argocd-access.md).
+DEFAULT_APPLICATION_GROUP = "applications"
+# Where an operator opens Argo CD: `kubectl port-forward` (README, "First deploy"); the server is not exposed.
+DEFAULT_ARGOCD_URL = "https://localhost:8080"
 
 _LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
 _IMAGE_TAG = r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$"
@@ -726,6 +731,100 @@ class ApplicationConfig(Section):
         AS_DICT,
         Field(description="values for its chart, as a JSON object; the platform adds `blueGreen` (the colour's facts)"),
     ] = Field(default_factory=lambda: frozen_mapping({}))
+    group: Annotated[
+        str,
+        Field(
+            pattern=f"^{_LABEL}$",
+            description="its Argo CD project (AppProject): the applications of one group share one, limited to their source "
+            "repositories and namespaces; not `platform` or `default`",
+        ),
+        Allowed("use one DNS label: lowercase letters, digits, '-'"),
+    ] = DEFAULT_APPLICATION_GROUP
+
+
+# A group of the identity provider, as Argo CD's RBAC (a Casbin CSV line) names it: no comma, quote or line break.
+_IDP_GROUP = r"^[^,\"\r\n\s]([^,\"\r\n]*[^,\"\r\n\s])?$"
+_IDP_GROUP_ALLOWED = "name a group of the identity provider (no comma, quote, line break, or space at either end)"
+
+
+class ArgoCdSsoConfig(Section):
+    """Single sign-on to Argo CD through the organisation's OpenID Connect provider (Argo CD's own OIDC client, no Dex)."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["issuer", "client_id", "client_secret"]})
+
+    issuer: Annotated[
+        str,
+        Field(pattern=r"^https://\S+$", description="the provider's issuer URL (its `/.well-known/openid-configuration` base)"),
+        Allowed("use the provider's https:// issuer URL, e.g. 'https://acme.okta.com'"),
+        Shown("(required)"),
+    ] = ""
+    client_id: Annotated[
+        str,
+        Field(pattern=r"^\S{1,256}$", description="the client (application) ID the provider gave Argo CD"),
+        Allowed("use the client ID of the provider's application (no spaces)"),
+        Shown("(required)"),
+    ] = ""
+    client_secret: Annotated[
+        str,
+        # Secrets Manager's own rule for a secret's name (CreateSecret: 1-512 of letters, digits and /_+=.@-).
+        Field(
+            pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$",
+            description="the NAME of an AWS Secrets Manager secret (of the project's region) whose value is the client "
+            "secret; never the secret itself. Argo CD reads it from a Kubernetes Secret made from it, so the value is in "
+            "no Terraform state, synthesized file or Git",
+        ),
+        Allowed("name an AWS Secrets Manager secret (1-512 of letters, digits and /_+=.@-), not the secret's value"),
+        Shown("(required)"),
+    ] = ""
+    name: Annotated[
+        str,
+        Field(min_length=1, max_length=64, description="shown on Argo CD's login button"),
+        Allowed("use 1-64 characters"),
+    ] = "SSO"
+    requested_scopes: Annotated[
+        tuple[Annotated[str, Field(pattern=r"^[\x21\x23-\x5B\x5D-\x7E]+$")], ...],
+        Field(min_length=1, description="the OIDC scopes Argo CD asks for; `openid` among them"),
+        Allowed("list OIDC scopes such as 'openid', 'profile', 'email', 'groups'"),
+    ] = ("openid", "profile", "email", "groups")
+    groups_claim: Annotated[
+        str,
+        Field(
+            pattern=r"^[A-Za-z0-9_:./-]{1,128}$",
+            description="the ID token's claim that lists the user's groups (`argocd.admin_groups` are matched against it)",
+        ),
+        Allowed("use a claim name such as 'groups'"),
+    ] = "groups"
+
+
+class ArgoCdConfig(Section):
+    """Who may use each colour's Argo CD, and how they log in (docs/argocd-access.md)."""
+
+    url: Annotated[
+        str,
+        Field(
+            pattern=r"^https://[^\s/]+$",
+            description="where operators open Argo CD; with `sso`, the provider's redirect URI is `<url>/auth/callback`",
+        ),
+        Allowed("use an https:// address without a path, e.g. 'https://localhost:8080'"),
+    ] = DEFAULT_ARGOCD_URL
+    sso: ArgoCdSsoConfig | None = Field(
+        default=None,
+        description="set: users log in through the provider and the local `admin` account is disabled; unset: only the "
+        "local `admin` (its initial password in the `argocd-initial-admin-secret` Secret), for a first login",
+    )
+    admin_groups: Annotated[
+        tuple[Annotated[str, Field(pattern=_IDP_GROUP)], ...],
+        Field(description="groups of the provider given Argo CD's `role:admin` (needs `sso`; with `sso`, at least one)"),
+        Allowed(_IDP_GROUP_ALLOWED),
+    ] = ()
+    default_role: Annotated[
+        Literal["role:readonly", ""],
+        Field(
+            description='`role:readonly` (see every application, change none) or `""` (nothing) for a logged-in user of '
+            "no admin group"
+        ),
+        Allowed("use 'role:readonly' or '' (no access)"),
+    ] = "role:readonly"
 
 
 @dataclass(frozen=True)
@@ -810,6 +909,7 @@ class Config(Section):
         ),
         Shown("`{}` (none)"),
     ] = Field(default_factory=lambda: frozen_mapping({}))
+    argocd: ArgoCdConfig = Field(default_factory=ArgoCdConfig)
     state: StateConfig = Field(default_factory=StateConfig)
     clusters: Annotated[
         Mapping[str, ClusterConfig],

@@ -76,6 +76,13 @@ class Identity(_Entry):
     upstream: tuple[UpstreamPolicy, ...] = ()  # what upstream's policy grants, for the versions of the table
 
 
+class ClusterResource(_Entry):
+    """A cluster-scoped kind a component's chart installs: the platform's AppProject allows exactly these."""
+
+    group: str  # its API group, "" for the core group
+    kind: str
+
+
 class Component(_Entry):
     name: str  # the folder, the chart, the child Application, its facts (`platform.<name>`, `identities.<name>`)
     title: str  # how messages and docs name it
@@ -89,6 +96,10 @@ class Component(_Entry):
     # Labels of its namespace (Argo CD's managedNamespaceMetadata).
     namespace_labels: dict[str, str] = Field(default_factory=dict, alias="namespaceLabels")
     ignore_differences: tuple[dict[str, Any], ...] = Field(default=(), alias="ignoreDifferences")  # Argo CD's, as is
+    # The cluster-scoped kinds its chart installs at the versions of its table (read from the chart's templates and
+    # crds/): the platform's AppProject (argocd/apps/templates/projects.yaml) allows these and no other, beside the
+    # Namespace of each component (CreateNamespace). A kind missing here fails that child's sync, naming the kind.
+    cluster_resources: tuple[ClusterResource, ...] = Field(default=(), alias="clusterResources")
     # The folder it was read from (load() records it): not a key of the file, so never in it.
     _folder: Path | None = PrivateAttr(default=None)
 

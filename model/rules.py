@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from model.applications import Application, applications, image_repository_name, preview_hostname, public_hostname
+from model.argocd_access import RESERVED_PROJECTS
 from model.config import (
     APPLICATION_PATTERN,
     COLOUR_PATTERN,
@@ -520,9 +521,48 @@ def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
     _check(p, f"{key}.max_unavailable", nodes.max_unavailable, unavailable_ok, f"use 1-{nodes.max_size} (max_size)")
 
 
+def _argocd_rules(c: Config, p: Problems) -> None:
+    """Single sign-on and its admins go together: the groups come from the provider, and with SSO the local admin is
+    off, so without an admin group nobody could administer Argo CD but through kubectl."""
+    access = c.argocd
+    if access.sso is None:
+        _check(
+            p,
+            "argocd.admin_groups",
+            list(access.admin_groups),
+            not access.admin_groups,
+            "admin groups are the identity provider's: set argocd.sso too, or leave argocd.admin_groups empty",
+        )
+    else:
+        required = {
+            "issuer": "the provider's https:// issuer URL",
+            "client_id": "the client ID the provider gave Argo CD",
+            "client_secret": "the name of the Secrets Manager secret holding the client secret",
+        }
+        for field, what in required.items():
+            value = getattr(access.sso, field)
+            _check(p, f"argocd.sso.{field}", value, bool(value), f"argocd.sso needs {what}")
+        _check(
+            p,
+            "argocd.admin_groups",
+            [],
+            bool(access.admin_groups),
+            "with argocd.sso set the local admin is disabled: name at least one group of the provider to be Argo CD's admins",
+        )
+    for app in applications(c):
+        _check(
+            p,
+            f"applications.{app.name}.group",
+            app.group,
+            app.group not in RESERVED_PROJECTS,
+            f"{app.group} is an Argo CD project of the platform's ({', '.join(RESERVED_PROJECTS)}): name another group",
+        )
+
+
 RULES: tuple[Callable[[Config, Problems], None], ...] = (
     _network_rules,
     _application_rules,
+    _argocd_rules,
     _eks_rules,
     _state_rules,
     _cluster_rules,

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from model.applications import Application, applications, preview_hostname, public_hostname
+from model.argocd_access import argocd_facts
 from model.config import Config, cluster_name
 from model.contract import CommonOutput
 from model.platform import CHILDREN
@@ -62,6 +63,8 @@ def cluster_facts(
         # The chart versions of the children Argo CD installs: this colour's platform release.
         "platform": {c.name: release.platform.version(c) for c in CHILDREN if c.chart},
         "syncRetry": SYNC_RETRY,
+        # Who may use Argo CD and how they log in (additive: charts of an older revision ignore it).
+        "argocd": argocd_facts(config),
         "applications": {
             app.name: _application(config, colour, app, cluster, common, target_group(app.name)) for app in applications(config)
         },
@@ -94,6 +97,7 @@ def _application(
         facts["image"] = {"repository": common(app.image_output), "tag": release.image_tag}
     return {
         "namespace": app.namespace,
+        "project": app.group,  # its AppProject (additive, like `argocd`)
         "wave": app.wave,
         "source": {
             "repoURL": app.repo_url or config.gitops.repo_url,

@@ -92,3 +92,8 @@ RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave"
 # The partition key (a string) of common's table (an application's policy may grant reading it: `{{TABLE_ARN}}`).
 TABLE_KEY = "UserId"
+# The Kubernetes Secret, in Argo CD's namespace, that holds the SSO client secret under SSO_CLIENT_SECRET_KEY:
+# argocd-cm's oidc.config names it (`$<secret>:<key>`, model/argocd_access.py); it is made from the Secrets Manager secret
+# `argocd.sso.client_secret` names (model.argocd_access.secret_copies), labelled as Argo CD requires.
+SSO_CLIENT_SECRET = "argocd-sso-client"
+SSO_CLIENT_SECRET_KEY = "clientSecret"

@@ -23,7 +23,7 @@ from components.load_balancer_access import LoadBalancerAccess
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
-from model.bootstrap import MANIFESTS_CHART, parent_application
+from model.bootstrap import MANIFESTS_CHART, bootstrap_manifests
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
@@ -144,7 +144,7 @@ class ClusterStack(TerraformStack):
             chart=MANIFESTS_CHART,
             release_name=PARENT_APPLICATION,
             namespace=ARGOCD_NAMESPACE,
-            values={"manifests": [parent_application(facts)]},
+            values={"manifests": bootstrap_manifests(facts, own_project=legacy is None)},
             depends_on=[argocd.release, *platform, *identities.associations, access.rule],
         )
         if legacy is not None:

@@ -5,6 +5,7 @@ rotated by every render (nor is any other child's live state kept over what Git 
 from __future__ import annotations
 
 import copy
+import functools
 import re
 import shutil
 from pathlib import Path
@@ -12,12 +13,11 @@ from typing import Any
 
 import lupa.lua51
 import pytest
-import yaml
 
-from model.platform import CHILDREN, REGISTRY
+from model.platform import ARGO_CD, CHILDREN
 from model.workloads import ARGOCD_NAMESPACE
-from tests.support.charts import CHARTS, Chain, build_chain, by_kind, render
-from tests.support.configs import EXAMPLE_COLOURS, SAMPLE_APPLICATIONS
+from tests.support.charts import CHARTS, Chain, build_chain, by_kind, release_applications, render
+from tests.support.configs import EXAMPLE_COLOURS, SAMPLE_APPLICATIONS, example
 from tests.support.synth import Synthesized
 
 COLOURS = EXAMPLE_COLOURS
@@ -34,13 +34,21 @@ def chains(example_app: Synthesized) -> dict[str, Chain]:
 # --- the Application health script, run as Argo CD runs it (Lua 5.1) ----------------------------
 
 
+@functools.cache
+def _health_script() -> str:
+    """The script as argocd/apps renders argocd/apps/platform/argo-cd/values.yaml (a template over the facts) into the
+    argo-cd child's values."""
+    (argo_cd,) = [app for app in release_applications(example(), COLOURS[0]) if app["metadata"]["name"] == ARGO_CD.name]
+    script: str = argo_cd["spec"]["source"]["helm"]["valuesObject"]["configs"]["cm"][HEALTH_KEY]
+    return script
+
+
 def application_health(obj: dict[str, Any]) -> dict[str, str]:
     """What Argo CD reports for a child Application: the script from argocd/apps/platform/argo-cd/values.yaml, with the
     child as the global `obj`, in a fresh Lua 5.1 runtime (Argo CD's gopher-lua is Lua 5.1)."""
-    values = yaml.safe_load((REGISTRY / "argo-cd" / "values.yaml").read_text())
     lua = lupa.lua51.LuaRuntime(unpack_returned_tuples=True)
     lua.globals().obj = lua.table_from(obj, recursive=True)
-    result = lua.execute(values["configs"]["cm"][HEALTH_KEY])
+    result = lua.execute(_health_script())
     return {"status": result["status"], "message": result["message"]}
 
 

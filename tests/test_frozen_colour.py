@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
+from model.bootstrap import facts_in
 from model.paths import PROJECT_DIR, tools_first
 from model.platform import VERSIONED
 from tests.support.configs import SAMPLE_APP, example_raw
@@ -129,8 +130,7 @@ def test_what_green_sees_is_its_defaults_not_the_charts(synthesized: tuple[Path,
     def facts(out: Path) -> dict[str, Any]:
         stack = json.loads((out / "stacks" / "green" / "cdk.tf.json").read_text())
         (root,) = [r for r in stack["resource"]["helm_release"].values() if r["name"] == "app-of-apps"]
-        (parent,) = json.loads(root["values"][0])["manifests"]
-        found: dict[str, Any] = parent["spec"]["source"]["helm"]["valuesObject"]
+        found: dict[str, Any] = facts_in(json.loads(root["values"][0]))
         return found
 
     old, new = facts(before), facts(after)

@@ -104,9 +104,10 @@ def target_group_sample(colour: str, app: str) -> str:
 
 @pytest.mark.parametrize(("name", "colour"), CASES)
 def test_the_bootstrap_renders_exactly_the_parent_it_is_given(chains: Chains, name: str, colour: str) -> None:
-    """bootstrap/manifests adds nothing and drops nothing: the parent is model/bootstrap.py's, as built."""
+    """bootstrap/manifests adds nothing and drops nothing: the parent and its project are model/bootstrap.py's, as built."""
     chain = chains[name, colour]
-    assert [chain.parent] == chain.bootstrap_values["manifests"]
+    assert chain.bootstrap == chain.bootstrap_values["manifests"]
+    assert [doc["kind"] for doc in chain.bootstrap] == ["AppProject", "Application"]
 
 
 @pytest.mark.parametrize(("name", "colour"), CASES)
@@ -130,9 +131,10 @@ def test_root_renders_one_parent_application(chains: Chains, name: str, colour: 
 def test_parent_carries_the_clusters_facts(chains: Chains, name: str, colour: str) -> None:
     facts = chains[name, colour].parent["spec"]["source"]["helm"]["valuesObject"]
     # Contract 2: what contract 1 had for its one sample app (`ingress`, `sampleApp`, the Ingress's host names in `dns`,
-    # `disabledApplications`) is gone; each application's facts are under `applications`.
+    # `disabledApplications`) is gone; each application's facts are under `applications`. `argocd` was added later
+    # (additive: who may use Argo CD, tests/test_argocd_access.py).
     assert sorted(facts) == sorted(
-        ["contractVersion", "git", "cluster", "dns", "identities", "platform", "syncRetry", "applications"]
+        ["contractVersion", "git", "cluster", "dns", "identities", "platform", "syncRetry", "applications", "argocd"]
     )
     assert facts["contractVersion"] == 2
     assert facts["cluster"] == {
@@ -174,6 +176,7 @@ def test_each_applications_facts(chains: Chains, name: str, colour: str) -> None
             blue_green["image"] = {"repository": image_url, "tag": expected_image_tag(raw, app, colour)}
         assert facts["applications"][app] == {
             "namespace": namespace,
+            "project": entry.get("group", "applications"),
             "wave": entry.get("wave", 1),
             "source": {
                 "repoURL": CONFIGS[name].gitops.repo_url if own_repository else entry["source"]["repo_url"],
@@ -549,10 +552,11 @@ def test_only_the_applications_of_this_repository_render_here(chains: Chains, na
 
 @pytest.mark.parametrize(("name", "colour"), CASES)
 def test_no_ingress_anywhere(chains: Chains, name: str, colour: str) -> None:
-    """The shared load balancer is the traffic stack's: argocd/apps renders only Applications, the applications'
-    Namespaces and their TargetGroupBindings, and no application of this repository makes a load balancer."""
+    """The shared load balancer is the traffic stack's: argocd/apps renders only the projects, Applications, the
+    applications' Namespaces and their TargetGroupBindings, and no application of this repository makes a load balancer."""
     chain = chains[name, colour]
-    assert {doc["kind"] for doc in chain.apps_manifests} == {"Application", "Namespace", "TargetGroupBinding"}
+    kinds = {doc["kind"] for doc in chain.apps_manifests}
+    assert kinds == {"AppProject", "Application", "Namespace", "TargetGroupBinding"}
     rendered = [doc for docs in chain.applications.values() for doc in docs]
     assert [doc["metadata"]["name"] for doc in rendered if doc["kind"] == "Ingress"] == []
     assert [

@@ -61,8 +61,11 @@ def by_kind(docs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Chain:
-    bootstrap_values: dict[str, Any]  # what Terraform hands bootstrap/manifests: {"manifests": [the parent]}
+    bootstrap_values: dict[str, Any]  # what Terraform hands bootstrap/manifests: {"manifests": [its project, the parent]}
     root_values: dict[str, Any]  # the facts Terraform hands the parent Application
+    bootstrap: list[
+        dict[str, Any]
+    ]  # what bootstrap/manifests renders: the parent's AppProject (not a legacy colour's), the parent
     parent: dict[str, Any]
     apps_manifests: list[dict[str, Any]]  # everything argocd/apps renders: Applications, Namespaces, TargetGroupBindings
     children: dict[str, dict[str, Any]]  # the child Applications, platform's and applications', by name
@@ -75,14 +78,16 @@ class Chain:
 def build_chain(app: Synthesized, colour: str) -> Chain:
     (root,) = [r for r in app.resources(colour, "helm_release").values() if r["name"] == PARENT_APPLICATION]
     bootstrap_values = values_of_release(root)
-    (parent,) = render(MANIFESTS_CHART, bootstrap_values, release=root["name"], namespace=root["namespace"])
+    bootstrap = render(MANIFESTS_CHART, bootstrap_values, release=root["name"], namespace=root["namespace"])
+    (parent,) = [doc for doc in bootstrap if doc["kind"] == "Application"]
     root_values = facts_in(bootstrap_values)
     manifests = render("apps", parent["spec"]["source"]["helm"]["valuesObject"], release="apps", namespace=ARGOCD_NAMESPACE)
     children = by_kind(manifests, "Application")
     associations = {
         (a["namespace"], a["service_account"]) for a in app.resources(colour, "aws_eks_pod_identity_association").values()
     }
-    return Chain(bootstrap_values, root_values, parent, manifests, children, own_charts(root_values, children), associations)
+    applications = own_charts(root_values, children)
+    return Chain(bootstrap_values, root_values, bootstrap, parent, manifests, children, applications, associations)
 
 
 def own_charts(facts: dict[str, Any], children: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -102,10 +107,10 @@ def own_charts(facts: dict[str, Any], children: dict[str, dict[str, Any]]) -> di
 
 
 def rendered_manifests(app: Synthesized, colour: str) -> list[dict[str, Any]]:
-    """Everything the charts render for a colour from its synthesized values: the parent Application, what
+    """Everything the charts render for a colour from its synthesized values: the parent Application and its project, what
     argocd/apps renders, and each application of this repository."""
     chain = build_chain(app, colour)
-    return [chain.parent, *chain.apps_manifests, *(doc for docs in chain.applications.values() for doc in docs)]
+    return [*chain.bootstrap, *chain.apps_manifests, *(doc for docs in chain.applications.values() for doc in docs)]
 
 
 def write_manifests(directory: Path, docs: list[dict[str, Any]]) -> None:
