@@ -74,6 +74,7 @@ THREE_APPLICATIONS: dict[str, Any] = {
         "probe": {"path": "/health"},
         "min_requests": 0,
         "values": {"replicaCount": 3},
+        "group": "shop",  # its own Argo CD project, with orders
     },
     "orders": {
         "host": "orders",
@@ -84,15 +85,31 @@ THREE_APPLICATIONS: dict[str, Any] = {
         "probe": {"path": "/status", "expect_json": {"colour": "{colour}", "release": "{image_tag}"}},
         "image": {"tag": "4.2.1"},
         "wave": 2,
+        "group": "shop",
     },
 }
 # What a serving colour of the variant names of the two applications from another repository.
 SHOP_RELEASE = {"catalogue": {"revision": "catalogue-v1.8.0"}, "orders": {"revision": "orders-v4.2.1", "image_tag": "4.2.1"}}
 
 
+# Single sign-on to Argo CD: the Secrets Manager secret's name (never a value) and the admin groups.
+SSO_SECRET_NAME = "eks-bg/argocd-sso-client"
+ARGOCD_SSO: dict[str, Any] = {
+    "url": "https://argocd.acme.internal",
+    "sso": {
+        "name": "Okta",
+        "issuer": "https://acme.okta.com",
+        "client_id": "0oa8f2acme",
+        "client_secret": SSO_SECRET_NAME,
+        "requested_scopes": ["openid", "profile", "email", "groups"],
+    },
+    "admin_groups": ["platform-admins", "sre on call"],
+}
+
 # The other side of the example's switches, in one synthesis (each costs a second or two): per-AZ NAT in two AZs,
 # deletion protection off, the load balancer's access logs on, a private-only API endpoint with an extra admin, a
-# third colour, one colour with pinned add-ons and spot ARM nodes, three applications, an image and a Git URL of its own.
+# third colour, one colour with pinned add-ons and spot ARM nodes, three applications in two groups, an image and a Git
+# URL of its own, Argo CD behind single sign-on.
 ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admins"
 PINNED_ADDONS = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
 REPO_URL = "https://github.com/acme/eks-blue-green.git"
@@ -109,6 +126,7 @@ VARIANT: dict[str, Any] = {
         SAMPLE_APP: {**SAMPLE_APPLICATIONS[SAMPLE_APP], "image": {"tag": "4d5e6f7a", "buildspec": "app/buildspec.yml"}},
     },
     "gitops": {"repo_url": REPO_URL},
+    "argocd": ARGOCD_SSO,
     "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"},
     "deletion_protection": False,
     "traffic": {"access_logs_bucket": "acme-log-archive"},
