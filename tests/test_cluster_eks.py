@@ -407,6 +407,23 @@ def test_argocd_release(example_app: Synthesized, config: Config, colour: str) -
     assert needs == set(argocd["depends_on"])
 
 
+@pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
+def test_every_helm_release_keeps_five_revisions(fixture: str, request: pytest.FixtureRequest) -> None:
+    """Each revision Helm keeps is a Secret with the release's values: the provider's default (0) keeps every one."""
+    app: Synthesized = request.getfixturevalue(fixture)
+    found = {(colour, name): body.get("max_history") for colour in app.colours() for name, body in releases(app, colour).items()}
+    assert len(found) >= 2 * len(app.colours())  # Argo CD and the App of Apps in every colour at least
+    assert set(found.values()) == {5}, found
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_argo_cds_bounded_history_never_upgrades_a_running_argo_cd(example_app: Synthesized, colour: str) -> None:
+    """Helm applies max_history only while upgrading and stores it nowhere: a change of it on a colour installed before
+    would only upgrade Argo CD with the bootstrap values over what Argo CD manages itself, so Terraform ignores it."""
+    argocd = releases(example_app, colour)["argo-cd"]
+    assert "max_history" in argocd["lifecycle"]["ignore_changes"]
+
+
 @pytest.mark.parametrize("colour", COLOURS)
 def test_root_release_goes_in_after_and_out_before_what_the_apps_need(example_app: Synthesized, colour: str) -> None:
     root = releases(example_app, colour)["app-of-apps"]

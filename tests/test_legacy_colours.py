@@ -110,6 +110,7 @@ def test_this_releases_charts_refuse_contract_1(app: Synthesized) -> None:
 def test_terraform_binds_its_pods_into_its_target_group_of_the_shared_load_balancer(app: Synthesized) -> None:
     releases = {r["name"]: r for r in app.resources("blue", "helm_release").values()}
     binding_release = releases["legacy-binding"]
+    assert binding_release["max_history"] == 5  # like every release Terraform installs (tests/test_cluster_eks.py)
     (manifest,) = json.loads(binding_release["values"][0])["manifests"]
     assert manifest["kind"] == "TargetGroupBinding"
     assert manifest["metadata"] == {"name": "sample-app", "namespace": "sample-app"}
