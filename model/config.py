@@ -858,6 +858,12 @@ def cluster_name(config: Config, colour: str) -> str:
     return f"{config.project}-{colour}"
 
 
+def cluster_names(config: Config) -> str:
+    """Every colour's cluster name, present and future, as an IAM StringLike pattern: what the shared Pod Identity
+    roles trust (`aws:RequestTag/eks-cluster-name`), so a new colour never edits a trust policy."""
+    return cluster_name(config, "*")
+
+
 def subnet_cidrs(network: NetworkConfig) -> tuple[list[str], list[str]]:
     """(public, private) CIDRs, one of each per AZ, carved equally from the VPC CIDR."""
     vpc = ipaddress.IPv4Network(network.cidr)

@@ -56,6 +56,7 @@ SAMPLES = {
     "CONNECTION_SERVICE": "codeconnections",
     "NAMESPACE": "kube-system",
     "SERVICE_ACCOUNT": "aws-load-balancer-controller",
+    "CLUSTER_NAMES": "eks-bg-*",
     "PROJECT": "eks-bg",
     "STATE_BUCKET": "eks-bg-terraform-state",
     "STATE_KEY_PREFIX": "eks-bg",
