@@ -427,7 +427,17 @@ def test_what_an_earlier_release_made_moves_its_state_instead_of_being_replaced(
 
     former = TerraformStack(Testing.app(), COMMON)
     for old_id in ("app-role", "lbc-role"):
-        PodIdentityRole(former, old_id, role_name="r", description="d", namespace="n", service_account="s", policy_json="{}")
+        PodIdentityRole(
+            former,
+            old_id,
+            role_name="r",
+            description="d",
+            namespace="n",
+            service_account="s",
+            account_id="1",
+            cluster_names="p-*",
+            policy_json="{}",
+        )
     ImageRepository(former, "image", repository_name="r", protected=True)
     ImageBuild(
         former,
