@@ -14,16 +14,15 @@ from cdktf import Testing
 from components.deletion_guard import REFUSE_WHILE_IN_USE, REFUSE_WHILE_PROTECTED
 from model.config import Config, subnet_cidrs
 from model.contract import common_outputs
-from model.loading import config_from_dict
 from model.platform import component
 from model.workloads import VPC_CNI, Workload, shared_roles
-from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, REPO_URL, VARIANT, example
+from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, REPO_URL, VARIANT, example, validated
 from tests.support.synth import Synthesized, references
 from tools.common_guard import GUARD_ENV
 
 COMMON = "common"
 EXAMPLE_ROLES = shared_roles(example())
-VARIANT_ROLES = shared_roles(config_from_dict(VARIANT))
+VARIANT_ROLES = shared_roles(validated(VARIANT))
 IMAGE = "sample-app-image"  # the sample app's repository (its image), named after it
 
 
@@ -488,7 +487,7 @@ def test_no_oidc_provider_and_no_irsa(app: Synthesized) -> None:
 
 def test_outputs_are_exactly_the_contract_each_described(variant: Synthesized) -> None:
     outputs = variant.json(COMMON)["output"]
-    contract = common_outputs(config_from_dict(VARIANT))
+    contract = common_outputs(validated(VARIANT))
     assert set(outputs) == set(contract)
     for name, body in outputs.items():
         assert body["description"] == contract[name]

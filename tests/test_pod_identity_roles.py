@@ -14,14 +14,13 @@ import pytest
 
 import policies
 from model.config import Config, cluster_names
-from model.loading import config_from_dict
 from model.platform import COMPONENTS, Component
 from model.workloads import WORKLOADS, Workload, application_workloads, shared_roles
-from tests.support.configs import EVERYTHING_ON, example
+from tests.support.configs import EVERYTHING_ON, example, validated
 from tests.support.synth import Synthesized
 
 # The configuration each synthesized fixture holds.
-CONFIGS: dict[str, Config] = {"example_app": example(), "everything_on": config_from_dict(EVERYTHING_ON)}
+CONFIGS: dict[str, Config] = {"example_app": example(), "everything_on": validated(EVERYTHING_ON)}
 
 COMMON_OUTPUT = re.compile(r"^\$\{data\.terraform_remote_state\.common\.outputs\.(\w+)\}$")
 ROLE_ARN = re.compile(r"^\$\{aws_iam_role\.([\w-]+)\.arn\}$")
