@@ -347,11 +347,14 @@ def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     assert statement["Effect"] == "Allow"
-    # Bound to one namespace and service account (tests/test_pod_identity_roles.py checks which), no cluster.
+    # Bound to one namespace and service account of this account's and project's clusters, no one cluster
+    # (tests/test_pod_identity_roles.py checks which, and decides the trust).
     assert sorted(statement["Condition"]["StringEquals"]) == [
         "aws:RequestTag/kubernetes-namespace",
         "aws:RequestTag/kubernetes-service-account",
+        "aws:SourceAccount",
     ]
+    assert statement["Condition"]["StringLike"] == {"aws:RequestTag/eks-cluster-name": f"{config.project}-*"}
     if workload == VPC_CNI:  # AWS keeps the CNI's policy in step with the plugin
         attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/managed-0")
         assert attachment["policy_arn"] == "arn:${data.aws_partition.partition.partition}:iam::aws:policy/AmazonEKS_CNI_Policy"

@@ -282,7 +282,7 @@ def test_argo_cd_manages_itself_from_git_after_the_bootstrap(
     assert health in source["helm"]["valuesObject"]["configs"]["cm"]
     assert health not in bootstrap["values"][0]
     # Terraform bootstraps it once: what the child changes later is not Terraform's to revert.
-    assert bootstrap["lifecycle"]["ignore_changes"] == ["values", "version"]
+    assert bootstrap["lifecycle"]["ignore_changes"] == ["values", "version", "max_history"]
 
 
 @pytest.mark.parametrize(("name", "colour"), CASES)
