@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from model.loading import ConfigError, load_config
-from model.rules import config_warnings
+from model.rules import LOUD, config_warnings
 
 # What the cdktf CLI sets for the app it runs (cdktf's CONTEXT_ENV; not imported: the refusal loads no jsii).
 CONTEXT_ENV = "CDKTF_CONTEXT_JSON"
@@ -23,9 +23,7 @@ def main(outdir: str | None = None) -> int:
         # fraction of a second instead of after the ~15 s the provider bindings take to load.
         _forget_previous_output(Path(outdir or os.environ.get("CDKTF_OUTDIR") or "cdktf.out"))
         return _refuse(err)
-    for warning in config_warnings(config):
-        # stdout: the cdktf CLI labels every line of the app's stderr "[ERROR]", and these are not errors.
-        print(f"warning: {warning}")
+    _print_warnings(config_warnings(config))
 
     from cdktf import App
 
@@ -33,6 +31,14 @@ def main(outdir: str | None = None) -> int:
 
     build(App(outdir=outdir), config).synth()
     return 0
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    """On stdout: the cdktf CLI labels every line of the app's stderr "[ERROR]", and these are not errors. A door open
+    to the internet stands between bars of `!`, at every synth: not one line among the others."""
+    bar = "warning: " + "!" * 100
+    for warning in warnings:
+        print(f"{bar}\nwarning: {warning}\n{bar}" if warning.startswith(LOUD) else f"warning: {warning}")
 
 
 def _refuse(err: ConfigError) -> int:

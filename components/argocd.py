@@ -16,7 +16,7 @@ from cdktf_cdktf_provider_helm.release import Release
 from cdktf_cdktf_provider_kubernetes.namespace_v1 import NamespaceV1
 from constructs import Construct
 
-from model.bootstrap import ARGO_CD_SELF_MANAGED, ARGO_CD_VALUES
+from model.bootstrap import ARGO_CD_SELF_MANAGED, ARGO_CD_VALUES, HELM_MAX_HISTORY
 from model.platform import ARGO_CD
 
 
@@ -38,6 +38,7 @@ class ArgoCd(Construct):
             namespace=ns.metadata.name,
             values=[json.dumps(ARGO_CD_VALUES, indent=2, sort_keys=True)],
             wait=True,
+            max_history=HELM_MAX_HISTORY,
             timeout=900,
             depends_on=list(depends_on),
         )

@@ -16,6 +16,8 @@ from cdktf import AssetType, ITerraformDependable, TerraformAsset
 from cdktf_cdktf_provider_helm.release import Release
 from constructs import Construct
 
+from model.bootstrap import HELM_MAX_HISTORY
+
 
 class LocalChart(Construct):
     def __init__(
@@ -41,5 +43,6 @@ class LocalChart(Construct):
             namespace=namespace,
             # JSON is YAML; Terraform fills the ${...} references inside the string at apply.
             values=[json.dumps(values, indent=2, sort_keys=True)],
+            max_history=HELM_MAX_HISTORY,
             depends_on=list(depends_on),
         )

@@ -1,9 +1,14 @@
 """An IAM role for EKS Pod Identity: trusts `pods.eks.amazonaws.com`, not a cluster's OIDC issuer.
 
-That trust names no cluster, so one role serves blue, green and any later colour: a new cluster
-adds an association on its side and never edits the role. It does name the one namespace and
-service account that may use it (the session tags EKS sets), so no association anywhere in the
-account can hand it to another pod.
+That trust names no one cluster, so one role serves blue, green and any later colour: a new cluster
+adds an association on its side and never edits the role. It does name, through the session tags EKS
+Pod Identity sets (Amazon EKS User Guide, "Grant Pods access to AWS resources based on tags", list of
+session tags: eks-cluster-name, kubernetes-namespace, kubernetes-service-account, ...), the one
+namespace and service account that may use it and the project's cluster names (`<project>-*`), and
+the account (`aws:SourceAccount`: the account of the service's request, which AWS's own Pod Identity samples
+pin too, aws-samples/sample-eks-nitro-sandbox), so no association of another project or account, nor one for
+another pod, can have it. A project whose name starts with `<project>-` in the same account would match the
+pattern: give projects that share an account names that are no prefix of each other.
 """
 
 from __future__ import annotations
@@ -30,11 +35,14 @@ class PodIdentityRole(Construct):
         description: str,
         namespace: str,
         service_account: str,
+        account_id: str,
+        cluster_names: str,
         policy_json: str = "",
         managed_policy_arns: Sequence[str] = (),
         moved_from: Mapping[str, str] = MappingProxyType({}),
     ) -> None:
-        """policy_json: default none; a policy of this role's own. managed_policy_arns: default none.
+        """cluster_names: the StringLike pattern of the clusters that may use it (model/config.py cluster_names).
+        policy_json: default none; a policy of this role's own. managed_policy_arns: default none.
         moved_from: the Terraform address each of its resources had before ("role", "policy", "attachment"); default
         none. Terraform moves that state here instead of replacing the role."""
         super().__init__(scope, id_)
@@ -43,7 +51,13 @@ class PodIdentityRole(Construct):
             "role",
             name=role_name,
             description=description,
-            assume_role_policy=policies.render("pod_identity_trust", NAMESPACE=namespace, SERVICE_ACCOUNT=service_account),
+            assume_role_policy=policies.render(
+                "pod_identity_trust",
+                NAMESPACE=namespace,
+                SERVICE_ACCOUNT=service_account,
+                ACCOUNT_ID=account_id,
+                CLUSTER_NAMES=cluster_names,
+            ),
         )
         made: dict[str, TerraformResource] = {"role": role}
         if policy_json:

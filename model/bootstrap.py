@@ -35,7 +35,13 @@ ARGO_CD_VALUES: dict[str, Any] = {
 }
 # What Argo CD changes after the bootstrap and Terraform must leave alone: its values and its version are
 # the self-managed child's, from Git and the colour's `platform.argo_cd`.
-ARGO_CD_SELF_MANAGED = ["values", "version"]
+# max_history too: Helm reads it only during an upgrade and stores it nowhere, so a change of it would only make
+# Terraform upgrade Argo CD with the bootstrap values above over what Argo CD manages; Terraform never upgrades it.
+ARGO_CD_SELF_MANAGED = ["values", "version", "max_history"]
+# Revisions Helm keeps of each release Terraform installs (a Secret each, holding the release's values and
+# manifests): without a bound they pile up at every upgrade (the helm provider's default, 0, keeps them all). Enough to roll
+# back a few deploys by hand (`helm rollback`); Argo CD's children are no Helm releases and keep none.
+HELM_MAX_HISTORY = 5
 
 
 def bootstrap_manifests(facts: dict[str, Any], *, own_project: bool = True) -> list[dict[str, Any]]:

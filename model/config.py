@@ -51,6 +51,9 @@ COLOUR_PATTERN = rf"^(?!({COMMON_STACK}|{TRAFFIC_STACK})$)[a-z]([a-z0-9-]{{0,18}
 EKS_UNSUPPORTED_ZONE_IDS = ("use1-az3", "usw1-az2", "cac1-az3", "cnn1-az4")
 # The default Git URL only synthesizes; Argo CD cannot sync it (a warning says so at synth).
 PLACEHOLDER_REPO_URL = "https://git.example.com/your-org/eks-blue-green.git"
+# The network the shipped configurations let reach the clusters' API: TEST-NET-3 (RFC 5737), for documentation, so
+# reachable from nowhere. It only synthesizes: a warning says so at synth until it names the operators' networks.
+PLACEHOLDER_API_NETWORK = "203.0.113.0/24"
 # Until an image is built and its tag configured, pods cannot pull (a warning says so at synth).
 DEFAULT_IMAGE_TAG = "0.1.0"
 # The Argo CD project (AppProject) of an application that names no `group`: the team's applications share its
@@ -351,11 +354,15 @@ class EksConfig(Section):
     public_access_cidrs: Annotated[
         tuple[str, ...],
         Field(
-            description="IPv4 networks allowed to reach the public endpoint; narrow it to your operators (synth warns while "
-            "it is open). With `eks.endpoint_private_access: false` each colour also allows common's NAT addresses "
+            description="IPv4 networks allowed to reach the public endpoint: those `cdktf deploy` and your operators come "
+            "from (offices, VPN, CI runners' egress). Required while `endpoint_public_access` is true, no default; "
+            f"`{PLACEHOLDER_API_NETWORK}` (a documentation range, reachable from nowhere) only synthesizes, with a "
+            "warning; a list covering the whole internet (`0.0.0.0/0`) synthesizes with a loud warning at every synth. "
+            "With `eks.endpoint_private_access: false` each colour also allows common's NAT addresses "
             "(`nat_public_ips`), which its nodes come from"
         ),
-    ] = ("0.0.0.0/0",)
+        Shown("(required with the public endpoint)"),
+    ] = ()
     admin_role_arns: Annotated[
         tuple[Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")], ...],
         Field(
@@ -956,6 +963,12 @@ class Config(Section):
 def cluster_name(config: Config, colour: str) -> str:
     """The EKS cluster of a colour; also its ExternalDNS owner id and its load balancers' cluster tag."""
     return f"{config.project}-{colour}"
+
+
+def cluster_names(config: Config) -> str:
+    """Every colour's cluster name, present and future, as an IAM StringLike pattern: what the shared Pod Identity
+    roles trust (`aws:RequestTag/eks-cluster-name`), so a new colour never edits a trust policy."""
+    return cluster_name(config, "*")
 
 
 def subnet_cidrs(network: NetworkConfig) -> tuple[list[str], list[str]]:

@@ -19,11 +19,13 @@ from model.config import (
     COMMON_STACK,
     DEFAULT_IMAGE_TAG,
     MIN_SUBNET_PREFIX,
+    PLACEHOLDER_API_NETWORK,
     PLACEHOLDER_REPO_URL,
     REGION_ALLOWED,
     REGION_PATTERN,
     SUPPORTED_KUBERNETES_VERSIONS,
     Config,
+    EksConfig,
     NodeGroupConfig,
     split_bits,
 )
@@ -339,7 +341,18 @@ def _eks_rules(c: Config, p: Problems) -> None:
     e = c.eks
     reachable = e.endpoint_public_access or e.endpoint_private_access
     _check(p, "eks.endpoint_public_access", e.endpoint_public_access, reachable, "public and private access cannot both be off")
-    _check_each(p, "eks.public_access_cidrs", e.public_access_cidrs, _is_network, "use an IPv4 network such as '203.0.113.0/24'")
+    _check_each(p, "eks.public_access_cidrs", e.public_access_cidrs, _is_network, "use an IPv4 network such as '198.51.100.0/24'")
+    # No default: a public endpoint open to the internet was one (#31). Refused rather than made private silently: a
+    # colour deployed open before would lose its API to the Terraform that deploys it in the middle of an apply.
+    _check(
+        p,
+        "eks.public_access_cidrs",
+        list(e.public_access_cidrs),
+        bool(e.public_access_cidrs) or not e.endpoint_public_access,
+        "while eks.endpoint_public_access is true (the default), list the IPv4 networks the Kubernetes API may be reached "
+        "from: where `cdktf deploy` runs and your operators work (offices, VPN, CI runners' egress addresses), e.g. "
+        "['198.51.100.0/24']; or set eks.endpoint_public_access to false and deploy from inside the VPC",
+    )
     _service_cidr_rules(c, p)
 
 
@@ -586,8 +599,31 @@ def config_warnings(config: Config, *, today: dt.date | None = None) -> list[str
                 f"build and push its image (docs/applications.md) and set applications.{app.name}.image.tag (or "
                 f"clusters.<colour>.applications.{app.name}.image_tag) to the tag the build prints"
             )
-    if "0.0.0.0/0" in config.eks.public_access_cidrs and config.eks.endpoint_public_access:
-        warnings.append("eks.public_access_cidrs allows the whole internet to reach the Kubernetes API endpoint; narrow it")
+    return warnings + _api_warnings(config.eks)
+
+
+# A warning that starts so is about a door open to the internet: main.py frames it so it cannot be missed.
+LOUD = "OPEN TO THE INTERNET: "
+
+
+def _api_warnings(eks: EksConfig) -> list[str]:
+    """The public endpoint's networks while it is on: the documentation placeholder, or the whole internet."""
+    if not eks.endpoint_public_access:
+        return []
+    warnings = []
+    if PLACEHOLDER_API_NETWORK in eks.public_access_cidrs:
+        warnings.append(
+            f"eks.public_access_cidrs names {PLACEHOLDER_API_NETWORK}, the documentation placeholder: nobody reaches the "
+            "Kubernetes API from there, so `cdktf deploy <colour>` cannot install Argo CD; replace it with the networks "
+            "you deploy from (or set eks.endpoint_public_access to false and deploy from inside the VPC)"
+        )
+    networks = [ipaddress.IPv4Network(cidr) for cidr in eks.public_access_cidrs if _is_network(cidr)]
+    if ipaddress.IPv4Network("0.0.0.0/0") in ipaddress.collapse_addresses(networks):
+        warnings.append(
+            f"{LOUD}eks.public_access_cidrs {list(eks.public_access_cidrs)} lets the whole internet reach the Kubernetes "
+            "API endpoint of every colour (only its authentication stands in the way): list the networks you deploy "
+            "from instead, or set eks.endpoint_public_access to false"
+        )
     return warnings
 
 

@@ -41,7 +41,10 @@ def table() -> str:
     from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 
     for role in shared_roles(config_file(EXAMPLE_CONFIG, project_dir=PROJECT_DIR)):
-        who = f"`pods.eks.amazonaws.com`, for `{role.namespace}/{role.service_account}` only, in any colour"
+        who = (
+            f"`pods.eks.amazonaws.com`, for `{role.namespace}/{role.service_account}` only, "
+            "in any cluster `<project>-*` of this account"
+        )
         for i, (may, on, when) in enumerate(_grants(role)):
             first = i == 0
             rows.append(f"| {f'`<project>-{role.name}`' if first else ''} | {who if first else ''} | {may} | {on} | {when} |")

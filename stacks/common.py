@@ -20,7 +20,7 @@ from components.pod_identity_role import PodIdentityRole
 from components.sub_zone import SubZone
 from components.table import Table
 from model.applications import applications, image_repository_name
-from model.config import COMMON_STACK, Config, subnet_cidrs
+from model.config import COMMON_STACK, Config, cluster_names, subnet_cidrs
 from model.contract import CommonOutput, common_outputs
 from model.workloads import application_workloads, shared_roles
 from stacks.base import configure_stack
@@ -156,6 +156,8 @@ class CommonStack(TerraformStack):
                 description=role.description,
                 namespace=role.namespace,
                 service_account=role.service_account,
+                account_id=account.account_id,
+                cluster_names=cluster_names(config),
                 policy_json=policies.render_from(role.policy, fills) if role.policy else "",
                 managed_policy_arns=[f"arn:{partition}:iam::aws:policy/{role.aws_managed_policy}"]
                 if role.aws_managed_policy

@@ -69,21 +69,19 @@ def example_app(inside_project: Path) -> Synthesized:
 @pytest.fixture(scope="session")
 def everything_on(inside_project: Path) -> Synthesized:
     """tests/support/configs.EVERYTHING_ON synthesized once: the other side of every optional switch."""
-    from model.loading import config_from_dict
-    from tests.support.configs import EVERYTHING_ON
+    from tests.support.configs import EVERYTHING_ON, validated
     from tests.support.synth import synthesize
 
-    return synthesize(config_from_dict(EVERYTHING_ON), inside_project / "everything-on" / "cdktf.out")
+    return synthesize(validated(EVERYTHING_ON), inside_project / "everything-on" / "cdktf.out")
 
 
 @pytest.fixture(scope="session")
 def variant_app(inside_project: Path) -> Synthesized:
     """tests/support/configs.VARIANT synthesized once: the other side of the example's switches, three colours."""
-    from model.loading import config_from_dict
-    from tests.support.configs import VARIANT
+    from tests.support.configs import VARIANT, validated
     from tests.support.synth import synthesize
 
-    return synthesize(config_from_dict(VARIANT), inside_project / "variant" / "cdktf.out")
+    return synthesize(validated(VARIANT), inside_project / "variant" / "cdktf.out")
 
 
 @pytest.fixture(scope="session")

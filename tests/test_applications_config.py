@@ -12,13 +12,12 @@ import pytest
 
 from model.applications import application, applications, image_repository_name, preview_hostname, public_hostname
 from model.config import ApplicationRelease
-from model.loading import config_from_dict
 from model.paths import PROJECT_DIR
 from model.platform import ARGO_CD, COMPONENTS
 from model.rules import ALB_RULES, FORWARD_TARGET_GROUPS, config_warnings
 from model.workloads import PARENT_APPLICATION, VPC_CNI, application_workloads
 from policies.shape import MANAGED_POLICY_CHARACTERS
-from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release
+from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release, validated
 from tests.support.refusals import one_problem, problems_of
 
 REPO = "https://github.com/acme/shop.git"
@@ -51,7 +50,7 @@ def two_colours(blue: dict[str, Any], green: dict[str, Any] | None = None) -> di
 
 
 def test_an_application_of_this_repository_needs_a_host_and_its_chart_only() -> None:
-    settings = config_from_dict(config({"shop": SHOP}, colours=two_colours({})))
+    settings = validated(config({"shop": SHOP}, colours=two_colours({})))
     (shop,) = applications(settings)
     assert (shop.namespace, shop.service_account, shop.service_name, shop.service_port) == ("shop", "shop", "shop", 80)
     assert (shop.repo_url, shop.policy, shop.image, shop.wave, shop.health_check_path) == (None, "", None, 1, "/")
@@ -69,7 +68,7 @@ def test_an_application_of_this_repository_needs_a_host_and_its_chart_only() -> 
 
 def test_an_application_of_another_repository_runs_its_own_revision_and_image() -> None:
     shop = {**SHOP, "source": {"repo_url": REPO, "path": "charts/shop", "revision": "v1"}, "image": {"tag": "1.0"}}
-    settings = config_from_dict(config({"shop": shop}, colours=two_colours({"shop": {"revision": "v2", "image_tag": "2.0"}})))
+    settings = validated(config({"shop": shop}, colours=two_colours({"shop": {"revision": "v2", "image_tag": "2.0"}})))
     assert settings.release("blue").applications["shop"] == ApplicationRelease(revision="v2", image_tag="2.0")
     assert settings.release("green").applications["shop"] == ApplicationRelease(revision="v1", image_tag="1.0")
     assert image_repository_name(settings, application(settings, "shop")) == "eks-bg/shop"
@@ -81,7 +80,7 @@ def test_applications_may_share_a_namespace_with_different_service_accounts() ->
         "catalogue": {**SHOP, "host": "catalogue", "namespace": "shop"},
         "orders": {**SHOP, "host": "orders", "namespace": "shop", "service_account": "orders-api", "policy": ORDERS_POLICY},
     }
-    settings = config_from_dict(config(apps))
+    settings = validated(config(apps))
     assert [(a.name, a.namespace, a.service_account) for a in applications(settings)] == [
         ("catalogue", "shop", "catalogue"),
         ("orders", "shop", "orders-api"),
@@ -107,7 +106,7 @@ def test_fails_on_an_application_named_like_a_part_of_the_platform(name: str) ->
 
 
 def test_a_name_of_32_characters_is_an_application() -> None:
-    assert list(config_from_dict(config({"a" * 32: SHOP})).applications) == ["a" * 32]
+    assert list(validated(config({"a" * 32: SHOP})).applications) == ["a" * 32]
 
 
 def test_fails_on_an_application_without_a_host() -> None:
@@ -175,7 +174,7 @@ def test_fails_on_a_preview_host_longer_than_one_dns_label() -> None:
         f"{host}-green-rebuild-2026.eks.example.com needs `<host>-<colour>` within one DNS label (63 characters) and "
         "the name within 253: shorten the host or the colour"
     )
-    assert config_from_dict(config({"shop": {**SHOP, "host": host}})).applications["shop"].host == host  # blue: 55
+    assert validated(config({"shop": {**SHOP, "host": host}})).applications["shop"].host == host  # blue: 55
 
 
 def test_fails_on_a_public_host_longer_than_a_dns_name() -> None:
@@ -294,7 +293,7 @@ def test_fails_on_a_policy_that_is_not_an_identity_policy_synth_can_fill(
 
 
 def test_an_identity_policy_of_the_project_with_the_placeholders_synth_fills_is_accepted() -> None:
-    settings = config_from_dict(config({"shop": {**SHOP, "policy": ORDERS_POLICY}}))
+    settings = validated(config({"shop": {**SHOP, "policy": ORDERS_POLICY}}))
     assert [w.policy for w in application_workloads(settings)] == [PROJECT_DIR / ORDERS_POLICY]
 
 
@@ -349,7 +348,7 @@ def test_fails_on_an_application_of_another_repository_without_a_revision_for_a_
         f"clusters.blue.applications.shop.revision: null is not allowed; shop comes from {REPO}: name the revision "
         "blue runs, here or as applications.shop.source.revision"
     )
-    alone = config_from_dict(config({"shop": {**ELSEWHERE, "source": {**ELSEWHERE["source"], "revision": "v1"}}}))
+    alone = validated(config({"shop": {**ELSEWHERE, "source": {**ELSEWHERE["source"], "revision": "v1"}}}))
     assert alone.release("blue").applications["shop"].revision == "v1"
 
 
@@ -486,7 +485,7 @@ def test_fails_on_more_applications_than_the_shared_load_balancers_rules_allow()
         "fewer colours at once"
     )
     del apps["app16"]
-    assert len(config_from_dict(config(apps, colours=colours)).applications) == 16
+    assert len(validated(config(apps, colours=colours)).applications) == 16
 
 
 def test_fails_on_values_under_the_key_the_platform_writes() -> None:
@@ -507,7 +506,7 @@ def test_fails_on_more_colours_than_a_weighted_forward_holds() -> None:
         "colour (AWS quota 'Target groups per action'): retire a colour first"
     )
     # Without applications there is no forward: the colours are not bounded by it.
-    assert len(config_from_dict(config({}, colours=colours)).clusters) == FORWARD_TARGET_GROUPS + 1
+    assert len(validated(config({}, colours=colours)).clusters) == FORWARD_TARGET_GROUPS + 1
 
 
 def test_fails_on_a_colour_named_like_the_traffic_stack() -> None:
@@ -519,7 +518,7 @@ def test_fails_on_a_colour_named_like_the_traffic_stack() -> None:
 
 
 def test_warns_while_an_application_runs_the_default_image_tag_naming_the_colours() -> None:
-    settings = config_from_dict(config({"shop": {**SHOP, "image": {}}}, colours=two_colours({"shop": {"image_tag": "1.0"}})))
+    settings = validated(config({"shop": {**SHOP, "image": {}}}, colours=two_colours({"shop": {"image_tag": "1.0"}})))
     assert [w for w in config_warnings(settings) if "image" in w] == [
         "applications.shop.image.tag is the default '0.1.0' (green run it): build and push its image "
         "(docs/applications.md) and set applications.shop.image.tag (or clusters.<colour>.applications.shop.image_tag) "

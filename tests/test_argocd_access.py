@@ -15,13 +15,12 @@ import yaml
 from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT, PLATFORM_PROJECT, secret_copies
 from model.bootstrap import IN_CLUSTER
 from model.config import DEFAULT_APPLICATION_GROUP
-from model.loading import config_from_dict
 from model.platform import CHILDREN, COMPONENTS
 from model.values import cluster_facts
 from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from tests.support.argocd_projects import destination_permitted, refusals, resource_refusals, source_permitted
 from tests.support.charts import Chain, build_chain, by_kind, render, sample_for
-from tests.support.configs import ARGOCD_SSO, EXAMPLE_COLOURS, REPO_URL, SSO_SECRET_NAME, VARIANT
+from tests.support.configs import ARGOCD_SSO, EXAMPLE_COLOURS, REPO_URL, SSO_SECRET_NAME, VARIANT, validated
 from tests.support.synth import Synthesized
 
 KEYS = Path(__file__).parent / "fixtures" / "argo-cd-values" / "keys.yaml"
@@ -166,7 +165,7 @@ def test_the_checker_applies_argo_cds_deny_entries() -> None:
 def test_charts_of_facts_from_before_the_projects_still_render() -> None:
     """Additive facts: a colour deployed before `argocd` and `project` existed, following a branch that now has these
     charts, renders its applications into the default group and Argo CD with only its local admin."""
-    facts = cluster_facts(config=config_from_dict(VARIANT), colour="green", common=sample_for, target_group=lambda a: a)
+    facts = cluster_facts(config=validated(VARIANT), colour="green", common=sample_for, target_group=lambda a: a)
     del facts["argocd"]
     for app in facts["applications"].values():
         del app["project"]
@@ -229,7 +228,7 @@ def test_the_rbac_and_cm_configmaps_the_argo_cd_chart_makes_of_them(chains: dict
 
 
 def test_the_client_secret_is_copied_from_secrets_manager_into_the_secret_argo_cd_reads() -> None:
-    (copy_,) = secret_copies(config_from_dict(VARIANT))
+    (copy_,) = secret_copies(validated(VARIANT))
     assert (copy_.secrets_manager_name, copy_.namespace, copy_.name, copy_.key) == (
         SSO_SECRET_NAME,
         ARGOCD_NAMESPACE,
@@ -237,7 +236,7 @@ def test_the_client_secret_is_copied_from_secrets_manager_into_the_secret_argo_c
         SSO_CLIENT_SECRET_KEY,
     )
     assert copy_.labels == {"app.kubernetes.io/part-of": "argocd"}  # or Argo CD will not resolve `$<secret>:<key>`
-    assert secret_copies(config_from_dict({})) == ()
+    assert secret_copies(validated({})) == ()
 
 
 def test_no_secret_value_anywhere_in_the_output_or_the_facts(variant_app: Synthesized, chains: dict[str, Chain]) -> None:

@@ -4,12 +4,11 @@ an error message. No timing here: the budgets are the bench's."""
 from __future__ import annotations
 
 from bench.run import APPLICATIONS, colours, many_applications
-from model.loading import config_from_dict
-from tests.support.configs import example_raw
+from tests.support.configs import example_raw, validated
 
 
 def test_the_catalogue_subject_is_a_valid_configuration_of_that_many_applications_in_every_colour() -> None:
-    config = config_from_dict({**example_raw(), **many_applications(APPLICATIONS)})
+    config = validated({**example_raw(), **many_applications(APPLICATIONS)})
     assert len(config.applications) == APPLICATIONS
     assert len({app.namespace for app in config.applications.values()}) == APPLICATIONS
     for colour in config.clusters.values():
@@ -18,6 +17,6 @@ def test_the_catalogue_subject_is_a_valid_configuration_of_that_many_application
 
 def test_the_colour_subjects_are_valid_configurations_with_one_serving_colour() -> None:
     for count in (2, 4, 8):
-        config = config_from_dict({**example_raw(), **colours(count)})
+        config = validated({**example_raw(), **colours(count)})
         assert [c.weight for c in config.clusters.values()].count(100) == 1
         assert len(config.clusters) == count

@@ -12,10 +12,9 @@ from cdktf import Testing
 from components.destroy_hook import python_command
 from model.config import Config, SupportType
 from model.eks_addons import ADDONS
-from model.loading import config_from_dict
 from model.platform import ARGO_CD
 from model.workloads import WORKLOADS, Workload, application_workloads
-from tests.support.configs import ADMIN_ROLE, EVERYTHING_ON, EXAMPLE_COLOURS, PINNED_ADDONS, VARIANT, example
+from tests.support.configs import ADMIN_ROLE, EVERYTHING_ON, EXAMPLE_COLOURS, PINNED_ADDONS, VARIANT, example, validated
 from tests.support.synth import Synthesized
 
 COLOURS = EXAMPLE_COLOURS
@@ -68,7 +67,7 @@ def test_cluster(example_app: Synthesized, config: Config, colour: str) -> None:
         "subnet_ids": common_output("private_subnet_ids"),
         "endpoint_private_access": True,
         "endpoint_public_access": True,
-        "public_access_cidrs": ["0.0.0.0/0"],
+        "public_access_cidrs": ["203.0.113.0/24"],  # what the example names: no default, never the internet
     }
     assert cluster["encryption_config"] == {
         "provider": {"key_arn": ref(example_app, colour, "aws_kms_key", "eks/key/key", "arn")},
@@ -102,7 +101,7 @@ def synthesized_config(fixture: str) -> Config:
     """The configuration a session fixture synthesized (tests/conftest.py)."""
     if fixture == "example_app":
         return example()
-    return config_from_dict({"everything_on": EVERYTHING_ON, "variant_app": VARIANT}[fixture])
+    return validated({"everything_on": EVERYTHING_ON, "variant_app": VARIANT}[fixture])
 
 
 @pytest.mark.parametrize("fixture", ["example_app", "everything_on", "variant_app"])
@@ -405,6 +404,23 @@ def test_argocd_release(example_app: Synthesized, config: Config, colour: str) -
     needs.add(address(example_app, colour, "aws_eks_addon", "addons-on-nodes/coredns"))
     needs.add(address(example_app, colour, "aws_eks_access_policy_association", "admins/admin"))
     assert needs == set(argocd["depends_on"])
+
+
+@pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
+def test_every_helm_release_keeps_five_revisions(fixture: str, request: pytest.FixtureRequest) -> None:
+    """Each revision Helm keeps is a Secret with the release's values: the provider's default (0) keeps every one."""
+    app: Synthesized = request.getfixturevalue(fixture)
+    found = {(colour, name): body.get("max_history") for colour in app.colours() for name, body in releases(app, colour).items()}
+    assert len(found) >= 2 * len(app.colours())  # Argo CD and the App of Apps in every colour at least
+    assert set(found.values()) == {5}, found
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_argo_cds_bounded_history_never_upgrades_a_running_argo_cd(example_app: Synthesized, colour: str) -> None:
+    """Helm applies max_history only while upgrading and stores it nowhere: a change of it on a colour installed before
+    would only upgrade Argo CD with the bootstrap values over what Argo CD manages itself, so Terraform ignores it."""
+    argocd = releases(example_app, colour)["argo-cd"]
+    assert "max_history" in argocd["lifecycle"]["ignore_changes"]
 
 
 @pytest.mark.parametrize("colour", COLOURS)

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from model.contract import CommonOutput
-from model.loading import config_from_dict
 from scripts.docs import diagram
-from tests.support.configs import EXAMPLE_COLOURS
+from tests.support.configs import EXAMPLE_COLOURS, validated
 from tests.support.synth import Synthesized, references, synthesize
 
 # green alone, its state in S3, its API endpoint public only: independent checks on one synthesis (each costs ~1 s).
@@ -34,7 +33,7 @@ def three(variant_app: Synthesized) -> Synthesized:
 
 @pytest.fixture(scope="module")
 def green_on_s3(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(config_from_dict(GREEN_ON_S3), tmp_path_factory.mktemp("green-s3"))
+    return synthesize(validated(GREEN_ON_S3), tmp_path_factory.mktemp("green-s3"))
 
 
 def remote_state(app: Synthesized, stack: str, of: str = "common") -> dict[str, Any]:
@@ -110,7 +109,7 @@ def test_nodes_may_reach_a_public_only_endpoint_from_the_nat_addresses(green_on_
 
 @pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
 def test_with_the_private_endpoint_only_the_configured_addresses_are_allowed(example_app: Synthesized, colour: str) -> None:
-    assert public_access_cidrs(example_app, colour) == ["0.0.0.0/0"]
+    assert public_access_cidrs(example_app, colour) == ["203.0.113.0/24"]
     assert "nat_public_ips" not in example_app.text(colour)  # a common deployed before that output still serves
 
 
@@ -145,7 +144,7 @@ def test_contract_accessors_refuse_the_wrong_kind_and_names_outside_the_contract
 
     from stacks.cluster import ClusterStack
 
-    config = config_from_dict({"clusters": {"teal": {"kubernetes_version": "1.35", "weight": 1}}})
+    config = validated({"clusters": {"teal": {"kubernetes_version": "1.35", "weight": 1}}})
     stack = ClusterStack(App(), "teal", config=config, cluster=config.clusters["teal"])
     with pytest.raises(TypeError, match="is a list"):
         stack.common(CommonOutput.PRIVATE_SUBNET_IDS)

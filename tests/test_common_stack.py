@@ -14,16 +14,15 @@ from cdktf import Testing
 from components.deletion_guard import REFUSE_WHILE_IN_USE, REFUSE_WHILE_PROTECTED
 from model.config import Config, subnet_cidrs
 from model.contract import common_outputs
-from model.loading import config_from_dict
 from model.platform import component
 from model.workloads import VPC_CNI, Workload, shared_roles
-from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, REPO_URL, VARIANT, example
+from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, REPO_URL, VARIANT, example, validated
 from tests.support.synth import Synthesized, references
 from tools.common_guard import GUARD_ENV
 
 COMMON = "common"
 EXAMPLE_ROLES = shared_roles(example())
-VARIANT_ROLES = shared_roles(config_from_dict(VARIANT))
+VARIANT_ROLES = shared_roles(validated(VARIANT))
 IMAGE = "sample-app-image"  # the sample app's repository (its image), named after it
 
 
@@ -348,11 +347,14 @@ def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     assert statement["Effect"] == "Allow"
-    # Bound to one namespace and service account (tests/test_pod_identity_roles.py checks which), no cluster.
+    # Bound to one namespace and service account of this account's and project's clusters, no one cluster
+    # (tests/test_pod_identity_roles.py checks which, and decides the trust).
     assert sorted(statement["Condition"]["StringEquals"]) == [
         "aws:RequestTag/kubernetes-namespace",
         "aws:RequestTag/kubernetes-service-account",
+        "aws:SourceAccount",
     ]
+    assert statement["Condition"]["StringLike"] == {"aws:RequestTag/eks-cluster-name": f"{config.project}-*"}
     if workload == VPC_CNI:  # AWS keeps the CNI's policy in step with the plugin
         attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/managed-0")
         assert attachment["policy_arn"] == "arn:${data.aws_partition.partition.partition}:iam::aws:policy/AmazonEKS_CNI_Policy"
@@ -427,7 +429,17 @@ def test_what_an_earlier_release_made_moves_its_state_instead_of_being_replaced(
 
     former = TerraformStack(Testing.app(), COMMON)
     for old_id in ("app-role", "lbc-role"):
-        PodIdentityRole(former, old_id, role_name="r", description="d", namespace="n", service_account="s", policy_json="{}")
+        PodIdentityRole(
+            former,
+            old_id,
+            role_name="r",
+            description="d",
+            namespace="n",
+            service_account="s",
+            account_id="1",
+            cluster_names="p-*",
+            policy_json="{}",
+        )
     ImageRepository(former, "image", repository_name="r", protected=True)
     ImageBuild(
         former,
@@ -478,7 +490,7 @@ def test_no_oidc_provider_and_no_irsa(app: Synthesized) -> None:
 
 def test_outputs_are_exactly_the_contract_each_described(variant: Synthesized) -> None:
     outputs = variant.json(COMMON)["output"]
-    contract = common_outputs(config_from_dict(VARIANT))
+    contract = common_outputs(validated(VARIANT))
     assert set(outputs) == set(contract)
     for name, body in outputs.items():
         assert body["description"] == contract[name]

@@ -11,9 +11,17 @@ import pytest
 from pydantic import ValidationError
 
 from model.applications import application, image_repository_name
-from model.config import SUPPORTED_KUBERNETES_VERSIONS, ApplicationRelease, ClusterConfig, Config, subnet_cidrs
+from model.config import (
+    PLACEHOLDER_API_NETWORK,
+    SUPPORTED_KUBERNETES_VERSIONS,
+    ApplicationRelease,
+    ClusterConfig,
+    Config,
+    subnet_cidrs,
+)
 from model.loading import ConfigError, config_from_dict, load_config
 from model.platform import ARGO_CD, VERSIONED, component
+from model.rules import LOUD, config_warnings
 from tests.support.configs import (
     CONNECTION_ARN,
     EXAMPLE_FILE,
@@ -24,6 +32,8 @@ from tests.support.configs import (
     example_raw,
     named_release,
     release_of,
+    validated,
+    with_api_access,
 )
 from tests.support.refusals import one_problem, problems_of
 
@@ -44,8 +54,8 @@ def sample_app(**changes: Any) -> dict[str, Any]:
 # --- defaults and loading -----------------------------------------------------------------------
 
 
-def test_defaults_synthesize_blue_and_green() -> None:
-    config = config_from_dict({})
+def test_defaults_synthesize_blue_and_green_once_the_api_networks_are_named() -> None:
+    config = validated({})  # with the operators' network (every other key at its default)
     assert {c: (k.kubernetes_version, k.weight) for c, k in config.clusters.items()} == {
         "blue": ("1.35", 100),
         "green": ("1.36", 0),
@@ -66,7 +76,7 @@ def test_defaults_synthesize_blue_and_green() -> None:
     ],
 )
 def test_one_deletion_protection_switch_for_the_table_and_the_repository(raw: dict[str, Any], protected: bool) -> None:
-    config = config_from_dict(raw)
+    config = validated(raw)
     assert (config.deletion_protection, config.table.deletion_protection) == (protected, protected)
 
 
@@ -84,7 +94,7 @@ def test_fails_on_a_zone_name_where_a_zone_id_is_meant() -> None:
 
 
 def test_config_is_frozen() -> None:
-    config = config_from_dict({})
+    config = validated({})
     with pytest.raises(ValidationError, match="frozen"):
         config.region = "us-east-1"
     with pytest.raises(TypeError):
@@ -92,27 +102,27 @@ def test_config_is_frozen() -> None:
 
 
 def test_derived_names_follow_the_project() -> None:
-    config = config_from_dict({"project": "shop", "state": {"backend": "s3", "bucket": "tf-state-bucket"}, **sample_app()})
+    config = validated({"project": "shop", "state": {"backend": "s3", "bucket": "tf-state-bucket"}, **sample_app()})
     repository = image_repository_name(config, application(config, SAMPLE_APP))
     assert (config.table.name, repository) == ("shop-users", "shop/sample-app")
     assert (config.state.key_prefix, config.state.region) == ("shop", "ap-northeast-1")
 
 
 def test_subnets_are_carved_per_az_without_overlap() -> None:
-    public, private = subnet_cidrs(config_from_dict({"network": {"cidr": "10.20.0.0/20", "az_count": 3}}).network)
+    public, private = subnet_cidrs(validated({"network": {"cidr": "10.20.0.0/20", "az_count": 3}}).network)
     assert public == ["10.20.0.0/23", "10.20.2.0/23", "10.20.4.0/23"]
     assert private == ["10.20.6.0/23", "10.20.8.0/23", "10.20.10.0/23"]
 
 
 def test_loads_context_config_of_cdktf_json(tmp_path: Path) -> None:
-    (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": {"region": "eu-west-1"}}}))
+    (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": with_api_access({"region": "eu-west-1"})}}))
     config = load_config(tmp_path / "cdktf.json")
     assert config.region == "eu-west-1"
     assert config.state.directory == str(tmp_path / "terraform-state")
 
 
 def test_loads_a_config_file_that_cdktf_json_names(tmp_path: Path) -> None:
-    (tmp_path / "prod.json").write_text(json.dumps({"project": "prod-bg"}))
+    (tmp_path / "prod.json").write_text(json.dumps(with_api_access({"project": "prod-bg"})))
     (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": "prod.json"}}))
     assert load_config(tmp_path / "cdktf.json").project == "prod-bg"
 
@@ -301,7 +311,7 @@ def test_reports_every_problem_at_once() -> None:
         "clusters.Blue.weight",
     ]
     with pytest.raises(ConfigError, match=r"\(6 problem\(s\)\)"):
-        config_from_dict(
+        validated(
             {
                 "netwrk": {},
                 "network": {"az_count": 9},
@@ -370,7 +380,7 @@ def test_fails_on_shift_and_teardown_settings(raw: dict[str, Any], problem: str)
 
 
 def test_a_whole_number_is_a_number_but_true_is_not() -> None:
-    assert config_from_dict({"traffic": {"shift": {"max_p99_seconds": 2}}}).traffic.shift.max_p99_seconds == 2.0
+    assert validated({"traffic": {"shift": {"max_p99_seconds": 2}}}).traffic.shift.max_p99_seconds == 2.0
     assert one_problem({"traffic": {"shift": {"max_5xx_ratio": True}}}).endswith("is not allowed; use a number")
 
 
@@ -401,9 +411,9 @@ def test_warns_while_the_git_url_is_the_placeholder() -> None:
     from model.config import PLACEHOLDER_REPO_URL
     from model.rules import config_warnings
 
-    default = config_warnings(config_from_dict({}))
+    default = config_warnings(validated({}))
     assert any(PLACEHOLDER_REPO_URL in w and "gitops.repo_url" in w for w in default)
-    configured = config_from_dict(
+    configured = validated(
         {
             "gitops": {"repo_url": "https://example.org/me/repo.git"},
             "eks": {"public_access_cidrs": ["198.51.100.0/24"]},
@@ -428,7 +438,7 @@ def test_fails_on_image_build_without_a_usable_repository() -> None:
         'gitops.repo_url: "https://git.example.com/your-org/eks-blue-green.git" is not allowed; the image build of '
         "sample-app clones it: set it to the https:// URL of its repository"
     )
-    assert config_from_dict({"image": {"build_connection_arn": CONNECTION_ARN}}).image.build_connection_arn  # nothing to build
+    assert validated({"image": {"build_connection_arn": CONNECTION_ARN}}).image.build_connection_arn  # nothing to build
 
 
 def test_fails_on_malformed_connection_arn_and_image_tag() -> None:
@@ -461,7 +471,7 @@ def test_fails_on_service_cidr_overlapping_the_vpc_or_out_of_range(cidr: str, wh
 
 
 def test_a_json_list_is_a_list_setting_and_a_string_is_not() -> None:
-    config = config_from_dict({"eks": {"public_access_cidrs": ["203.0.113.0/24"]}})
+    config = validated({"eks": {"public_access_cidrs": ["203.0.113.0/24"]}})
     assert config.eks.public_access_cidrs == ("203.0.113.0/24",)
     assert one_problem({"eks": {"public_access_cidrs": "203.0.113.0/24"}}) == (
         'eks.public_access_cidrs: "203.0.113.0/24" is not allowed; use a list of strings'
@@ -482,7 +492,7 @@ def test_a_look_ahead_pattern_is_enforced(name: str, ok: bool) -> None:
     """ECR's name rule needs a look-ahead for its length (2-256): pydantic's default regex engine has none."""
     raw = sample_app(image={"repository": name})
     if ok:
-        image = config_from_dict(raw).applications[SAMPLE_APP].image
+        image = validated(raw).applications[SAMPLE_APP].image
         assert image is not None
         assert image.repository == name
     else:
@@ -521,7 +531,7 @@ def test_problems_are_listed_in_the_order_of_the_settings_colours_as_written() -
 def test_a_colour_overrides_any_part_of_the_platform_release_and_inherits_the_rest() -> None:
     """Its charts, its Git revision, and of each application the revision (another repository's) and the image tag."""
     apps = {**THREE_APPLICATIONS, SAMPLE_APP: {**SAMPLE_APPLICATIONS[SAMPLE_APP], "image": {"tag": "1a2b3c4"}}}
-    config = config_from_dict(
+    config = validated(
         {
             "applications": apps,
             "platform": {"external_dns": "1.20.0"},
@@ -621,8 +631,8 @@ def test_fails_on_a_serving_colour_that_inherits_part_of_its_release_naming_each
 
 
 def test_a_colour_may_inherit_its_release_alone_or_without_weight() -> None:
-    alone = config_from_dict(clusters(blue={"kubernetes_version": "1.34", "weight": 100}))
-    beside = config_from_dict(
+    alone = validated(clusters(blue={"kubernetes_version": "1.34", "weight": 100}))
+    beside = validated(
         clusters(blue={"kubernetes_version": "1.34", "weight": 100, **named_release()}, green={"kubernetes_version": "1.35"})
         | {"gitops": {"revision": "next"}}
     )
@@ -665,3 +675,54 @@ def test_the_table_names_each_chart_version_once_and_only_known_kubernetes_versi
         assert all(re.fullmatch(r"1\.\d{2}", k) for r in versioned.chart.releases for k in r.kubernetes)
     assert ARGO_CD.working_versions("1.36") == ("10.4.1", "10.2.3")  # only Argo CD 3.5 is tested on 1.36
     assert ARGO_CD.working_versions("1.35") == ("10.4.1", "10.2.3", "10.1.4", "9.4.18")
+
+
+# --- who reaches the clusters' API ------------------------------------------------------------------
+
+API_REFUSAL = (
+    "eks.public_access_cidrs: [] is not allowed; while eks.endpoint_public_access is true (the default), list the IPv4 "
+    "networks the Kubernetes API may be reached from: where `cdktf deploy` runs and your operators work (offices, VPN, CI "
+    "runners' egress addresses), e.g. ['198.51.100.0/24']; or set eks.endpoint_public_access to false and deploy from "
+    "inside the VPC"
+)
+
+
+@pytest.mark.parametrize("eks", [{}, {"public_access_cidrs": []}, {"endpoint_public_access": True}])
+def test_fails_on_a_public_api_endpoint_without_its_networks(eks: dict[str, Any]) -> None:
+    """No default: the internet was one. Refused, not made private: a colour deployed open before would lose its API to
+    the Terraform deploying it, half-way through an apply."""
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"eks": eks})
+    assert caught.value.problems == (API_REFUSAL,)
+
+
+def test_a_private_api_endpoint_needs_no_networks() -> None:
+    config = config_from_dict({"eks": {"endpoint_public_access": False}})
+    assert config.eks.public_access_cidrs == ()
+    assert not [w for w in config_warnings(config) if "public_access_cidrs" in w]
+
+
+def api_warnings(cidrs: list[str], **eks: Any) -> list[str]:
+    config = config_from_dict({"eks": {"public_access_cidrs": cidrs, **eks}})
+    return [w for w in config_warnings(config) if "public_access_cidrs" in w]
+
+
+def test_warns_while_the_api_network_is_the_documentation_placeholder() -> None:
+    assert example().eks.public_access_cidrs == (PLACEHOLDER_API_NETWORK,)  # what the shipped files name
+    (warning,) = api_warnings([PLACEHOLDER_API_NETWORK, "198.51.100.0/24"])
+    assert warning.startswith("eks.public_access_cidrs names 203.0.113.0/24, the documentation placeholder: nobody")
+    assert api_warnings(["198.51.100.0/24", "192.0.2.17/32"]) == []
+
+
+@pytest.mark.parametrize("cidrs", [["0.0.0.0/0"], ["198.51.100.0/24", "0.0.0.0/0"], ["0.0.0.0/1", "128.0.0.0/1"]])
+def test_warns_loudly_while_the_whole_internet_reaches_the_api(cidrs: list[str]) -> None:
+    """Allowed (the operators' choice), but never quietly: main.py frames it at every synth (tests/test_main.py)."""
+    (warning,) = api_warnings(cidrs)
+    assert warning.startswith(f"{LOUD}eks.public_access_cidrs {cidrs} lets the whole internet reach the Kubernetes API")
+    assert api_warnings(cidrs, endpoint_public_access=False) == []  # no public endpoint: nothing reaches it
+
+
+def test_fails_on_an_api_network_that_does_not_parse() -> None:
+    assert one_problem({"eks": {"public_access_cidrs": ["198.51.100.0/33"]}}) == (
+        "eks.public_access_cidrs[0]: \"198.51.100.0/33\" is not allowed; use an IPv4 network such as '198.51.100.0/24'"
+    )

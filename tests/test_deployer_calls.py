@@ -19,11 +19,10 @@ from typing import Any
 import pytest
 
 from model.config import Config
-from model.loading import config_from_dict
 from policies.deployer import Deployer, documents
 from policies.deployer_calls import Call, calls, default_tags, owners
 from policies.evaluation import Request, arn_like, decide
-from tests.support.configs import EVERYTHING_ON, VARIANT, example
+from tests.support.configs import EVERYTHING_ON, VARIANT, example, validated
 from tests.support.synth import Synthesized
 from tests.test_deployer_documents import ACCOUNT, minimal, realistic
 
@@ -82,7 +81,7 @@ def test_a_shared_role_passed_to_pod_identity_needs_its_own_statement() -> None:
 
 @cache
 def synthesized_configs() -> dict[str, Config]:
-    return {"example": example(), "variant": config_from_dict(VARIANT), "everything_on": config_from_dict(EVERYTHING_ON)}
+    return {"example": example(), "variant": validated(VARIANT), "everything_on": validated(EVERYTHING_ON)}
 
 
 @pytest.fixture

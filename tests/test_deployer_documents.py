@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 import policies
-from model.loading import config_from_dict
 from policies.deployer import (
     DOCUMENTS,
     MANAGED_POLICY_LIMIT,
@@ -30,7 +29,7 @@ from policies.deployer import (
     write,
 )
 from policies.evaluation import Request, decide
-from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release, release_of, write_project
+from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release, release_of, validated, write_project
 
 ACCOUNT = "123456789012"
 # Roles as they come: an SSO permission set's role (with its path) and a CI job's.
@@ -73,12 +72,12 @@ REALISTIC: dict[str, Any] = {
 
 
 def realistic(*roles: str) -> Deployer:
-    return Deployer(config_from_dict(REALISTIC), ACCOUNT, roles or (SSO_ROLE, CI_ROLE))
+    return Deployer(validated(REALISTIC), ACCOUNT, roles or (SSO_ROLE, CI_ROLE))
 
 
 def minimal() -> Deployer:
     """The defaults: local state, no image build, names derived from the project, an IAM user deploys."""
-    return Deployer(config_from_dict({}), ACCOUNT)
+    return Deployer(validated({}), ACCOUNT)
 
 
 @pytest.mark.parametrize("deployer", [realistic(), minimal()], ids=["realistic", "defaults"])
@@ -138,7 +137,7 @@ def test_the_policy_names_the_projects_own_names_and_every_deploying_role() -> N
 def test_the_deployer_cannot_rewrite_its_own_policies_nor_the_traffic_operators() -> None:
     """The policies are named outside `<project>-` (which the deployer manages), and a Deny names them besides: also
     for a project whose name makes `<project>-*` cover them (`traffic`: the operator's is `traffic-operator-traffic`)."""
-    for deployer in (realistic(), Deployer(config_from_dict({"project": "traffic"}), ACCOUNT)):
+    for deployer in (realistic(), Deployer(validated({"project": "traffic"}), ACCOUNT)):
         statements = [s for document in documents(deployer).values() for s in document["Statement"]]
         for name in [*documents(deployer), operator_policy_name(deployer.config.project)]:
             arn = f"arn:aws:iam::{ACCOUNT}:policy/{name}"
@@ -207,7 +206,7 @@ def test_the_command_refuses_a_malformed_account_or_role(capsys: pytest.CaptureF
 
 def test_every_arn_takes_the_partition_of_the_region() -> None:
     state = {"backend": "s3", "bucket": "tf-state-cn", "key_prefix": "platform/shop"}
-    china = Deployer(config_from_dict({"project": "shop", "region": "cn-north-1", "state": state}), ACCOUNT)
+    china = Deployer(validated({"project": "shop", "region": "cn-north-1", "state": state}), ACCOUNT)
     text = json.dumps(documents(china))
     assert "arn:aws-cn:s3:::tf-state-cn/platform/shop/*" in text
     assert re.findall(r"arn:aws:", text) == []

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from model.eks_calendar import CALENDAR, CalendarError, load
-from model.loading import ConfigError, config_from_dict
+from model.loading import ConfigError
 from model.platform import VERSIONED
 from model.rules import config_warnings
 from scripts import docs as config_docs
-from tests.support.configs import example_raw, named_release
+from tests.support.configs import example_raw, named_release, validated, with_api_access
 from tools import calendar
 
 LATE_2026 = dt.date(2026, 11, 22)
@@ -24,7 +24,7 @@ LATE_2026 = dt.date(2026, 11, 22)
 def fails(raw: dict[str, Any]) -> tuple[str, ...]:
     """The problems synth would report (none: it synthesizes)."""
     try:
-        config_from_dict(raw)
+        validated(raw)
     except ConfigError as err:
         return tuple(err.problems)
     return ()
@@ -35,7 +35,7 @@ def with_colours(**colours: dict[str, Any]) -> dict[str, Any]:
 
 
 def calendar_lines(raw: dict[str, Any], today: dt.date) -> list[str]:
-    return [w for w in config_warnings(config_from_dict(raw), today=today) if "standard support" in w or "older than" in w]
+    return [w for w in config_warnings(validated(raw), today=today) if "standard support" in w or "older than" in w]
 
 
 def test_supported_versions_are_the_calendars_rows() -> None:
@@ -137,7 +137,7 @@ def test_the_calendar_command_prints_every_colour_and_the_newest_version(
         blue={"kubernetes_version": "1.34", "weight": 100, **named_release()},
         green={"kubernetes_version": "1.36", "weight": 0, "platform": {"argo_cd": "10.4.1"}, "support_type": "STANDARD"},
     )
-    (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": raw}}))
+    (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": with_api_access(raw)}}))
     assert calendar.main(["--config", str(tmp_path / "cdktf.json"), "--today", "2026-12-03"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split() == ["blue", "1.34", "2026-12-02", "2027-12-02", "-1", "EXTENDED", "$0.60", "extended", "support"]

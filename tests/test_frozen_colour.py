@@ -35,9 +35,9 @@ CONFIG = "project.json"
 SYNTH = """
 import json, sys
 from pathlib import Path
-from model.loading import config_from_dict
+from tests.support.configs import validated
 from stacks.app import synthesize_into
-synthesize_into(config_from_dict(json.loads(Path(sys.argv[1]).read_text())), Path("out"))
+synthesize_into(validated(json.loads(Path(sys.argv[1]).read_text())), Path("out"))
 """
 
 

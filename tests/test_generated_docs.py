@@ -11,9 +11,16 @@ from typing import Any
 import jsonschema
 import pytest
 
-from model.loading import SCHEMA_KEY, ConfigError, config_from_dict, load_config
+from model.loading import SCHEMA_KEY, ConfigError, load_config
 from scripts import docs as config_docs
-from tests.support.configs import EVERYTHING_ON, SAMPLE_APPLICATIONS, THREE_APPLICATIONS, VARIANT
+from tests.support.configs import (
+    EVERYTHING_ON,
+    SAMPLE_APPLICATIONS,
+    THREE_APPLICATIONS,
+    VARIANT,
+    validated,
+    with_api_access,
+)
 from tests.support.synth import Synthesized
 
 BLUE = {"kubernetes_version": "1.34", "weight": 100}
@@ -61,7 +68,7 @@ def test_the_schema_and_the_models_accept_the_same_good_configs(
     validator: jsonschema.Draft202012Validator, config: dict[str, Any]
 ) -> None:
     assert [e.message for e in validator.iter_errors(config)] == []
-    config_from_dict(config)
+    validated(config)
 
 
 @pytest.mark.parametrize(
@@ -96,12 +103,12 @@ def test_the_schema_refuses_what_the_models_refuse(
 ) -> None:
     assert list(validator.iter_errors(config)), f"the schema lets {config} through"
     with pytest.raises(ConfigError) as caught:
-        config_from_dict(config)
+        validated(config)
     assert any(problem.startswith(f"{key}:") for problem in caught.value.problems), caught.value.problems
 
 
 def test_a_config_file_may_name_the_schema(tmp_path: Path) -> None:
-    (tmp_path / "prod.json").write_text(json.dumps({SCHEMA_KEY: "./config.schema.json", "project": "prod-bg"}))
+    (tmp_path / "prod.json").write_text(json.dumps(with_api_access({SCHEMA_KEY: "./config.schema.json", "project": "prod-bg"})))
     (tmp_path / "cdktf.json").write_text(json.dumps({"context": {"config": "prod.json"}}))
     assert load_config(tmp_path / "cdktf.json").project == "prod-bg"
 

@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 
 from model.bootstrap import facts_in
-from model.loading import config_from_dict
 from model.revisions import files_at
 from tests.support.charts import by_kind, render, values_of_release
-from tests.support.configs import example_raw
+from tests.support.configs import example_raw, validated
 from tests.support.synth import Synthesized, synthesize
 
 # The release before applications as data (the commit that wrote the fixtures); a fresh clone has it.
@@ -34,7 +33,7 @@ def legacy_config() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(config_from_dict(legacy_config()), tmp_path_factory.mktemp("legacy"))
+    return synthesize(validated(legacy_config()), tmp_path_factory.mktemp("legacy"))
 
 
 def root_values(app: Synthesized, colour: str) -> str:
@@ -62,7 +61,7 @@ def test_its_weight_is_still_its_external_dns_records(app: Synthesized) -> None:
     raw["clusters"]["green"]["weight"] = 0  # allowed while colours run the old way: every answer to the shared records
     facts = facts_in(json.loads(root_values(app, "blue")))
     assert facts["ingress"]["weight"] == 100
-    config_from_dict(raw)
+    validated(raw)
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +109,7 @@ def test_this_releases_charts_refuse_contract_1(app: Synthesized) -> None:
 def test_terraform_binds_its_pods_into_its_target_group_of_the_shared_load_balancer(app: Synthesized) -> None:
     releases = {r["name"]: r for r in app.resources("blue", "helm_release").values()}
     binding_release = releases["legacy-binding"]
+    assert binding_release["max_history"] == 5  # like every release Terraform installs (tests/test_cluster_eks.py)
     (manifest,) = json.loads(binding_release["values"][0])["manifests"]
     assert manifest["kind"] == "TargetGroupBinding"
     assert manifest["metadata"] == {"name": "sample-app", "namespace": "sample-app"}
@@ -143,4 +143,4 @@ def test_fails_a_legacy_application_that_is_not_one_of_this_repository_with_an_i
     raw["clusters"]["blue"]["applications"]["catalogue"] = {"revision": "catalogue-v1.8.0"}
     raw["clusters"]["green"]["applications"]["catalogue"] = {"revision": "catalogue-v1.8.0"}
     with pytest.raises(ConfigError, match=re.escape(message)):
-        config_from_dict(raw)
+        validated(raw)

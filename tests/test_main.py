@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import main
+from model.rules import LOUD
 from tests.support.configs import SAMPLE_APPLICATIONS, write_project
 
 
@@ -33,6 +34,15 @@ def test_good_config_synthesizes_and_warns_about_the_placeholder_git_url(
     # On stdout: the cdktf CLI shows the app's stderr as "[ERROR]" lines, and a warning is no error.
     assert "warning: gitops.repo_url is the placeholder" in printed.out
     assert "warning: applications.sample-app.image.tag is the default '0.1.0' (red run it)" in printed.out
+    assert "OPEN TO THE INTERNET" not in printed.out  # the suite's configurations name the operators' network
     assert printed.err == ""
     # Common, the shared load balancer's stack (traffic) and the one colour.
     assert sorted(p.name for p in (tmp_path / "cdktf.out" / "stacks").iterdir()) == ["common", "red", "traffic"]
+
+
+def test_an_api_open_to_the_internet_is_framed_at_every_synth(capsys: pytest.CaptureFixture[str]) -> None:
+    """Not one warning line among the others: a bar of `!` above and below, on stdout (the CLI shows it as it is)."""
+    main._print_warnings([f"{LOUD}the door", "a quieter one"])
+    lines = capsys.readouterr().out.splitlines()
+    bar = "warning: " + "!" * 100
+    assert lines == [bar, f"warning: {LOUD}the door", bar, "warning: a quieter one"]

@@ -11,8 +11,8 @@ import io
 
 import pytest
 
-from model.loading import config_from_dict
 from model.routes import SET_IDENTIFIER
+from tests.support.configs import validated
 from tests.support.emulated_aws import (
     HOSTNAME,
     PROJECT,
@@ -165,7 +165,7 @@ def test_every_step_of_the_move_answers_every_host_and_the_old_design_is_gone_at
     teal = aws.add_colour("teal")["sample-app"]
     aws.register_pods("teal")
     lock = TrafficLock(aws.ssm, aws.sts, PROJECT, "python -m tools.shift --to teal --now", FakeClock())
-    config = config_from_dict(
+    config = validated(
         base_config(
             blue={"kubernetes_version": "1.35", "weight": 0, "legacy_application": "sample-app"},
             green={"kubernetes_version": "1.36", "weight": 0, "legacy_application": "sample-app"},

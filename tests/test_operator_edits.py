@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from model.loading import config_from_dict
-from tests.support.configs import SAMPLE_APP, SAMPLE_APPLICATIONS, named_release, release_of, suite_inputs
+from tests.support.configs import SAMPLE_APP, SAMPLE_APPLICATIONS, named_release, release_of, suite_inputs, validated
 from tests.support.project_copy import tracked_copy
 
 # What README's "First deploy" asks for (the sample app at the team's host, with its image; an application of the
@@ -61,7 +60,7 @@ READS_THE_PROJECT_FILE = re.compile(r"""(PROJECT_DIR|project_dir)\s*/\s*["'](cdk
 def test_an_operators_cdktf_json_changes_nothing_the_suite_runs_on(
     project_dir: Path, tmp_path: Path, edited: dict[str, Any]
 ) -> None:
-    config_from_dict(edited)  # what a team would really have: a configuration synth accepts
+    validated(edited)  # what a team would really have: a configuration synth accepts
     copy = tracked_copy(project_dir, tmp_path / "fork")
     # Where cdktf.json keeps the configuration: the file it names (config.json as shipped), or inline.
     cdktf = json.loads((copy / "cdktf.json").read_text())

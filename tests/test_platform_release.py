@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from model.loading import ConfigError, config_from_dict
+from model.loading import ConfigError
 from model.platform import ARGO_CD, CHILDREN, VERSIONED, Component
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from scripts.docs import diagram
 from tests.support.charts import Chain, build_chain, render
-from tests.support.configs import SAMPLE_APP, SAMPLE_APPLICATIONS, example_raw
+from tests.support.configs import SAMPLE_APP, SAMPLE_APPLICATIONS, example_raw, validated
 from tests.support.synth import Synthesized, synthesize
 
 GREEN_VERSION = example_raw()["clusters"]["green"]["kubernetes_version"]
@@ -43,7 +43,7 @@ CHANGED = [c for c in CHILDREN if c.key in GREEN_RELEASE["platform"]]
 def green_release(inside_project: Path, project_dir: Path) -> Synthesized:
     raw = {**example_raw(), "state": {"directory": str(project_dir / "terraform-state")}}  # where the example's goes
     raw["clusters"] = {**raw["clusters"], "green": {**raw["clusters"]["green"], **GREEN_RELEASE}}
-    return synthesize(config_from_dict(raw), inside_project / "green-release" / "cdktf.out")
+    return synthesize(validated(raw), inside_project / "green-release" / "cdktf.out")
 
 
 @pytest.fixture(scope="module")
@@ -137,19 +137,19 @@ def test_the_runbooks_cycle_is_valid_data_at_every_step() -> None:
     blue["platform"] = platform_a
     blue["applications"] = {SAMPLE_APP: {"image_tag": "3f2c1a9"}}
     apps = {"applications": SAMPLE_APPLICATIONS}  # each colour names its image of the sample app
-    today = config_from_dict({**apps, "clusters": {"blue": blue}})
+    today = validated({**apps, "clusters": {"blue": blue}})
     green = {"kubernetes_version": "1.35", "weight": 0, "gitops_revision": "platform-b"}
     green["applications"] = {SAMPLE_APP: {"image_tag": "8d4e0b2"}}
-    step_1 = config_from_dict({**apps, "clusters": {"blue": blue, "green": green}})
+    step_1 = validated({**apps, "clusters": {"blue": blue, "green": green}})
     assert step_1.release("blue") == today.release("blue")
     assert step_1.release("green").platform.model_dump() == {c.key: c.chart.default for c in VERSIONED if c.chart}
     assert step_1.release("green").applications[SAMPLE_APP].image_tag == "8d4e0b2"
-    done = config_from_dict({**apps, "clusters": {"green": {**green, "weight": 100}}})
+    done = validated({**apps, "clusters": {"green": {**green, "weight": 100}}})
     assert done.release("green") == step_1.release("green")
     with pytest.raises(
         ConfigError, match=r'clusters\.green\.platform\.argo_cd: "9\.3\.7" is not allowed; green runs Kubernetes 1\.35'
     ):
-        config_from_dict({**apps, "clusters": {"blue": blue, "green": {**green, "platform": platform_a}}})
+        validated({**apps, "clusters": {"blue": blue, "green": {**green, "platform": platform_a}}})
 
 
 def test_the_readme_diagram_shows_each_colours_own_release(green_release: Synthesized) -> None:

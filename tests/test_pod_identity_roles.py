@@ -1,7 +1,8 @@
 """Each shared role binds only its own pods: for every Pod Identity association of every colour (the platform's, the
 applications' with a policy, and the vpc-cni add-on's), the role behind it trusts exactly that namespace and service
-account, and no cluster. Followed through the synthesized stacks: association -> common's output -> the role -> its
-trust."""
+account, in this account and this project's clusters, and no one cluster. Followed through the synthesized stacks:
+association -> common's output -> the role -> its trust. And the trust decided as IAM decides it, for the requests EKS
+Pod Identity makes (its session tags), from this project's clusters and from others."""
 
 from __future__ import annotations
 
@@ -12,15 +13,14 @@ from typing import Any
 import pytest
 
 import policies
-from model.config import Config
-from model.loading import config_from_dict
+from model.config import Config, cluster_names
 from model.platform import COMPONENTS, Component
 from model.workloads import WORKLOADS, Workload, application_workloads, shared_roles
-from tests.support.configs import EVERYTHING_ON, example
+from tests.support.configs import EVERYTHING_ON, example, validated
 from tests.support.synth import Synthesized
 
 # The configuration each synthesized fixture holds.
-CONFIGS: dict[str, Config] = {"example_app": example(), "everything_on": config_from_dict(EVERYTHING_ON)}
+CONFIGS: dict[str, Config] = {"example_app": example(), "everything_on": validated(EVERYTHING_ON)}
 
 COMMON_OUTPUT = re.compile(r"^\$\{data\.terraform_remote_state\.common\.outputs\.(\w+)\}$")
 ROLE_ARN = re.compile(r"^\$\{aws_iam_role\.([\w-]+)\.arn\}$")
@@ -32,8 +32,13 @@ def trusted(app: Synthesized, role_arn: str) -> tuple[str, str]:
     (role,) = ROLE_ARN.findall(app.json("common")["output"][output]["value"])
     (statement,) = json.loads(app.json("common")["resource"]["aws_iam_role"][role]["assume_role_policy"])["Statement"]
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
-    tags = statement["Condition"]["StringEquals"]
-    assert set(tags) == {"aws:RequestTag/kubernetes-namespace", "aws:RequestTag/kubernetes-service-account"}  # no cluster
+    conditions = dict(statement["Condition"])
+    # Any colour of this project, present or future: no one cluster, so a new colour never edits a trust.
+    assert conditions.pop("StringLike") == {"aws:RequestTag/eks-cluster-name": "eks-bg-*"}
+    tags = dict(conditions.pop("StringEquals"))
+    assert conditions == {}
+    assert tags.pop("aws:SourceAccount") == "${data.aws_caller_identity.account.account_id}"
+    assert set(tags) == {"aws:RequestTag/kubernetes-namespace", "aws:RequestTag/kubernetes-service-account"}
     return tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]
 
 
@@ -67,7 +72,7 @@ def test_the_role_behind_every_association_trusts_exactly_that_service_account(
 def test_no_two_roles_trust_the_same_service_account(fixture: str, request: pytest.FixtureRequest) -> None:
     app: Synthesized = request.getfixturevalue(fixture)
     trusts: list[Any] = [
-        json.loads(role["assume_role_policy"])["Statement"][0]["Condition"]["StringEquals"]
+        json.loads(role["assume_role_policy"])["Statement"][0]["Condition"]
         for role in app.json("common")["resource"]["aws_iam_role"].values()
         if "pods.eks.amazonaws.com" in role["assume_role_policy"]
     ]
@@ -121,3 +126,57 @@ def test_each_shared_role_grants_what_upstreams_policy_grants_for_every_chart_ve
     granted = {a for s in document["Statement"] for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
     missing = {upstream.document: sorted(upstream.action_names() - granted) for upstream in component.identity.upstream}
     assert missing == {upstream.document: [] for upstream in component.identity.upstream}
+
+
+# What EKS Pod Identity puts in its AssumeRole and TagSession requests (Amazon EKS User Guide, "Grant Pods access to AWS
+# resources based on tags": the session tags it adds), for a pod of this project's blue cluster in this account.
+ACCOUNT = "123456789012"
+REQUEST = {
+    "aws:SourceAccount": ACCOUNT,
+    "aws:RequestTag/eks-cluster-arn": f"arn:aws:eks:ap-northeast-1:{ACCOUNT}:cluster/eks-bg-blue",
+    "aws:RequestTag/eks-cluster-name": "eks-bg-blue",
+    "aws:RequestTag/kubernetes-namespace": "external-dns",
+    "aws:RequestTag/kubernetes-service-account": "external-dns",
+    "aws:RequestTag/kubernetes-pod-name": "external-dns-7d9f8b6c5-x2k4q",
+}
+
+
+def trust_allows(changes: dict[str, str | None]) -> bool:
+    """Whether ExternalDNS's role (as common fills it, here for ACCOUNT) lets Pod Identity assume it and tag the session
+    for a request that differs from REQUEST by `changes` (None: the key is absent)."""
+    from policies.evaluation import Request, decide
+
+    document = json.loads(
+        policies.render(
+            "pod_identity_trust",
+            NAMESPACE="external-dns",
+            SERVICE_ACCOUNT="external-dns",
+            ACCOUNT_ID=ACCOUNT,
+            CLUSTER_NAMES=cluster_names(CONFIGS["example_app"]),
+        )
+    )
+    (statement,) = document["Statement"]
+    assert statement.pop("Principal") == {"Service": "pods.eks.amazonaws.com"}  # the evaluator judges the rest
+    context = {k: v for k, v in {**REQUEST, **changes}.items() if v is not None}
+    role = f"arn:aws:iam::{ACCOUNT}:role/eks-bg-external-dns"
+    decisions = [decide([{**statement, "Resource": "*"}], Request(action, role, context)) for action in statement["Action"]]
+    return all(d.allowed for d in decisions)
+
+
+@pytest.mark.parametrize(
+    ("changes", "allowed"),
+    [
+        ({}, True),
+        ({"aws:RequestTag/eks-cluster-name": "eks-bg-green"}, True),  # any colour
+        ({"aws:RequestTag/eks-cluster-name": "eks-bg-a-colour-of-next-year"}, True),  # a colour not yet made
+        ({"aws:RequestTag/eks-cluster-name": "payments-blue"}, False),  # another project's cluster
+        ({"aws:RequestTag/eks-cluster-name": "eks-bgx-blue"}, False),  # a project that only begins the same
+        ({"aws:RequestTag/eks-cluster-name": None}, False),  # session tags disabled on the association
+        ({"aws:SourceAccount": "210987654321"}, False),  # another account's cluster
+        ({"aws:SourceAccount": None}, False),
+        ({"aws:RequestTag/kubernetes-service-account": "default"}, False),  # another pod of the namespace
+        ({"aws:RequestTag/kubernetes-namespace": "kube-system"}, False),
+    ],
+)
+def test_the_trust_admits_this_projects_clusters_in_this_account_only(changes: dict[str, str | None], allowed: bool) -> None:
+    assert trust_allows(changes) is allowed

@@ -14,13 +14,12 @@ from typing import Any
 import pytest
 
 import policies
-from model.loading import config_from_dict
 from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, REGISTRY
 from model.rules import APPLICATION_POLICY_VALUES
 from model.workloads import application_workloads
 from policies.shape import policy_problem
-from tests.support.configs import CONNECTION_ARN, VARIANT, example
+from tests.support.configs import CONNECTION_ARN, VARIANT, example, validated
 
 with warnings.catch_warnings():  # parliament imports the deprecated pkg_resources
     warnings.simplefilter("ignore")
@@ -38,7 +37,7 @@ COMPONENT_POLICIES: dict[str, Path] = {
 # when a configuration of the suite names them).
 APPLICATION_POLICIES: dict[str, Path] = {
     w.policy.relative_to(PROJECT_DIR).as_posix(): w.policy
-    for config in (example(), config_from_dict(VARIANT))
+    for config in (example(), validated(VARIANT))
     for w in application_workloads(config)
     if w.policy is not None
 }
@@ -56,6 +55,7 @@ SAMPLES = {
     "CONNECTION_SERVICE": "codeconnections",
     "NAMESPACE": "kube-system",
     "SERVICE_ACCOUNT": "aws-load-balancer-controller",
+    "CLUSTER_NAMES": "eks-bg-*",
     "PROJECT": "eks-bg",
     "STATE_BUCKET": "eks-bg-terraform-state",
     "STATE_KEY_PREFIX": "eks-bg",

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from model.config import Config
-from model.loading import config_from_dict, load_config
+from model.loading import load_config
 from model.platform import COMPONENTS, Component, component
 from model.workloads import PARENT_APPLICATION
 from tests.support.charts import release_applications
-from tests.support.configs import THREE_APPLICATIONS, write_project
+from tests.support.configs import THREE_APPLICATIONS, validated, write_project
 from tests.support.emulated_aws import REGION, ZONE_NAME, Emulated, FakeClock, WithInsights, base_config, insight
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.support.preview_server import Answer, PreviewServer
@@ -96,7 +96,7 @@ RAW["clusters"]["green"]["applications"]["sample-app"]["image_tag"] = GREEN_TAG
 @pytest.fixture(scope="module")
 def green_runs() -> list[dict[str, Any]]:
     """What green's Argo CD holds when it runs its release: rendered once (Helm's engine) for the module."""
-    return release_applications(config_from_dict(RAW), "green")
+    return release_applications(validated(RAW), "green")
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from model.applications import applications, image_repository_name
-from model.loading import config_from_dict, load_config
+from model.loading import load_config
 from model.routes import (
     APPLICATION_TAG,
     COLOUR_TAG,
@@ -66,7 +66,7 @@ from scripts.rehearse import (
     shift_status,
 )
 from scripts.scratch_project import Project, Run
-from tests.support.configs import EXAMPLE_FILE, example_raw, write_project
+from tests.support.configs import EXAMPLE_FILE, example_raw, validated, write_project
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.rehearsal
@@ -83,7 +83,7 @@ CONFIG: dict[str, Any] = {
     "dns": {"parent_zone": PARENT, "sub_domain": "eks"},
     "deletion_protection": True,
 }
-SETTINGS_OF_CONFIG = config_from_dict(CONFIG)
+SETTINGS_OF_CONFIG = validated(CONFIG)
 # role -> (namespace, service account) it trusts, and the policy attached to it (README: roles are `<project>-<name>`)
 ROLES = {
     f"{PROJECT}-{w.name}": (w.namespace, w.service_account, w.aws_managed_policy or f"{PROJECT}-{w.name}")
@@ -372,9 +372,11 @@ def test_pod_identity_roles_and_their_policies(project: Project, aws: Callable[[
     namespace, service_account, policy = ROLES[role]
     assert statement["Condition"] == {
         "StringEquals": {
+            "aws:SourceAccount": EMULATOR_ACCOUNT,  # what the deploy read of the account it deploys into
             "aws:RequestTag/kubernetes-namespace": namespace,
             "aws:RequestTag/kubernetes-service-account": service_account,
-        }
+        },
+        "StringLike": {"aws:RequestTag/eks-cluster-name": f"{PROJECT}-*"},
     }
     (attached,) = iam.list_attached_role_policies(RoleName=role)["AttachedPolicies"]
     assert attached["PolicyName"] == policy
@@ -499,7 +501,7 @@ def plans(
     role = ci_role
     session = aws("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="ci-job")["Credentials"]
     eks = {"endpoint_private_access": False, "public_access_cidrs": ["203.0.113.0/24"], "admin_role_arns": [role["Arn"], OTHER]}
-    config = config_from_dict({**CONFIG, "eks": eks, "state": {"directory": str(project.state_dir)}})
+    config = validated({**CONFIG, "eks": eks, "state": {"directory": str(project.state_dir)}})
     public_only = synthesize(config, project.root / "public-only")  # beside cdktf.out: the same relative paths
     as_the_job = {
         "AWS_ACCESS_KEY_ID": session["AccessKeyId"],
@@ -682,7 +684,7 @@ def test_every_call_the_deployer_and_the_operator_made_is_in_the_call_table(reti
     """What the emulator saw Terraform (and the deletion guards) call is listed in policies/deployer_calls.yaml, and
     what the traffic operator called is listed for `tools.shift --now` and `--status`: the table is not missing a call a
     real run makes, at least where the emulator can tell."""
-    table = calls(Deployer(config_from_dict(CONFIG), EMULATOR_ACCOUNT))
+    table = calls(Deployer(validated(CONFIG), EMULATOR_ACCOUNT))
     done = retirement.result()
     made = {action for _, action in done.deployer_calls}
     assert sorted(made - {call.action for call in table}) == []

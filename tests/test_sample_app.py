@@ -57,23 +57,31 @@ def client(sample: ModuleType) -> Iterator[TestClient]:
         yield test_client
 
 
-def count_scans(sample: ModuleType) -> list[str]:
-    """Record each Scan the app's own client sends."""
-    calls: list[str] = []
-    sample.dynamodb().meta.events.register("before-call.dynamodb.Scan", lambda **_: calls.append("scan"))
+def scans_of(sample: ModuleType) -> list[dict[str, Any]]:
+    """Record the parameters of each Scan the app's own client sends."""
+    calls: list[dict[str, Any]] = []
+    sample.dynamodb().meta.events.register("provide-client-params.dynamodb.Scan", lambda params, **_: calls.append(params))
     return calls
 
 
-def test_lists_every_item_across_scan_pages(aws: Any, sample: ModuleType, client: TestClient) -> None:
+def test_reads_a_few_items_in_one_bounded_scan_never_the_table(aws: Any, sample: ModuleType, client: TestClient) -> None:
+    """`/` is behind an internet-facing load balancer: one Scan with Limit 10 (what it may read, not only answer), never
+    followed to the next page, whatever the table holds."""
     create_table(aws, TABLE)
-    fill(aws, 12, pad=100_000)  # ~1.2 MB in large items: more than one 1 MB Scan page, in few writes
-    scans = count_scans(sample)
+    fill(aws, 25, pad=10)
+    scans = scans_of(sample)
     response = client.get("/")
     assert response.status_code == 200
     items = response.json()
-    assert len(scans) >= 2
-    assert sorted(int(i["UserId"]) for i in items) == list(range(12))
-    assert all(i["Point"] == int(i["UserId"]) for i in items)
+    assert [params["Limit"] for params in scans] == [10]
+    assert "ExclusiveStartKey" not in scans[0]
+    assert len(items) == 10
+    assert all(i["Point"] == int(i["UserId"]) for i in items)  # real items of the table
+
+
+def test_the_table_cannot_be_paged_through_either(aws: Any, client: TestClient) -> None:
+    create_table(aws, TABLE)
+    assert client.get("/items", params={"limit": 1000}).status_code == 404
 
 
 def test_items_are_plain_json(aws: Any, client: TestClient) -> None:
@@ -82,33 +90,6 @@ def test_items_are_plain_json(aws: Any, client: TestClient) -> None:
         TableName=TABLE, Item={"UserId": {"S": "1"}, "Point": {"N": "70"}, "Ratio": {"N": "0.5"}, "Tags": {"SS": ["b", "a"]}}
     )
     assert client.get("/").json() == [{"UserId": "1", "Point": 70, "Ratio": 0.5, "Tags": ["a", "b"]}]
-
-
-def test_items_pages_round_trip_with_an_opaque_cursor(aws: Any, client: TestClient) -> None:
-    create_table(aws, TABLE)
-    fill(aws, 250, pad=10)
-    seen: list[str] = []
-    cursor = None
-    pages = 0
-    while True:
-        response = client.get("/items", params={"limit": 100, **({"cursor": cursor} if cursor else {})})
-        assert response.status_code == 200
-        body = response.json()
-        seen += [i["UserId"] for i in body["items"]]
-        pages += 1
-        cursor = body["next_cursor"]
-        if cursor is None:
-            break
-        assert "UserId" not in cursor  # opaque, not DynamoDB's key in the clear
-    assert sorted(seen, key=int) == [str(i) for i in range(250)]
-    assert len(seen) == len(set(seen))
-    assert pages >= 3
-
-
-@pytest.mark.parametrize("params", [{"cursor": "not-base64!"}, {"cursor": "bm90IGpzb24"}, {"limit": 0}, {"limit": 5000}])
-def test_bad_paging_parameters_are_client_errors(aws: Any, client: TestClient, params: dict[str, Any]) -> None:
-    create_table(aws, TABLE)
-    assert client.get("/items", params=params).status_code in (400, 422)
 
 
 def test_missing_table_gives_503_json_and_a_log_line(aws: Any, client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
@@ -150,6 +131,15 @@ def test_probe_answers_what_readiness_holds_the_colour_to(aws: Any, client: Test
     )
     with pytest.raises(ProbeFailedError, match=r"green answered image_tag '0\.2\.0' \(expected '0\.3\.0'\)"):
         judge(*target("0.3.0"), (200, answer.content))
+
+
+def test_probe_reads_what_slash_reads(aws: Any, sample: ModuleType, client: TestClient) -> None:
+    """The proof readiness asks for is the read users get: the same one bounded Scan."""
+    create_table(aws, TABLE)
+    fill(aws, 25, pad=10)
+    scans = scans_of(sample)
+    assert client.get("/probe").json()["items_read"] == len(client.get("/").json()) == 10
+    assert scans[0] == scans[1] == {"TableName": TABLE, "Limit": 10}
 
 
 def test_every_response_names_the_serving_colour(aws: Any, client: TestClient) -> None:

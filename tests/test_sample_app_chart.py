@@ -14,13 +14,12 @@ import kubernetes_validate
 import pytest
 
 from model.config import Config
-from model.loading import config_from_dict
 from tests.support.charts import Chain, build_chain, by_kind, sample_for
-from tests.support.configs import SAMPLE_APP, VARIANT, example, example_raw
+from tests.support.configs import SAMPLE_APP, VARIANT, example, example_raw, validated
 from tests.support.synth import Synthesized
 
 RAW: dict[str, dict[str, Any]] = {"example": example_raw(), "variant": VARIANT}
-CONFIGS: dict[str, Config] = {"example": example(), "variant": config_from_dict(VARIANT)}
+CONFIGS: dict[str, Config] = {"example": example(), "variant": validated(VARIANT)}
 CASES = [pytest.param(name, colour, id=f"{name}-{colour}") for name, config in CONFIGS.items() for colour in config.clusters]
 KINDS = ["Deployment", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"]
 WAVE = "argocd.argoproj.io/sync-wave"

@@ -57,11 +57,11 @@ def test_not_ready_until_the_table_exists_then_serves_it(service: str, dynamodb:
     assert not_ready.json()["error"] == "DynamoDB describe_table failed: ResourceNotFoundException"
 
     create_table(dynamodb, TABLE)
-    fill(dynamodb, 1200)
+    fill(dynamodb, 30)
     assert httpx.get(f"{service}/readyz").status_code == 200
     response = httpx.get(f"{service}/", timeout=30)
     assert response.status_code == 200
     assert response.headers["x-cluster-color"] == "blue"
-    by_id = {i["UserId"]: i for i in response.json()}
-    assert set(by_id) == {str(i) for i in range(1200)}
-    assert (by_id["7"]["Point"], len(by_id["7"]["Pad"])) == (7, 1000)
+    items = response.json()
+    assert len(items) == 10  # a few, never the table (tests/test_sample_app.py)
+    assert all((i["Point"], len(i["Pad"])) == (int(i["UserId"]), 1000) for i in items)

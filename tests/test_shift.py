@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from model.loading import config_from_dict, load_config
+from model.loading import load_config
 from model.platform import COMPONENTS
 from model.routes import WEIGHTS_DESCRIPTION, lock_parameter, weights_parameter
 from tests.support.charts import release_applications
-from tests.support.configs import THREE_APPLICATIONS, write_project
+from tests.support.configs import THREE_APPLICATIONS, validated, write_project
 from tests.support.emulated_aws import (
     EXPIRED,
     PROJECT,
@@ -137,7 +137,7 @@ def preview() -> Iterator[PreviewServer]:
 @pytest.fixture(scope="module")
 def green_runs() -> list[dict[str, Any]]:
     """green's release as its Argo CD holds it: the Applications the charts render from green's facts (once)."""
-    return release_applications(config_from_dict(config_of()), "green")
+    return release_applications(validated(config_of()), "green")
 
 
 @pytest.fixture

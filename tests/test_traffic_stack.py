@@ -11,9 +11,8 @@ import pytest
 
 from model.applications import applications, preview_hostname, public_hostname
 from model.config import Config
-from model.loading import config_from_dict
 from model.routes import SET_IDENTIFIER, WEIGHTS_DESCRIPTION, target_group_name
-from tests.support.configs import VARIANT
+from tests.support.configs import VARIANT, validated
 from tests.support.synth import Synthesized
 
 TRAFFIC = "traffic"
@@ -27,7 +26,7 @@ def app(variant_app: Synthesized) -> Synthesized:
 
 @pytest.fixture(scope="module")
 def config() -> Config:
-    return config_from_dict(VARIANT)
+    return validated(VARIANT)
 
 
 def address(app: Synthesized, resource_type: str, path: str, stack: str = TRAFFIC) -> str:

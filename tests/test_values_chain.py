@@ -23,7 +23,6 @@ import pytest
 from model.applications import applications
 from model.bootstrap import MANIFESTS_CHART
 from model.config import DEFAULT_IMAGE_TAG, Config
-from model.loading import config_from_dict
 from model.paths import PROJECT_DIR
 from model.platform import ARGO_CD, CHILDREN, COMPONENTS
 from model.routes import output_key
@@ -38,7 +37,7 @@ from tests.support.charts import (
     render,
     sample_for,
 )
-from tests.support.configs import VARIANT, example, example_raw
+from tests.support.configs import VARIANT, example, example_raw, validated
 from tests.support.synth import Synthesized
 
 FINALIZER = "resources-finalizer.argocd.argoproj.io"
@@ -50,7 +49,7 @@ TARGET_GROUPS = "data.terraform_remote_state.traffic.outputs.target_groups"
 
 # The configurations as data (what the expectations below are read from) and as validated.
 RAW: dict[str, dict[str, Any]] = {"example": example_raw(), "variant": VARIANT}
-CONFIGS: dict[str, Config] = {"example": example(), "variant": config_from_dict(VARIANT)}
+CONFIGS: dict[str, Config] = {"example": example(), "variant": validated(VARIANT)}
 CASES = [pytest.param(name, colour, id=f"{name}-{colour}") for name, config in CONFIGS.items() for colour in config.clusters]
 EXAMPLE_CASES = [case for case in CASES if case.values[0] == "example"]
 VARIANT_CASES = [case for case in CASES if case.values[0] == "variant"]
@@ -257,7 +256,7 @@ def test_each_colour_runs_the_revisions_its_own_entry_names() -> None:
     green["gitops_revision"] = "platform-b"
     green["applications"] = {**green["applications"], "catalogue": {"revision": "catalogue-v1.9.0"}}
     purple["applications"] = {"orders": {"revision": "orders-v5.0.0-rc1"}}
-    config = config_from_dict(raw)
+    config = validated(raw)
     ran = {}
     for colour in config.clusters:
         children = {doc["metadata"]["name"]: doc for doc in release_applications(config, colour)}
@@ -286,7 +285,7 @@ def test_argo_cd_manages_itself_from_git_after_the_bootstrap(
     assert health in source["helm"]["valuesObject"]["configs"]["cm"]
     assert health not in bootstrap["values"][0]
     # Terraform bootstraps it once: what the child changes later is not Terraform's to revert.
-    assert bootstrap["lifecycle"]["ignore_changes"] == ["values", "version"]
+    assert bootstrap["lifecycle"]["ignore_changes"] == ["values", "version", "max_history"]
 
 
 @pytest.mark.parametrize(("name", "colour"), CASES)

@@ -13,10 +13,30 @@ from pathlib import Path
 from typing import Any
 
 from model.config import DEFAULT_IMAGE_TAG, Config
-from model.loading import config_file, raw_config_file
+from model.loading import config_file, config_from_dict, raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 
 EXAMPLE_FILE = EXAMPLE_CONFIG  # the configuration the project ships: README's diagram comes from it
+
+# The network the suite's configurations let reach the clusters' API, as an operator's would be: a documentation range
+# (RFC 5737 TEST-NET-2), not the shipped placeholder (TEST-NET-3), which synth warns about. A configuration with the
+# public endpoint must name its networks (model/rules.py); one of the suite that says nothing of them names this one.
+OPERATORS_NETWORK = "198.51.100.0/24"
+
+
+def with_api_access(raw: Any) -> Any:
+    """raw, its `eks.public_access_cidrs` the operators' network unless it names its own or turns the public endpoint
+    off (anything but a JSON object as it is: the refusal tests' bad input)."""
+    eks = raw.get("eks", {}) if isinstance(raw, Mapping) else None
+    if not isinstance(eks, Mapping) or "public_access_cidrs" in eks or eks.get("endpoint_public_access") is False:
+        return raw
+    return {**raw, "eks": {**eks, "public_access_cidrs": [OPERATORS_NETWORK]}}
+
+
+def validated(raw: Any, *, source: str = "config") -> Config:
+    """A configuration of the suite, validated as synth does (model.loading.config_from_dict), with the operators'
+    network unless it says otherwise."""
+    return config_from_dict(with_api_access(raw), source=source)
 
 
 def example_raw() -> dict[str, Any]:
@@ -153,8 +173,9 @@ EVERYTHING_ON: dict[str, Any] = {**VARIANT, "image": {"build_connection_arn": CO
 
 
 def write_project(directory: Path, config: Any, *, in_file: bool = False) -> Path:
-    """directory/cdktf.json holding config as `context.config`, or, with in_file, naming
-    directory/config.json that holds it. Returns the cdktf.json path."""
+    """directory/cdktf.json holding config (with the operators' network unless it says otherwise: with_api_access) as
+    `context.config`, or, with in_file, naming directory/config.json that holds it. Returns the cdktf.json path."""
+    config = with_api_access(config)
     cdktf = {"language": "python", "app": "python main.py", "context": {"config": "config.json" if in_file else config}}
     if in_file:
         (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n")
@@ -166,7 +187,6 @@ def write_project(directory: Path, config: Any, *, in_file: bool = False) -> Pat
 def suite_inputs() -> dict[str, Any]:
     """What the suite synthesizes and loads, and what the generated docs say, as data: the same in every copy of
     the project whatever its cdktf.json says (tests/test_operator_edits.py). Paths relative to the project."""
-    from model.loading import config_from_dict
     from policies.readme import table
     from scripts import docs
 

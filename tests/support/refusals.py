@@ -6,13 +6,14 @@ from typing import Any
 
 import pytest
 
-from model.loading import ConfigError, config_from_dict
+from model.loading import ConfigError
+from tests.support.configs import validated
 
 
 def problems_of(raw: Any) -> tuple[str, ...]:
-    """Every problem synth reports for raw; it must refuse it."""
+    """Every problem synth reports for raw (with the operators' network unless it says otherwise); it must refuse it."""
     with pytest.raises(ConfigError) as caught:
-        config_from_dict(raw)
+        validated(raw)
     return caught.value.problems
 
 
