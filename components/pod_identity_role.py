@@ -30,11 +30,13 @@ class PodIdentityRole(Construct):
         description: str,
         namespace: str,
         service_account: str,
+        permissions_boundary: str,
         policy_json: str = "",
         managed_policy_arns: Sequence[str] = (),
         moved_from: Mapping[str, str] = MappingProxyType({}),
     ) -> None:
-        """policy_json: default none; a policy of this role's own. managed_policy_arns: default none.
+        """permissions_boundary: the project's boundary's ARN (policies/boundary.py); its own policies never reach
+        past it. policy_json: default none; a policy of this role's own. managed_policy_arns: default none.
         moved_from: the Terraform address each of its resources had before ("role", "policy", "attachment"); default
         none. Terraform moves that state here instead of replacing the role."""
         super().__init__(scope, id_)
@@ -44,6 +46,7 @@ class PodIdentityRole(Construct):
             name=role_name,
             description=description,
             assume_role_policy=policies.render("pod_identity_trust", NAMESPACE=namespace, SERVICE_ACCOUNT=service_account),
+            permissions_boundary=permissions_boundary,
         )
         made: dict[str, TerraformResource] = {"role": role}
         if policy_json:

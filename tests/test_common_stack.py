@@ -427,7 +427,16 @@ def test_what_an_earlier_release_made_moves_its_state_instead_of_being_replaced(
 
     former = TerraformStack(Testing.app(), COMMON)
     for old_id in ("app-role", "lbc-role"):
-        PodIdentityRole(former, old_id, role_name="r", description="d", namespace="n", service_account="s", policy_json="{}")
+        PodIdentityRole(
+            former,
+            old_id,
+            role_name="r",
+            description="d",
+            namespace="n",
+            service_account="s",
+            permissions_boundary="p",
+            policy_json="{}",
+        )
     ImageRepository(former, "image", repository_name="r", protected=True)
     ImageBuild(
         former,
@@ -441,6 +450,7 @@ def test_what_an_earlier_release_made_moves_its_state_instead_of_being_replaced(
         connection_arn="arn:aws:codeconnections:r:1:connection/c",
         account_id="1",
         kms_key_arn="k",
+        permissions_boundary="p",
     )
     old = {
         node.node.path.split("/", 1)[1]: f"{node.terraform_resource_type}.{node.friendly_unique_id}"
