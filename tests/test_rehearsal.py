@@ -380,6 +380,17 @@ def test_pod_identity_roles_and_their_policies(project: Project, aws: Callable[[
     assert attached["PolicyName"] == policy
 
 
+def test_every_role_common_made_carries_the_boundary_the_admin_created(project: Project, aws: Callable[[str], Any]) -> None:
+    """As the deployer, with IAM enforced: the emulator stores each role's boundary (it applies none: what the boundary
+    allows is tests/test_deployer_boundary.py's), and the boundary is the one the admin created."""
+    iam = aws("iam")
+    wanted = f"arn:aws:iam::{EMULATOR_ACCOUNT}:policy/boundary-{PROJECT}"
+    assert iam.get_policy(PolicyArn=wanted)["Policy"]["AttachmentCount"] == 0
+    roles = [*ROLES, f"{PROJECT}-vpc-flow-logs"]
+    carried = {role: iam.get_role(RoleName=role)["Role"].get("PermissionsBoundary", {}) for role in roles}
+    assert {role: b.get("PermissionsBoundaryArn") for role, b in carried.items()} == dict.fromkeys(roles, wanted)
+
+
 def test_app_role_reads_the_real_table_only(project: Project, aws: Callable[[str], Any]) -> None:
     iam = aws("iam")
     (attached,) = iam.list_attached_role_policies(RoleName=f"{PROJECT}-sample-app")["AttachedPolicies"]
