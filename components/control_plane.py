@@ -42,12 +42,20 @@ class ControlPlane(Construct):
         partition: str,
         account_id: str,
         region: str,
+        permissions_boundary: str,
     ) -> None:
         """public_access_cidrs: who may reach the public endpoint (settings.public_access_cidrs and, when the
         private endpoint is off, the addresses the nodes come from). support_type: clusters.<colour>.support_type,
-        what AWS does with the cluster at the end of standard support."""
+        what AWS does with the cluster at the end of standard support. permissions_boundary: the project's boundary's
+        ARN (policies/boundary.py), carried by the cluster role."""
         super().__init__(scope, id_)
-        role = IamRole(self, "role", name=f"{cluster_name}-cluster", assume_role_policy=policies.render("eks_cluster_trust"))
+        role = IamRole(
+            self,
+            "role",
+            name=f"{cluster_name}-cluster",
+            assume_role_policy=policies.render("eks_cluster_trust"),
+            permissions_boundary=permissions_boundary,
+        )
         policy = IamRolePolicyAttachment(
             self, "policy", role=role.name, policy_arn=f"arn:{partition}:iam::aws:policy/AmazonEKSClusterPolicy"
         )

@@ -32,15 +32,23 @@ class ImageBuild(Construct):
         connection_arn: str,
         account_id: str,
         kms_key_arn: str,
+        permissions_boundary: str,
         moved_from: Mapping[str, str] = MappingProxyType({}),
     ) -> None:
-        """buildspec: its path in the source repository. moved_from: the Terraform address each of its resources had
+        """buildspec: its path in the source repository. permissions_boundary: the project's boundary's ARN
+        (policies/boundary.py), carried by the build's role. moved_from: the Terraform address each of its resources had
         before ("logs", "role", "policy", "project"); default none. Terraform moves that state here."""
         super().__init__(scope, id_)
         logs = CloudwatchLogGroup(
             self, "logs", name=f"/aws/codebuild/{name}", retention_in_days=LOG_RETENTION_DAYS, kms_key_id=kms_key_arn
         )
-        role = IamRole(self, "role", name=name, assume_role_policy=policies.render("codebuild_trust", ACCOUNT_ID=account_id))
+        role = IamRole(
+            self,
+            "role",
+            name=name,
+            assume_role_policy=policies.render("codebuild_trust", ACCOUNT_ID=account_id),
+            permissions_boundary=permissions_boundary,
+        )
         # This repository, these logs, this connection: the build cannot push anywhere else.
         policy = IamRolePolicy(
             self,

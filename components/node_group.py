@@ -35,11 +35,19 @@ class NodeGroup(Construct):
         subnet_ids: Sequence[str],
         nodes: NodeGroupConfig,
         partition: str,
+        permissions_boundary: str,
         depends_on: Sequence[ITerraformDependable],
     ) -> None:
-        """kubernetes_version: the cluster's `version` attribute (ControlPlane.version), not the config's string."""
+        """kubernetes_version: the cluster's `version` attribute (ControlPlane.version), not the config's string.
+        permissions_boundary: the project's boundary's ARN (policies/boundary.py), carried by the node role."""
         super().__init__(scope, id_)
-        role = IamRole(self, "role", name=f"{cluster_name}-nodes", assume_role_policy=policies.render("ec2_trust"))
+        role = IamRole(
+            self,
+            "role",
+            name=f"{cluster_name}-nodes",
+            assume_role_policy=policies.render("ec2_trust"),
+            permissions_boundary=permissions_boundary,
+        )
         attachments = [
             IamRolePolicyAttachment(self, name, role=role.name, policy_arn=f"arn:{partition}:iam::aws:policy/{name}")
             for name in NODE_POLICIES

@@ -37,11 +37,13 @@ class PodIdentityRole(Construct):
         service_account: str,
         account_id: str,
         cluster_names: str,
+        permissions_boundary: str,
         policy_json: str = "",
         managed_policy_arns: Sequence[str] = (),
         moved_from: Mapping[str, str] = MappingProxyType({}),
     ) -> None:
-        """cluster_names: the StringLike pattern of the clusters that may use it (model/config.py cluster_names).
+        """permissions_boundary: the project's boundary's ARN (policies/boundary.py); its own policies never reach
+        past it. cluster_names: the StringLike pattern of the clusters that may use it (model/config.py cluster_names).
         policy_json: default none; a policy of this role's own. managed_policy_arns: default none.
         moved_from: the Terraform address each of its resources had before ("role", "policy", "attachment"); default
         none. Terraform moves that state here instead of replacing the role."""
@@ -58,6 +60,7 @@ class PodIdentityRole(Construct):
                 ACCOUNT_ID=account_id,
                 CLUSTER_NAMES=cluster_names,
             ),
+            permissions_boundary=permissions_boundary,
         )
         made: dict[str, TerraformResource] = {"role": role}
         if policy_json:

@@ -8,6 +8,10 @@ writes `deployer-<project>-<concern>.json` into the directory and prints the `aw
 `attach-role-policy` (or, with `--user`, `attach-user-policy`) commands for them. Without `--out` it prints the
 documents as one JSON object, by policy name.
 
+First it writes `boundary-<project>.json` (policies/boundary.json, filled: policies/boundary.py), the permissions
+boundary every role of the project carries; an administrator creates it once, before the first deploy, and attaches it
+to nobody: the deployer may create roles only with it and can never change it.
+
 Beside them it writes `traffic-operator-<project>.json` (policies/traffic_operator.json, filled): the identity that may
 only move traffic (`python -m tools.shift`, `--now`, `--status`) and nothing else, for an on-call engineer or a CI job
 in a protected environment; `--traffic-operator-role-arn` (or `--traffic-operator-user`) names who gets it.
@@ -36,6 +40,7 @@ import policies
 from model.applications import applications
 from model.config import Config
 from model.loading import ConfigError, load_config
+from policies import boundary
 
 TEMPLATE = "deployer"
 # The traffic operator's policy: the shift's calls on this project's load balancer rules, weights and lock only.
@@ -76,7 +81,9 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
     ),
     "identity": (
         "RolesAndPoliciesNamedForTheProject",
+        "CreateRolesAndPutTheirPoliciesOnlyWithTheBoundary",
         "AttachOnlyTheProjectsAndTheEksManagedPolicies",
+        "DetachTheProjectsAndTheEksManagedPolicies",
         "PassClusterAndNodeRolesToEks",
         "PassNodeRolesToTheInstancesEksLaunches",
         "PassSharedRolesToPodIdentityAssociations",
@@ -84,6 +91,11 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
         "ServiceLinkedRolesEksAndElbCreateOnFirstUse",
         "SessionContextReadsTheDeployingRole",
         "NeverChangeTheDeployersOrTheTrafficOperatorsPolicies",
+        "NeverChangeOrDeleteTheBoundary",
+        "NeverRemoveARolesBoundary",
+        "NeverARoleWithoutTheBoundary",
+        "NeverAttachAnotherPolicy",
+        "NeverPassARoleToAnotherService",
     ),
     "clusters": (
         "CreateClustersTaggedWithTheProject",
@@ -171,6 +183,9 @@ def values(deployer: Deployer) -> dict[str, str]:
         # The action prefix matches the ARN's: codeconnections, or codestar-connections for older connections.
         "CONNECTION_SERVICE": connection.split(":")[2] if connection else "codeconnections",
         "DEPLOYER_ROLE_ARN": deployer.role_arns[0] if deployer.role_arns else UNUSED,
+        "BOUNDARY_ARN": boundary.policy_arn(
+            partition=partition(config.region), account_id=deployer.account, project=config.project
+        ),
     }
 
 
@@ -209,9 +224,19 @@ def operator_document(deployer: Deployer) -> dict[str, Any]:
     return filled
 
 
+def boundary_document(deployer: Deployer) -> dict[str, Any]:
+    """The project's permissions boundary (policies/boundary.json), filled for the project."""
+    config = deployer.config
+    return boundary.document(partition=partition(config.region), account_id=deployer.account, project=config.project)
+
+
 def written_documents(deployer: Deployer) -> dict[str, dict[str, Any]]:
-    """What `--out` writes: the deployer's managed policies, then the traffic operator's."""
-    return {**documents(deployer), operator_policy_name(deployer.config.project): operator_document(deployer)}
+    """What `--out` writes: the permissions boundary, the deployer's managed policies, then the traffic operator's."""
+    return {
+        boundary.policy_name(deployer.config.project): boundary_document(deployer),
+        **documents(deployer),
+        operator_policy_name(deployer.config.project): operator_document(deployer),
+    }
 
 
 def documents(deployer: Deployer) -> dict[str, dict[str, Any]]:
@@ -249,7 +274,8 @@ def commands(
     deployer: Deployer, written: Mapping[str, Path], user: str | None = None, operators: Holders = Holders()
 ) -> list[str]:
     """The AWS CLI commands that create each written document and attach the deployer's to the deploying roles (or the
-    user), the traffic operator's to the operators."""
+    user), the traffic operator's to the operators; the boundary's is created first and attached to no one (each role
+    of the project names it as its permissions boundary)."""
     config = deployer.config
     created = [
         f"aws iam create-policy --policy-name {name} --policy-document {shlex.quote(f'file://{path}')}"
@@ -259,7 +285,10 @@ def commands(
     operator = operator_policy_name(config.project)
     deployers = Holders(deployer.role_arns, user)
     attached = [
-        line for name, arn in arns.items() if name != operator for line in deployers.attach(arn, "<the-deploying-role-name>")
+        line
+        for name, arn in arns.items()
+        if name not in (operator, boundary.policy_name(config.project))
+        for line in deployers.attach(arn, "<the-deploying-role-name>")
     ]
     if operator in arns:
         attached += operators.attach(arns[operator], "<the-traffic-operator-role-name>")

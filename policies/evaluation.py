@@ -1,12 +1,19 @@
 """Whether identity policies allow one request, decided as IAM decides within one account: an explicit Deny that
 matches wins; otherwise an Allow whose action, resource and every condition match allows; otherwise it is denied.
+With a permissions boundary (the role's, policies/boundary.json) the request must be allowed by both: "an entity's
+permissions boundary allows it to perform only the actions that are allowed by both its identity-based policies and
+its permissions boundaries" (IAM User Guide, access_policies_boundaries.html), an explicit Deny in either denying it.
 
 A request is one action on one resource (an ARN, or `*` for an action AWS authorizes on no resource type) with
 the condition keys it carries. Matching follows the IAM JSON policy reference: actions case-insensitively with `*`
 and `?`; a Resource and the Arn* operators per colon-separated ARN part; String* operators case-sensitively; keys
 case-insensitively; `ForAllValues`/`ForAnyValue` over multivalued keys (ForAllValues holds for a missing key),
-`...IfExists`, and `Null`. Anything else (NotAction, NotResource, policy variables, another operator) is refused
-with ValueError, never guessed: a verdict of this module is one IAM would give.
+`...IfExists`, and `Null`; the negated String/Arn operators (`StringNotEquals`, `ArnNotLike`, ...), which hold for a
+missing key ("If the policy condition requires that the key is not matched, such as StringNotLike or ArnNotLike, and
+the right key is not present, the condition is true": IAM User Guide, reference_policies_elements_condition_operators
+.html); `NotAction` and `NotResource` (every action or resource but those named). Anything else (a Principal, policy
+variables, another operator) is refused with ValueError, never guessed: a verdict of this module is one IAM would
+give.
 
 Used by the call table's test (tests/test_deployer_calls.py) on the deployer policy (policies/deployer.py).
 """
@@ -14,14 +21,21 @@ Used by the call table's test (tests/test_deployer_calls.py) on the deployer pol
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 Value = str | Sequence[str]
-_UNSUPPORTED = ("NotAction", "NotResource", "NotPrincipal", "Principal")
+_UNSUPPORTED = ("NotPrincipal", "Principal")
 _OPERATORS = ("StringEquals", "StringLike", "ArnEquals", "ArnLike", "Bool", "Null")
+# Each negated operator: the one it negates.
+_NEGATED = {
+    "StringNotEquals": "StringEquals",
+    "StringNotLike": "StringLike",
+    "ArnNotEquals": "ArnEquals",
+    "ArnNotLike": "ArnLike",
+}
 
 
 @dataclass(frozen=True)
@@ -45,7 +59,19 @@ class Decision:
     why: str  # the deciding statement's Sid, or why nothing allows it
 
 
-def decide(statements: Iterable[Mapping[str, Any]], request: Request) -> Decision:
+def decide(
+    statements: Iterable[Mapping[str, Any]], request: Request, boundary: Iterable[Mapping[str, Any]] | None = None
+) -> Decision:
+    """statements: every identity policy statement the principal holds; boundary: its permissions boundary's
+    statements, when it has one."""
+    decision = _decide(statements, request)
+    if boundary is None or not decision.allowed:
+        return decision
+    bounded = _decide(boundary, request)
+    return decision if bounded.allowed else Decision(False, f"outside the permissions boundary: {bounded.why}")
+
+
+def _decide(statements: Iterable[Mapping[str, Any]], request: Request) -> Decision:
     matching = [s for s in statements if _matches(s, request)]
     denied = [s for s in matching if s["Effect"] == "Deny"]
     if denied:
@@ -61,10 +87,17 @@ def _matches(statement: Mapping[str, Any], request: Request) -> bool:
     if unsupported:
         raise ValueError(f"statement {statement.get('Sid')!r}: {unsupported} is not evaluated here")
     return (
-        any(_glob(pattern, request.action, fold=True) for pattern in _listed(statement["Action"]))
-        and any(arn_like(pattern, request.resource) for pattern in _listed(statement["Resource"]))
+        _named(statement, "Action", lambda pattern: _glob(pattern, request.action, fold=True))
+        and _named(statement, "Resource", lambda pattern: arn_like(pattern, request.resource))
         and all(_holds(operator, tests, request.keys()) for operator, tests in statement.get("Condition", {}).items())
     )
+
+
+def _named(statement: Mapping[str, Any], element: str, matches: Callable[[str], bool]) -> bool:
+    """Action or Resource: one pattern matches; NotAction or NotResource: none does."""
+    if element in statement:
+        return any(matches(pattern) for pattern in _listed(statement[element]))
+    return not any(matches(pattern) for pattern in _listed(statement[f"Not{element}"]))
 
 
 def arn_like(pattern: str, arn: str) -> bool:
@@ -81,6 +114,11 @@ def _holds(operator: str, tests: Mapping[str, Value], keys: Mapping[str, Value])
     qualifier, _, base = operator.rpartition(":")
     if_exists = base.endswith("IfExists")
     base = base.removesuffix("IfExists")
+    if base in _NEGATED and not qualifier:
+        # A missing key satisfies a negated operator, with or without IfExists.
+        return all(
+            key.lower() not in keys or not _holds(_NEGATED[base], {key: expected}, keys) for key, expected in tests.items()
+        )
     if base not in _OPERATORS or qualifier not in ("", "ForAllValues", "ForAnyValue"):
         raise ValueError(f"condition operator {operator!r} is not evaluated here")
     return all(

@@ -5,21 +5,23 @@ identity that holds only the traffic operator's (policies/traffic_operator.json)
     make rehearse        # or: python -m scripts.rehearse [--keep]
 
 One line per step with its time; exit 1 at the first failing step, with the end of its output.
-The copy has its own cdktf.json, cdktf.out and state: the project's terraform-state/ and cdktf.out/
-are never touched, and nothing can reach a real account (every AWS_* variable points at the
-emulator). Steps: start the emulator (moto, certificates issued at once) on a free loopback port;
-create the deployer and the traffic operator (IAM users holding the deployer's managed policies, and the traffic
+The copy has its own cdktf.json, cdktf.out and state: the project's terraform-state/ and cdktf.out/ are never touched,
+and nothing can reach a real account (every AWS_* variable points at the emulator). Steps: start the emulator (moto,
+certificates issued at once) on a free loopback port; create the project's permissions boundary as the administrator
+does, the deployer and the traffic operator (IAM users holding the deployer's managed policies, and the traffic
 operator's), then enforce IAM; create the parent zone; `cdktf synth`; `cdktf deploy common`, then `cdktf deploy
 traffic`, as the deployer; read back what each made; `terraform plan` of both with no drift; plan each colour's AWS
 part against common's and traffic's state; a colour's pod registered in its target group (what its load balancer
 controller does); `python -m tools.shift --to <it> --now` and `--status` as the traffic operator (the drain needs no
 cluster); `cdktf deploy common` and `cdktf deploy traffic` again as the deployer, as a pipeline deploying from Git
-would, and the live weights still the drain's (no deploy reverts a shift); `cdktf destroy traffic`, then `cdktf destroy
-common`; every call of the deployer and of the operator was allowed.
+would, and the live weights still the drain's (no deploy reverts a shift); `cdktf destroy traffic`, then `cdktf
+destroy common`; every call of the deployer and of the operator was allowed.
 
 What the enforced emulator proves is action coverage: moto authorizes most services against Resource `*` (it
 knows no request's ARN) and evaluates no condition, so the deployer holds the policy with every Allow's
-resource widened to `*` there. Scoping is proven call by call in tests/test_deployer_calls.py.
+resource widened to `*` there, and without its conditioned Denies (moto would apply them to every call). It stores a
+role's boundary without checking the policy exists and never applies one. Scoping, the boundary conditions and the
+boundary itself are proven call by call in tests/test_deployer_calls.py and tests/test_deployer_boundary.py.
 
 A colour cannot be applied to the emulator (it has no EKS add-ons, access entries or Pod Identity),
 so each colour's AWS part (cluster, nodes, add-ons, access, Pod Identity associations) is planned
@@ -55,7 +57,8 @@ from model.routes import (
     target_group_name,
     weights_parameter,
 )
-from policies.deployer import Deployer, documents, operator_document, operator_policy_name
+from policies import boundary
+from policies.deployer import Deployer, boundary_document, documents, operator_document, operator_policy_name
 from scripts.emulator import CREDENTIALS, MotoProcess, client
 from scripts.scratch_project import Project, Run
 
@@ -161,15 +164,18 @@ class Identities:
 
 
 def enforce_deployer(server: MotoProcess, config: dict[str, Any]) -> Identities:
-    """On a fresh emulator (IAM not enforced yet): an admin, the deployer holding the deployer's managed policies and
-    the traffic operator holding its own, filled for config, created and attached as README says; then IAM enforced.
-    Nothing else may run on it meanwhile."""
+    """On a fresh emulator (IAM not enforced yet): an admin, the project's permissions boundary (created by the admin,
+    attached to no one), the deployer holding the deployer's managed policies and the traffic operator holding its own,
+    filled for config, created and attached as README says; then IAM enforced. Nothing else may run on it meanwhile."""
     region = config_from_dict(config).region
     iam = client("iam", server.endpoint, region)
     admin = _user(iam, ADMIN_USER)
     iam.put_user_policy(UserName=ADMIN_USER, PolicyName="everything", PolicyDocument=json.dumps(ALLOW_ALL))
     deployer = _user(iam, DEPLOYER_USER)
     filled_for = Deployer(config_from_dict(config), EMULATOR_ACCOUNT)
+    iam.create_policy(
+        PolicyName=boundary.policy_name(filled_for.config.project), PolicyDocument=json.dumps(boundary_document(filled_for))
+    )
     for name, document in documents(filled_for).items():
         arn = iam.create_policy(PolicyName=name, PolicyDocument=json.dumps(widened(document)))["Policy"]["Arn"]
         iam.attach_user_policy(UserName=DEPLOYER_USER, PolicyArn=arn)
@@ -184,10 +190,16 @@ def enforce_deployer(server: MotoProcess, config: dict[str, Any]) -> Identities:
 def widened(document: dict[str, Any]) -> dict[str, Any]:
     """The document as the emulator can enforce it: every Allow on Resource `*`. moto 5.2 authorizes most services'
     requests against `*` (it knows no request's ARN), so a scoped Allow would never match there; its conditions it
-    does not evaluate. The actions, and every Deny, stay as they are: the emulator proves which actions are needed."""
+    does not evaluate. A Deny with a condition is left out: moto takes a condition it cannot evaluate as met (only
+    StringEquals on sts:ExternalId is known to it), so `NeverPassARoleToAnotherService` would refuse every PassRole
+    there. The actions, and every unconditioned Deny, stay as they are: the emulator proves which actions are needed."""
     return {
         **document,
-        "Statement": [{**s, "Resource": "*"} if s["Effect"] == "Allow" else s for s in document["Statement"]],
+        "Statement": [
+            {**s, "Resource": "*"} if s["Effect"] == "Allow" else s
+            for s in document["Statement"]
+            if s["Effect"] == "Allow" or "Condition" not in s
+        ],
     }
 
 

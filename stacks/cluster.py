@@ -33,6 +33,7 @@ from model.routes import TRAFFIC_STACK, output_key
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, VPC_CNI, WORKLOADS, application_workloads
+from policies.boundary import policy_arn
 from stacks.base import StackOutputs, configure_stack
 
 
@@ -49,6 +50,7 @@ class ClusterStack(TerraformStack):
         subnets = self.common_list(CommonOutput.PRIVATE_SUBNET_IDS)
 
         account = DataAwsCallerIdentity(self, "account")
+        boundary = policy_arn(partition=partition, account_id=account.account_id, project=config.project)
         eks = ControlPlane(
             self,
             "eks",
@@ -62,6 +64,7 @@ class ClusterStack(TerraformStack):
             partition=partition,
             account_id=account.account_id,
             region=config.region,
+            permissions_boundary=boundary,
         )
         admins = ClusterAdmins(
             self,
@@ -88,6 +91,7 @@ class ClusterStack(TerraformStack):
             subnet_ids=subnets,
             nodes=cluster.nodes,
             partition=partition,
+            permissions_boundary=boundary,
             depends_on=early.addons,
         )
         late = Addons(

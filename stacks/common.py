@@ -23,6 +23,7 @@ from model.applications import applications, image_repository_name
 from model.config import COMMON_STACK, Config, cluster_names, subnet_cidrs
 from model.contract import CommonOutput, common_outputs
 from model.workloads import application_workloads, shared_roles
+from policies.boundary import policy_arn
 from stacks.base import configure_stack
 
 # Before the component registry named every shared role after its component, two roles had other construct ids.
@@ -66,6 +67,8 @@ class CommonStack(TerraformStack):
         name = config.project
         account = DataAwsCallerIdentity(self, "account")
         partition = DataAwsPartition(self, "partition").partition
+        # Every role common creates carries it (policies/boundary.py): an administrator creates it before the first deploy.
+        boundary = policy_arn(partition=partition, account_id=account.account_id, project=name)
         logs_key = AccountKey(
             self,
             "logs-key",
@@ -103,6 +106,7 @@ class CommonStack(TerraformStack):
             retention_days=config.network.flow_log_retention_days,
             account_id=account.account_id,
             kms_key_arn=logs_key.key_arn,
+            permissions_boundary=boundary,
         )
 
         zone = SubZone(self, "dns", parent_zone=config.dns.parent_zone, zone_name=config.dns.zone_name)
@@ -135,6 +139,7 @@ class CommonStack(TerraformStack):
                     connection_arn=config.image.build_connection_arn,
                     account_id=account.account_id,
                     kms_key_arn=logs_key.key_arn,
+                    permissions_boundary=boundary,
                     moved_from=FORMER_IMAGE_BUILD if number == 0 else {},
                 )
 
@@ -158,6 +163,7 @@ class CommonStack(TerraformStack):
                 service_account=role.service_account,
                 account_id=account.account_id,
                 cluster_names=cluster_names(config),
+                permissions_boundary=boundary,
                 policy_json=policies.render_from(role.policy, fills) if role.policy else "",
                 managed_policy_arns=[f"arn:{partition}:iam::aws:policy/{role.aws_managed_policy}"]
                 if role.aws_managed_policy

@@ -139,6 +139,7 @@ def test_the_support_type_reaches_the_cluster_as_given(support_type: SupportType
         partition="aws",
         account_id="123456789012",
         region="ap-northeast-1",
+        permissions_boundary="arn:aws:iam::123456789012:policy/boundary-eks-bg",
     )
     (cluster,) = json.loads(Testing.synth(stack))["resource"]["aws_eks_cluster"].values()
     assert cluster["upgrade_policy"] == {"support_type": support_type}

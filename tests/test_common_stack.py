@@ -438,6 +438,7 @@ def test_what_an_earlier_release_made_moves_its_state_instead_of_being_replaced(
             service_account="s",
             account_id="1",
             cluster_names="p-*",
+            permissions_boundary="p",
             policy_json="{}",
         )
     ImageRepository(former, "image", repository_name="r", protected=True)
@@ -453,6 +454,7 @@ def test_what_an_earlier_release_made_moves_its_state_instead_of_being_replaced(
         connection_arn="arn:aws:codeconnections:r:1:connection/c",
         account_id="1",
         kms_key_arn="k",
+        permissions_boundary="p",
     )
     old = {
         node.node.path.split("/", 1)[1]: f"{node.terraform_resource_type}.{node.friendly_unique_id}"

@@ -140,6 +140,8 @@ class Resolver:
         parts = expression.split(".")
         if parts[:2] == ["data", "aws_partition"]:
             return "aws"
+        if parts[:2] == ["data", "aws_caller_identity"]:
+            return ACCOUNT
         if parts[:3] == ["data", "terraform_remote_state", "common"]:
             return self.value("common", self.stacks["common"]["output"][parts[4]]["value"])
         kind, name, attribute = parts
@@ -159,12 +161,16 @@ class Resolver:
                     arns = [v["role_arn"] for v in value] if isinstance(value, list) else [value] if value else []
                     yield from ((f"{stack}: {kind}.{name}", self.value(stack, arn), service) for arn in arns)
 
-    def attached(self) -> Iterator[tuple[str, str, str]]:
-        """(resource address, role ARN, policy ARN) of every managed policy the stacks attach."""
+    def attached(self) -> Iterator[tuple[str, str, str, dict[str, str]]]:
+        """(resource address, role ARN, policy ARN, the boundary the role carries) of every managed policy the stacks
+        attach: the boundary read from the role's own `permissions_boundary` (none when it has none)."""
         for stack, document in self.stacks.items():
             for name, body in document.get("resource", {}).get("aws_iam_role_policy_attachment", {}).items():
                 role = f"arn:aws:iam::{ACCOUNT}:role/{self.value(stack, body['role'])}"
-                yield f"{stack}: aws_iam_role_policy_attachment.{name}", role, self.value(stack, body["policy_arn"])
+                kind, role_name, _ = _REFERENCE.fullmatch(body["role"]).group(1).split(".")  # type: ignore[union-attr]
+                boundary = document["resource"][kind][role_name].get("permissions_boundary")
+                carried = {"iam:PermissionsBoundary": self.value(stack, boundary)} if boundary else {}
+                yield f"{stack}: aws_iam_role_policy_attachment.{name}", role, self.value(stack, body["policy_arn"]), carried
 
 
 @pytest.mark.parametrize("name", ["example", "variant", "everything_on"])
@@ -187,12 +193,12 @@ def test_every_policy_the_stacks_attach_may_be_attached_and_no_other(apps: dict[
     assert len(attached) >= 6
     refused = [
         (address, role, arn)
-        for address, role, arn in attached
-        if not decide(policy, Request("iam:AttachRolePolicy", role, {"iam:PolicyARN": arn})).allowed
+        for address, role, arn, carried in attached
+        if not decide(policy, Request("iam:AttachRolePolicy", role, {"iam:PolicyARN": arn, **carried})).allowed
     ]
     assert refused == []
-    _, role, _ = attached[0]
-    admin = Request("iam:AttachRolePolicy", role, {"iam:PolicyARN": "arn:aws:iam::aws:policy/AdministratorAccess"})
+    _, role, _, carried = attached[0]
+    admin = Request("iam:AttachRolePolicy", role, {"iam:PolicyARN": "arn:aws:iam::aws:policy/AdministratorAccess", **carried})
     assert not decide(policy, admin).allowed  # a project role can never be made an administrator by the deployer
 
 

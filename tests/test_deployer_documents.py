@@ -84,7 +84,7 @@ def minimal() -> Deployer:
 def test_every_document_fits_one_managed_policy(deployer: Deployer, tmp_path: Path) -> None:
     written = write(deployer, tmp_path)
     sizes = {name: size(json.loads(path.read_text())) for name, path in written.items()}
-    assert len(sizes) == len(DOCUMENTS) + 1  # and the traffic operator's
+    assert len(sizes) == len(DOCUMENTS) + 2  # and the boundary, and the traffic operator's
     assert all(0 < characters < MANAGED_POLICY_LIMIT for characters in sizes.values()), sizes
 
 
@@ -99,7 +99,7 @@ def test_size_counts_what_iam_counts() -> None:
 def test_a_document_above_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr("policies.deployer.MANAGED_POLICY_LIMIT", 500)
     with pytest.raises(
-        ValueError, match=r"deployer-payments-platform-ap-\w+ is \d+ characters without whitespace; IAM allows 500"
+        ValueError, match=r"(boundary|deployer)-payments-platform-ap(-\w+)? is \d+ characters without whitespace; IAM allows 500"
     ):
         write(realistic(), tmp_path)
 
@@ -158,10 +158,11 @@ def test_the_commands_create_each_policy_and_attach_it_to_each_role(tmp_path: Pa
     deployer = realistic()
     written = write(deployer, tmp_path / "out dir")
     operator = operator_policy_name("payments-platform-ap")
-    assert set(written) == {*documents(deployer), operator}
+    assert set(written) == {"boundary-payments-platform-ap", *documents(deployer), operator}
     lines = commands(deployer, written)
     created = [shlex.split(line) for line in lines if line.startswith("aws iam create-policy")]
     assert sorted(c[4] for c in created) == sorted(written)
+    assert created[0][4] == "boundary-payments-platform-ap"  # before any deploy: the deployer cannot create a role without it
     assert all(Path(c[6].removeprefix("file://")).is_file() for c in created)  # the quoted path survives the space
     attached = [shlex.split(line) for line in lines if line.startswith("aws iam attach-role-policy")]
     roles = {"AWSReservedSSO_PlatformDeployer_0123456789abcdef", "platform-deployer"}
@@ -186,8 +187,10 @@ def test_the_command_writes_the_documents_and_prints_the_commands(tmp_path: Path
     out, err = capsys.readouterr()
     names = sorted(p.stem for p in (tmp_path / "p").glob("*.json"))
     deployers = [f"deployer-payments-platform-ap-{concern}" for concern in DOCUMENTS]
-    assert names == sorted([*deployers, "traffic-operator-payments-platform-ap"])
-    assert re.findall(r"--policy-name (\S+)", out) == [*deployers, "traffic-operator-payments-platform-ap"]
+    boundary, operator = "boundary-payments-platform-ap", "traffic-operator-payments-platform-ap"
+    assert names == sorted([boundary, *deployers, operator])
+    assert re.findall(r"--policy-name (\S+)", out) == [boundary, *deployers, operator]
+    assert f"policy/{boundary}" not in out.split("--policy-document", 1)[1].split("\n", 1)[1]  # created, attached to none
     assert out.count("attach-role-policy --role-name platform-deployer") == len(DOCUMENTS)
     assert out.count("attach-role-policy --role-name <the-traffic-operator-role-name>") == 1
     assert f"of {MANAGED_POLICY_LIMIT} characters" in err

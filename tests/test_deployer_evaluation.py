@@ -96,12 +96,56 @@ def test_bool_and_arn_like_and_if_exists() -> None:
 @pytest.mark.parametrize(
     "statement",
     [
-        {"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"},
+        {"Effect": "Allow", "NotPrincipal": {"AWS": "*"}, "Action": "s3:*", "Resource": "*"},
         allow("s3:GetObject", "arn:aws:s3:::${aws:username}/*"),
         allow("s3:GetObject", "*", {"NumericLessThan": {"s3:max-keys": "10"}}),
+        allow("s3:GetObject", "*", {"ForAnyValue:StringNotEquals": {"aws:TagKeys": "x"}}),
     ],
-    ids=["NotAction", "policy variable", "operator"],
+    ids=["NotPrincipal", "policy variable", "operator", "negated operator over a set"],
 )
 def test_what_it_cannot_evaluate_it_refuses_rather_than_guesses(statement: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="not evaluated here"):
         decide([statement], Request("s3:GetObject", BUCKET_OBJECT))
+
+
+def test_not_action_and_not_resource_name_everything_but_what_they_list() -> None:
+    deny = {"Sid": "D", "Effect": "Deny", "Action": "sts:AssumeRole", "NotResource": "arn:aws:iam::1:role/shop-*"}
+    policy = [{"Sid": "A", "Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}, deny]
+    assert decide(policy, Request("sts:AssumeRole", "arn:aws:iam::1:role/shop-orders")).allowed
+    assert decide(policy, Request("sts:AssumeRole", "arn:aws:iam::1:role/Admin")).why == "denied by D"
+    assert not decide(policy, Request("iam:CreateRole", "arn:aws:iam::1:role/shop-orders")).allowed
+
+
+def test_a_negated_operator_holds_for_a_missing_key() -> None:
+    """ "If the policy condition requires that the key is not matched, such as StringNotLike or ArnNotLike, and the right
+    key is not present, the condition is true" (IAM's condition operators reference)."""
+    deny = {
+        "Sid": "D",
+        "Effect": "Deny",
+        "Action": "iam:Create*",
+        "Resource": "*",
+        "Condition": {"StringNotEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}},
+    }
+    policy = [allow("iam:*", "*"), deny]
+    linked = Request("iam:CreateServiceLinkedRole", "*", {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"})
+    assert decide(policy, linked).allowed
+    assert not decide(policy, Request("iam:CreateServiceLinkedRole", "*", {"iam:AWSServiceName": "ec2.amazonaws.com"})).allowed
+    assert decide(policy, Request("iam:CreateRole", "*")).why == "denied by D"  # the key is missing: the Deny holds
+    arn_not = allow("iam:AttachRolePolicy", "*", {"ArnNotLike": {"iam:PolicyARN": "arn:aws:iam::1:policy/shop-*"}})
+    assert decide([arn_not], Request("iam:AttachRolePolicy", "*", {"iam:PolicyARN": "arn:aws:iam::aws:policy/Admin"})).allowed
+    assert not decide([arn_not], Request("iam:AttachRolePolicy", "*", {"iam:PolicyARN": "arn:aws:iam::1:policy/shop-a"})).allowed
+
+
+def test_a_permissions_boundary_allows_only_what_both_allow() -> None:
+    """ "An entity's permissions boundary allows it to perform only the actions that are allowed by both its
+    identity-based policies and its permissions boundaries" (IAM User Guide, access_policies_boundaries.html)."""
+    boundary = [allow("s3:*", "*"), {"Sid": "NoDelete", "Effect": "Deny", "Action": "s3:DeleteObject", "Resource": "*"}]
+    identity = [allow(["s3:GetObject", "s3:DeleteObject", "ec2:RunInstances"], "*")]
+    assert decide(identity, Request("s3:GetObject", BUCKET_OBJECT), boundary=boundary).allowed
+    assert decide(identity, Request("s3:DeleteObject", BUCKET_OBJECT), boundary=boundary).why == (
+        "outside the permissions boundary: denied by NoDelete"
+    )
+    assert decide(identity, Request("ec2:RunInstances", "*"), boundary=boundary).why == (
+        "outside the permissions boundary: no statement allows it"
+    )
+    assert decide(identity, Request("s3:PutObject", BUCKET_OBJECT), boundary=boundary).why == "no statement allows it"

@@ -62,6 +62,7 @@ SAMPLES = {
     "SUB_ZONE": "eks.example.com",
     "TABLE_NAME": "eks-bg-users",
     "DEPLOYER_ROLE_ARN": "arn:aws:iam::123456789012:role/platform-deployer",
+    "BOUNDARY_ARN": "arn:aws:iam::123456789012:policy/boundary-eks-bg",
 }
 TRUST_POLICY = (
     "a trust (resource-based) policy names a Principal and never a Resource; "
@@ -88,6 +89,12 @@ JUSTIFIED = {
         "are named as application load balancer ARNs only (`/app/`, never `/net/`), and a new security group rule is "
         "allowed by its request tag in a statement of its own while its group needs the Project resource tag in "
         "another. IAM judges each resource of a request on its own; tests/test_deployer_calls.py proves every call"
+    ),
+    ("boundary", "UNKNOWN_CONDITION_FOR_ACTION"): (
+        "iam:AWSServiceName is sent by iam:CreateServiceLinkedRole only: on every other iam:Create* action the key is "
+        "missing, and a negated operator holds for a missing key (IAM's condition operators reference), so the Deny "
+        "refuses every IAM create but the load balancers' service-linked role, and any create action AWS adds later; "
+        "tests/test_deployer_boundary.py proves it on every IAM write parliament knows"
     ),
     ("traffic_operator", "RESOURCE_MISMATCH"): (
         "ModifyRule names the project's application load balancer's rules only (`listener-rule/app/...`), never a "

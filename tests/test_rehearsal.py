@@ -93,6 +93,9 @@ ROLES = {
 REPOSITORIES = [image_repository_name(SETTINGS_OF_CONFIG, app) for app in applications(SETTINGS_OF_CONFIG) if app.image]
 IMAGE_TAG = "0123abc"  # what a build pushes, tagged with its commit
 OTHER = "arn:aws:iam::123456789012:role/platform-admins"  # an admin role listed beside the CI role
+# Every role common makes, and the boundary each must carry (created by the admin: policies/README.md).
+COMMON_ROLES = [*ROLES, f"{PROJECT}-vpc-flow-logs"]
+BOUNDARY = f"arn:aws:iam::{EMULATOR_ACCOUNT}:policy/boundary-{PROJECT}"
 
 
 # The emulators issue certificates at once and hold AWS's managed policies (the vpc-cni role takes AmazonEKS_CNI_Policy).
@@ -166,6 +169,9 @@ class Retirement:
     outside_the_policy: str  # the error code of a call the deployer's policy does not allow, made last
     operator_deploys: str  # the error code of the traffic operator deleting a listener rule
     wrong_secret: str  # the error code of a Route53 GET signed with a wrong secret key (the signature is still checked)
+    boundaries: dict[str, str | None]  # each role of common, after the deployer's apply: the boundary it carries
+    boundary_attachments: int  # the admin's boundary policy, then: to how many identities it is attached
+    removing_a_boundary: str  # the error code of the deployer's DeleteRolePermissionsBoundary, made last
 
 
 @pytest.fixture(scope="module")
@@ -200,6 +206,11 @@ def retirement(
         apply = ("terraform", "apply", "-auto-approve", "-input=false", "-no-color")
         for stack in ("common", "traffic"):
             run(stack, *apply)
+        boundaries = {
+            role: aws("iam").get_role(RoleName=role)["Role"].get("PermissionsBoundary", {}).get("PermissionsBoundaryArn")
+            for role in COMMON_ROLES
+        }
+        boundary_attachments = aws("iam").get_policy(PolicyArn=BOUNDARY)["Policy"]["AttachmentCount"]
         deployed = read_traffic(project)
         push_image(aws("ecr"))
         target = drain_target(project)
@@ -251,6 +262,10 @@ def retirement(
             outside_the_policy=refused_code(lambda: intruder.create_user(UserName="not-the-deployers-to-make")),
             operator_deploys=operator_deploys,
             wrong_secret=f"{refused_code(forger.list_hosted_zones)}: {b''.join(answered).decode(errors='replace')}",
+            boundaries=boundaries,
+            boundary_attachments=boundary_attachments,
+            # Authorized before the role is looked up: the role is gone by now, the Deny answers first.
+            removing_a_boundary=refused_code(lambda: intruder.delete_role_permissions_boundary(RoleName=COMMON_ROLES[0])),
         )
 
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -380,6 +395,25 @@ def test_pod_identity_roles_and_their_policies(project: Project, aws: Callable[[
     }
     (attached,) = iam.list_attached_role_policies(RoleName=role)["AttachedPolicies"]
     assert attached["PolicyName"] == policy
+
+
+def test_every_role_common_made_carries_the_boundary(project: Project, aws: Callable[[str], Any]) -> None:
+    """The emulator stores each role's boundary (it neither checks the policy exists nor applies it: what the boundary
+    allows is tests/test_deployer_boundary.py's)."""
+    iam = aws("iam")
+    carried = {role: iam.get_role(RoleName=role)["Role"].get("PermissionsBoundary", {}) for role in COMMON_ROLES}
+    assert {role: b.get("PermissionsBoundaryArn") for role, b in carried.items()} == dict.fromkeys(COMMON_ROLES, BOUNDARY)
+
+
+def test_the_deployer_made_its_roles_with_the_boundary_the_admin_created_and_cannot_remove_it(
+    retirement: Future[Retirement],
+) -> None:
+    """With IAM enforced: the admin created the boundary first and attached it to no one; every role the deployer made
+    carries it; the deployer's DeleteRolePermissionsBoundary is refused (the unconditioned Deny the emulator keeps)."""
+    done = retirement.result()
+    assert done.boundaries == dict.fromkeys(COMMON_ROLES, BOUNDARY)
+    assert done.boundary_attachments == 0
+    assert done.removing_a_boundary == "HTTP 403 AccessDenied"
 
 
 def test_app_role_reads_the_real_table_only(project: Project, aws: Callable[[str], Any]) -> None:

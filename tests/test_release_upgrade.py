@@ -1,7 +1,7 @@
 """Upgrading to applications as data replaces nothing the sample app runs on: this release's common, planned against
 common's state as the release before deployed it (written by that release's own code: tests/fixtures/previous-release),
 keeps its role, policy and attachment, the table and the image repository (with its images): moved or updated in
-place, never deleted and created again (issue #29)."""
+place, never deleted and created again (issue #29); the role takes the permissions boundary in place (issue #31)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from policies import boundary
 from tests.support.synth import Synthesized
 
 pytestmark = pytest.mark.background("release_upgrade")
@@ -41,5 +42,11 @@ def test_the_sample_apps_role_table_and_repository_are_kept_not_replaced(
         change = changes[address(example_app, path)]
         assert change["change"]["actions"] in (["no-op"], ["update"]), (path, change["change"]["actions"])
         assert change.get("previous_address", change["address"]) == before
+    # The role the release before made without a boundary gets it in place (PutRolePermissionsBoundary), not replaced.
+    role = changes[address(example_app, "sample-app-role/role")]["change"]
+    assert role["actions"] == ["update"]
+    assert role["before"].get("permissions_boundary") in (None, "")
+    project = example_app.json("common")["provider"]["aws"][0]["default_tags"][0]["tags"]["Project"]
+    assert role["after"]["permissions_boundary"].endswith(f":policy/{boundary.policy_name(project)}")
     # Nothing of it is deleted under another address either.
     assert not [c["address"] for c in changes.values() if "delete" in c["change"]["actions"]]
