@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from model.external_secrets import EXTERNAL_SECRETS
 from model.paths import PROJECT_DIR
 from model.values import SYNC_RETRY
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
@@ -70,3 +71,15 @@ def facts_in(bootstrap_values: dict[str, Any]) -> dict[str, Any]:
     (parent,) = bootstrap_values["manifests"]
     facts: dict[str, Any] = parent["spec"]["source"]["helm"]["valuesObject"]
     return facts
+
+
+# External Secrets Operator, installed with Argo CD (and, like it, once: `lifecycle.ignore_changes`, its child manages
+# it from Git afterwards with argocd/apps/platform/external-secrets/values.yaml), so the Secrets Argo CD needs before
+# its first clone exist: the service account its Pod Identity association names, and its CRDs.
+EXTERNAL_SECRETS_VALUES: dict[str, Any] = {
+    "installCRDs": True,
+    "serviceAccount": {"create": True, "name": EXTERNAL_SECRETS.identity.service_account if EXTERNAL_SECRETS.identity else ""},
+}
+# The release that applies the ClusterSecretStore and the ExternalSecrets (model/external_secrets.py) before the
+# parent Application; the App of Apps renders the same objects from the facts and keeps them from then on.
+BOOTSTRAP_SECRETS = "bootstrap-secrets"

@@ -14,6 +14,7 @@ from typing import Any
 from model.applications import Application, applications, preview_hostname, public_hostname
 from model.config import Config, cluster_name
 from model.contract import CommonOutput
+from model.external_secrets import manifests, materialised
 from model.platform import CHILDREN
 from model.workloads import WORKLOADS
 
@@ -62,6 +63,10 @@ def cluster_facts(
         # The chart versions of the children Argo CD installs: this colour's platform release.
         "platform": {c.name: release.platform.version(c) for c in CHILDREN if c.chart},
         "syncRetry": SYNC_RETRY,
+        # The Secrets External Secrets Operator makes from Secrets Manager (the ClusterSecretStore and ExternalSecrets
+        # Terraform's bootstrap applied first): argocd/apps renders these same objects, so Argo CD keeps them. Names
+        # of secrets only, never a value. Optional for the charts (an older Terraform hands none).
+        "externalSecrets": manifests(materialised(config), region=config.region),
         "applications": {
             app.name: _application(config, colour, app, cluster, common, target_group(app.name)) for app in applications(config)
         },

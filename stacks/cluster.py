@@ -15,6 +15,7 @@ from constructs import Construct
 
 from components.addons import Addons
 from components.argocd import ArgoCd
+from components.bootstrapped_chart import BootstrappedChart
 from components.cluster_admins import ClusterAdmins
 from components.control_plane import ControlPlane
 from components.destroy_hook import Teardown
@@ -23,10 +24,11 @@ from components.load_balancer_access import LoadBalancerAccess
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
-from model.bootstrap import MANIFESTS_CHART, parent_application
+from model.bootstrap import BOOTSTRAP_SECRETS, EXTERNAL_SECRETS_VALUES, MANIFESTS_CHART, parent_application
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
+from model.external_secrets import EXTERNAL_SECRETS, manifests, materialised
 from model.legacy_facts import binding, legacy_facts
 from model.platform import ARGO_CD
 from model.routes import TRAFFIC_STACK, output_key
@@ -127,6 +129,31 @@ class ClusterStack(TerraformStack):
         argocd = ArgoCd(
             self, "argocd", namespace=ARGOCD_NAMESPACE, version=release.platform.version(ARGO_CD), depends_on=platform
         )
+        # External Secrets Operator beside it, after its Pod Identity association (EKS hands a pod its credentials
+        # only when the association exists as the pod starts), then what it makes before the parent's first clone:
+        # the repository credentials (model/external_secrets.py). The App of Apps keeps the same objects from then on.
+        external_secrets = BootstrappedChart(
+            self,
+            EXTERNAL_SECRETS.name,
+            component=EXTERNAL_SECRETS,
+            version=release.platform.version(EXTERNAL_SECRETS),
+            values=EXTERNAL_SECRETS_VALUES,
+            depends_on=[*platform, *identities.associations],
+        )
+        secrets = manifests(materialised(config), region=config.region)
+        bootstrapped = [argocd.release, external_secrets.release]
+        if secrets:
+            bootstrapped.append(
+                LocalChart(
+                    self,
+                    BOOTSTRAP_SECRETS,
+                    chart=MANIFESTS_CHART,
+                    release_name=BOOTSTRAP_SECRETS,
+                    namespace=ARGOCD_NAMESPACE,
+                    values={"manifests": secrets},
+                    depends_on=[*bootstrapped, *platform],
+                ).release
+            )
 
         def target_group(app: str) -> str:
             return traffic.string_at(TrafficOutput.TARGET_GROUPS, output_key(colour), output_key(app))
@@ -145,7 +172,7 @@ class ClusterStack(TerraformStack):
             release_name=PARENT_APPLICATION,
             namespace=ARGOCD_NAMESPACE,
             values={"manifests": [parent_application(facts)]},
-            depends_on=[argocd.release, *platform, *identities.associations, access.rule],
+            depends_on=[*bootstrapped, *platform, *identities.associations, access.rule],
         )
         if legacy is not None:
             # Its charts make no TargetGroupBinding: Terraform applies the one that puts its pods behind its target
