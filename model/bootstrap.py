@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT
+from model.external_secrets import EXTERNAL_SECRETS
 from model.paths import PROJECT_DIR
 from model.values import SYNC_RETRY
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
@@ -55,9 +56,15 @@ def bootstrap_manifests(facts: dict[str, Any], *, own_project: bool = True) -> l
 def parent_project(facts: dict[str, Any]) -> dict[str, Any]:
     """The parent's own AppProject. argocd/apps makes the children's projects, which do not exist before its first sync,
     so Terraform applies this one beside the parent: exactly what argocd/apps renders, from where: this repository,
-    Argo CD's namespace (the projects and child Applications), each application's namespace (its Namespace and
-    TargetGroupBinding), and those Namespaces by name as its only cluster-scoped kind."""
+    Argo CD's namespace (the projects, child Applications and ExternalSecrets), each application's namespace (its
+    Namespace and TargetGroupBinding), and as cluster-scoped kinds those Namespaces and the secrets' store, by name."""
     namespaces = sorted({app["namespace"] for app in facts.get("applications", {}).values()})
+    # The secrets' store is cluster-scoped (model/external_secrets.py); their ExternalSecrets live in Argo CD's namespace.
+    stores = [
+        {"group": m["apiVersion"].rpartition("/")[0], "kind": m["kind"], "name": m["metadata"]["name"]}
+        for m in facts.get("externalSecrets", [])
+        if "namespace" not in m["metadata"]
+    ]
     return {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "AppProject",
@@ -66,7 +73,7 @@ def parent_project(facts: dict[str, Any]) -> dict[str, Any]:
             "description": "The App of Apps (argocd/apps): the projects, the child Applications, the applications' namespaces",
             "sourceRepos": [facts["git"]["repoURL"]],
             "destinations": [{"server": IN_CLUSTER, "namespace": ns} for ns in [ARGOCD_NAMESPACE, *namespaces]],
-            "clusterResourceWhitelist": [{"group": "", "kind": "Namespace", "name": ns} for ns in namespaces],
+            "clusterResourceWhitelist": [{"group": "", "kind": "Namespace", "name": ns} for ns in namespaces] + stores,
         },
     }
 
@@ -106,3 +113,15 @@ def facts_in(bootstrap_values: dict[str, Any]) -> dict[str, Any]:
     (parent,) = [m for m in bootstrap_values["manifests"] if m["kind"] == "Application"]
     facts: dict[str, Any] = parent["spec"]["source"]["helm"]["valuesObject"]
     return facts
+
+
+# External Secrets Operator, installed with Argo CD (and, like it, once: `lifecycle.ignore_changes`, its child manages
+# it from Git afterwards with argocd/apps/platform/external-secrets/values.yaml), so the Secrets Argo CD needs before
+# its first clone exist: the service account its Pod Identity association names, and its CRDs.
+EXTERNAL_SECRETS_VALUES: dict[str, Any] = {
+    "installCRDs": True,
+    "serviceAccount": {"create": True, "name": EXTERNAL_SECRETS.identity.service_account if EXTERNAL_SECRETS.identity else ""},
+}
+# The release that applies the ClusterSecretStore and the ExternalSecrets (model/external_secrets.py) before the
+# parent Application; the App of Apps renders the same objects from the facts and keeps them from then on.
+BOOTSTRAP_SECRETS = "bootstrap-secrets"

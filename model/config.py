@@ -380,17 +380,56 @@ class EksConfig(Section):
     ] = 365
 
 
+# A Git URL, or the prefix of some (a credential's `url`): what Argo CD clones, https, ssh or scp-like.
+_GIT_URL = r"^(https://|ssh://|git@)\S+$"
+_GIT_URL_ALLOWED = "use a Git URL Argo CD can clone (https://, ssh:// or git@)"
+# AWS Secrets Manager, CreateSecret `Name`: 1-512 of ASCII letters, digits and `/_+=.@-`; "Do not end your secret
+# name with a hyphen followed by six characters" (the ARN's own suffix is that, so a name like it would be ambiguous).
+SECRETS_MANAGER_NAME = r"^(?!.*-.{6}$)[A-Za-z0-9/_+=.@-]{1,512}$"
+# A credential's name: its ExternalSecret and the Secret it makes in argocd (`repo-creds-<name>`), one DNS label.
+CREDENTIAL_PATTERN = r"^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$"
+
+
+class GitCredentialConfig(Section):
+    """A repository credential template of Argo CD, whose secret lives in AWS Secrets Manager (docs/architecture.md,
+    "Private repositories"); only its name is in the configuration, the state and the facts."""
+
+    url: Annotated[
+        str,
+        Field(
+            pattern=_GIT_URL,
+            description="the URL prefix of the repositories it opens, as Argo CD matches it "
+            "(`https://github.com/my-org/` opens every repository of my-org over https) (required)",
+        ),
+        Allowed(_GIT_URL_ALLOWED + ", or the prefix of such URLs, e.g. 'https://github.com/my-org/'"),
+        Shown("(required)"),
+    ] = ""
+    secret: Annotated[
+        str,
+        Field(
+            pattern=SECRETS_MANAGER_NAME,
+            description="the name of an AWS Secrets Manager secret of the project's account and region: a JSON object "
+            "of Argo CD's credential fields (`username` and `password`; or `githubAppID`, `githubAppInstallationID` "
+            "and `githubAppPrivateKey`; or `sshPrivateKey`) (required)",
+        ),
+        Allowed(
+            "use a Secrets Manager secret name: 1-512 of letters, digits and '/_+=.@-', not ending in '-' and six characters"
+        ),
+        Shown("(required)"),
+    ] = ""
+
+
 class GitOpsConfig(Section):
     """The Git repository (this project) that Argo CD renders argocd/apps and this repository's applications from."""
 
     repo_url: Annotated[
         str,
         Field(
-            pattern=r"^(https://|ssh://|git@)\S+$",
+            pattern=_GIT_URL,
             description="the Git URL of this project that Argo CD clones (`https://`, `ssh://` or `git@`); synth warns "
             "while it is the placeholder",
         ),
-        Allowed("use a Git URL Argo CD can clone (https://, ssh:// or git@)"),
+        Allowed(_GIT_URL_ALLOWED),
         Shown("a placeholder"),
     ] = PLACEHOLDER_REPO_URL
     revision: Annotated[
@@ -398,6 +437,18 @@ class GitOpsConfig(Section):
         Field(pattern=_REVISION, description="branch, tag or commit Argo CD follows, unless a colour names its own"),
         Allowed(_REVISION_ALLOWED),
     ] = "main"
+    credentials: Annotated[
+        Mapping[str, GitCredentialConfig],
+        FROZEN,
+        AS_DICT,
+        Field(
+            description="credential name -> the credential Argo CD uses for the repositories under its `url` (a private "
+            "`repo_url` or application `source.repo_url`); at most one matches each repository, none for a public "
+            "one. The name is a DNS label of at most 40 characters (docs/architecture.md, Private repositories)",
+            json_schema_extra={"propertyNames": {"pattern": CREDENTIAL_PATTERN}},
+        ),
+        Shown("`{}` (public repositories)"),
+    ] = Field(default_factory=lambda: frozen_mapping({}))
 
 
 class ShiftConfig(Section):
@@ -567,11 +618,11 @@ class ApplicationSourceConfig(Section):
     repo_url: Annotated[
         str | None,
         Field(
-            pattern=r"^(https://|ssh://|git@)\S+$",
+            pattern=_GIT_URL,
             description="the Git URL of the application's own repository; unset: this project's (`gitops.repo_url`), at "
             "each colour's `gitops_revision`",
         ),
-        Allowed("use a Git URL Argo CD can clone (https://, ssh:// or git@)"),
+        Allowed(_GIT_URL_ALLOWED),
         Shown("this repository"),
     ] = None
     path: Annotated[

@@ -17,6 +17,7 @@ from model.config import (
     APPLICATION_PATTERN,
     COLOUR_PATTERN,
     COMMON_STACK,
+    CREDENTIAL_PATTERN,
     DEFAULT_IMAGE_TAG,
     MIN_SUBNET_PREFIX,
     PLACEHOLDER_API_NETWORK,
@@ -43,6 +44,11 @@ _VERSION = re.compile(r"^1\.\d{2}$")
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 _REGION = re.compile(REGION_PATTERN)
 _APPLICATION = re.compile(APPLICATION_PATTERN)
+_CREDENTIAL = re.compile(CREDENTIAL_PATTERN)
+_CREDENTIAL_RULE = (
+    "a credential's name is a DNS label of at most 40 characters (lowercase letters, digits, '-', starting with a letter): "
+    "its Secret in argocd is repo-creds-<name>"
+)
 # Names the App of Apps and common's roles already use: an application by one of these would collide with them.
 _RESERVED_APPLICATIONS = frozenset({PARENT_APPLICATION, VPC_CNI.name, *(c.name for c in COMPONENTS)})
 _APPLICATION_RULE = (
@@ -76,6 +82,32 @@ def _check_each(problems: Problems, key: str, items: tuple[str, ...], ok: Callab
     """One problem per bad item of a list, each named by its index: `key[i]`."""
     for i, item in enumerate(items):
         _check(problems, f"{key}[{i}]", item, ok(item), allowed)
+
+
+def _credential_rules(c: Config, p: Problems) -> None:
+    """Each repository Argo CD clones (this project's and each application's own) is opened by at most one credential:
+    Argo CD would take the longest matching prefix, and which secret opens a repository should not depend on that."""
+    for name, credential in c.gitops.credentials.items():
+        key = f"gitops.credentials.{name}"
+        _check(p, key, name, bool(_CREDENTIAL.match(name)), _CREDENTIAL_RULE)
+        _check(p, f"{key}.url", credential.url, bool(credential.url), "name the URL prefix of the repositories it opens")
+        _check(p, f"{key}.secret", credential.secret, bool(credential.secret), "name its AWS Secrets Manager secret")
+    repositories = {"gitops.repo_url": c.gitops.repo_url}
+    repositories.update(
+        {f"applications.{app.name}.source.repo_url": app.repo_url for app in applications(c) if app.repo_url is not None}
+    )
+    for key, url in repositories.items():
+        matching = [
+            name for name, credential in sorted(c.gitops.credentials.items()) if credential.url and url.startswith(credential.url)
+        ]
+        _check(
+            p,
+            f"gitops.credentials.{matching[-1]}.url" if matching else key,
+            c.gitops.credentials[matching[-1]].url if matching else url,
+            len(matching) <= 1,
+            f"{key} ({url}) is matched by {len(matching)} credentials ({', '.join(matching)}): give each repository at "
+            "most one, by narrowing a credential's URL prefix",
+        )
 
 
 def _network_rules(c: Config, p: Problems) -> None:
@@ -574,6 +606,7 @@ def _argocd_rules(c: Config, p: Problems) -> None:
 
 RULES: tuple[Callable[[Config, Problems], None], ...] = (
     _network_rules,
+    _credential_rules,
     _application_rules,
     _argocd_rules,
     _eks_rules,

@@ -15,6 +15,7 @@ from model.applications import Application, applications, preview_hostname, publ
 from model.argocd_access import argocd_facts
 from model.config import Config, cluster_name
 from model.contract import CommonOutput
+from model.external_secrets import manifests, materialised
 from model.platform import CHILDREN
 from model.workloads import WORKLOADS
 
@@ -65,6 +66,10 @@ def cluster_facts(
         "syncRetry": SYNC_RETRY,
         # Who may use Argo CD and how they log in (additive: charts of an older revision ignore it).
         "argocd": argocd_facts(config),
+        # The Secrets External Secrets Operator makes from Secrets Manager (the ClusterSecretStore and ExternalSecrets
+        # Terraform's bootstrap applied first): argocd/apps renders these same objects, so Argo CD keeps them. Names
+        # of secrets only, never a value. Optional for the charts (an older Terraform hands none).
+        "externalSecrets": manifests(materialised(config), region=config.region),
         "applications": {
             app.name: _application(config, colour, app, cluster, common, target_group(app.name)) for app in applications(config)
         },

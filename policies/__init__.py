@@ -4,14 +4,15 @@ A document is named (`kms_key`: policies/kms_key.json) or, for one kept elsewher
 component's policy lives in its folder, argocd/apps/platform/<name>/policy.json). A file marks each value it needs as
 `{{NAME}}` (Terraform's own `${...}` would be read as an interpolation); `render` refuses a document whose
 placeholders and values disagree, so a policy can never be written with a placeholder left in or a value silently
-unused.
+unused. A value may be a list (`"Resource": "{{SECRET_ARNS}}"`, a string that is the placeholder alone): the list
+takes the string's place.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ _DIR = Path(__file__).parent
 _PLACEHOLDER = re.compile(r"\{\{([A-Z][A-Z0-9_]*)\}\}")
 # A document of policies/ by its name, or any document by its path.
 Document = str | Path
+# What fills a placeholder: a string, or a list of them for a placeholder that is a whole string of the document.
+Fill = str | Sequence[str]
 
 
 def _path(document: Document) -> Path:
@@ -48,27 +51,43 @@ def placeholders(document: Document) -> frozenset[str]:
     return frozenset(_PLACEHOLDER.findall(json.dumps(_template(document))))
 
 
-def render(document: Document, **values: str) -> str:
+def render(document: Document, **values: Fill) -> str:
     """The document (`policies/<name>.json`, or the file at a path) with every `{{NAME}}` replaced, as compact JSON."""
     wanted = placeholders(document)
     if wanted != set(values):
         raise ValueError(f"{_shown(document)} needs {sorted(wanted)}, was given {sorted(values)}")
+    empty = sorted(key for key, value in values.items() if not isinstance(value, str) and not value)
+    if empty:
+        raise ValueError(f"{_shown(document)}: {', '.join(empty)} is an empty list (IAM refuses a statement on nothing)")
     return json.dumps(_fill(_template(document), values), separators=(",", ":"))
 
 
-def render_from(document: Document, available: Mapping[str, str]) -> str:
-    """The document filled with the values it needs, taken from `available` (which may hold more)."""
+def render_from(document: Document, available: Mapping[str, Fill]) -> str:
+    """The document filled with the values it needs, taken from `available` (which may hold more); "" (no document)
+    when one of them is an empty list: a statement on no resource would grant nothing, and IAM refuses it."""
     missing = placeholders(document) - set(available)
     if missing:
         raise ValueError(f"{_shown(document)} needs {sorted(missing)}, which are not available")
-    return render(document, **{key: available[key] for key in placeholders(document)})
+    needed = {key: available[key] for key in placeholders(document)}
+    if any(not isinstance(value, str) and not value for value in needed.values()):
+        return ""
+    return render(document, **needed)
 
 
-def _fill(node: Any, values: dict[str, str]) -> Any:
+def _fill(node: Any, values: Mapping[str, Fill]) -> Any:
     if isinstance(node, str):
-        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], node)
+        whole = _PLACEHOLDER.fullmatch(node)
+        if whole and not isinstance(values[whole.group(1)], str):
+            return list(values[whole.group(1)])
+        return _PLACEHOLDER.sub(lambda m: _text(values[m.group(1)], m.group(1)), node)
     if isinstance(node, list):
         return [_fill(item, values) for item in node]
     if isinstance(node, dict):
         return {key: _fill(item, values) for key, item in node.items()}
     return node
+
+
+def _text(value: Fill, name: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{{{{{name}}}}} is a list: it must be a whole string of the document, not part of one")
+    return value

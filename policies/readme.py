@@ -21,7 +21,11 @@ from scripts.docs import between
 README = Path(__file__).parent / "README.md"
 BEGIN, END = "<!-- roles:begin (generated: python -m policies.readme) -->", "<!-- roles:end -->"
 # What a placeholder stands for once synth fills it.
-MEANINGS = {"TABLE_ARN": "common's table", "ZONE_ARN": "the sub-zone"}
+MEANINGS = {
+    "TABLE_ARN": "common's table",
+    "ZONE_ARN": "the sub-zone",
+    "SECRET_ARNS": "the secrets of `gitops.credentials` and `argocd.sso.client_secret`, by name (none: no policy)",
+}
 # The resource type of an ARN pattern, as a reader names it.
 KINDS = {
     "security-group": "security groups",

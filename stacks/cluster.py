@@ -14,7 +14,7 @@ from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
 
 from components.addons import Addons
-from components.argocd import ArgoCd
+from components.bootstrapped_chart import BootstrappedChart
 from components.cluster_admins import ClusterAdmins
 from components.control_plane import ControlPlane
 from components.destroy_hook import Teardown
@@ -23,10 +23,11 @@ from components.load_balancer_access import LoadBalancerAccess
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup
 from components.pod_identity import PodIdentityAssociations
-from model.bootstrap import MANIFESTS_CHART, bootstrap_manifests
+from model.bootstrap import ARGO_CD_VALUES, BOOTSTRAP_SECRETS, EXTERNAL_SECRETS_VALUES, MANIFESTS_CHART, bootstrap_manifests
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
+from model.external_secrets import EXTERNAL_SECRETS, manifests, materialised
 from model.legacy_facts import binding, legacy_facts
 from model.platform import ARGO_CD
 from model.routes import TRAFFIC_STACK, output_key
@@ -128,9 +129,41 @@ class ClusterStack(TerraformStack):
         # the admin access Terraform itself uses to reach the cluster.
         platform = [nodes.node_group, *early.addons, *late.addons, admins.admin_policies]
         release = config.release(colour)
-        argocd = ArgoCd(
-            self, "argocd", namespace=ARGOCD_NAMESPACE, version=release.platform.version(ARGO_CD), depends_on=platform
+        # Argo CD, with the few values it needs to start; it manages itself from Git afterwards (model/bootstrap.py).
+        argocd = BootstrappedChart(
+            self,
+            "argocd",
+            component=ARGO_CD,
+            version=release.platform.version(ARGO_CD),
+            values=ARGO_CD_VALUES,
+            depends_on=platform,
+            timeout=900,
         )
+        # External Secrets Operator beside it, after its Pod Identity association (EKS hands a pod its credentials
+        # only when the association exists as the pod starts), then what it makes before the parent's first clone:
+        # the repository credentials (model/external_secrets.py). The App of Apps keeps the same objects from then on.
+        external_secrets = BootstrappedChart(
+            self,
+            EXTERNAL_SECRETS.name,
+            component=EXTERNAL_SECRETS,
+            version=release.platform.version(EXTERNAL_SECRETS),
+            values=EXTERNAL_SECRETS_VALUES,
+            depends_on=[*platform, *identities.associations],
+        )
+        secrets = manifests(materialised(config), region=config.region)
+        bootstrapped = [argocd.release, external_secrets.release]
+        if secrets:
+            bootstrapped.append(
+                LocalChart(
+                    self,
+                    BOOTSTRAP_SECRETS,
+                    chart=MANIFESTS_CHART,
+                    release_name=BOOTSTRAP_SECRETS,
+                    namespace=ARGOCD_NAMESPACE,
+                    values={"manifests": secrets},
+                    depends_on=[*bootstrapped, *platform],
+                ).release
+            )
 
         def target_group(app: str) -> str:
             return traffic.string_at(TrafficOutput.TARGET_GROUPS, output_key(colour), output_key(app))
@@ -149,7 +182,7 @@ class ClusterStack(TerraformStack):
             release_name=PARENT_APPLICATION,
             namespace=ARGOCD_NAMESPACE,
             values={"manifests": bootstrap_manifests(facts, own_project=legacy is None)},
-            depends_on=[argocd.release, *platform, *identities.associations, access.rule],
+            depends_on=[*bootstrapped, *platform, *identities.associations, access.rule],
         )
         if legacy is not None:
             # Its charts make no TargetGroupBinding: Terraform applies the one that puts its pods behind its target

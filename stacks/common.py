@@ -22,6 +22,7 @@ from components.table import Table
 from model.applications import applications, image_repository_name
 from model.config import COMMON_STACK, Config, cluster_names, subnet_cidrs
 from model.contract import CommonOutput, common_outputs
+from model.external_secrets import materialised, secret_arns
 from model.workloads import application_workloads, shared_roles
 from policies.boundary import policy_arn
 from stacks.base import configure_stack
@@ -144,12 +145,16 @@ class CommonStack(TerraformStack):
                 )
 
         # Each document takes the values it names from these.
-        fills = {
+        fills: dict[str, policies.Fill] = {
             "TABLE_ARN": table.table_arn,
             "ZONE_ARN": zone.zone_arn,
             "PARTITION": partition,
             "REGION": config.region,
             "ACCOUNT_ID": account.account_id,
+            # External Secrets Operator's role reads exactly the secrets it materialises (none: no policy at all).
+            "SECRET_ARNS": secret_arns(
+                materialised(config), partition=partition, region=config.region, account_id=account.account_id
+            ),
         }
         first_with_policy = next((w.name for w in application_workloads(config)), None)
         former = {**FORMER_PLATFORM_ADDRESSES, **({first_with_policy: FORMER_APPLICATION_ROLE} if first_with_policy else {})}

@@ -213,7 +213,8 @@ def test_what_terraform_does_inside_the_cluster_waits_for_its_admin_access(examp
         *example_app.resources(colour, "helm_release").values(),
         *example_app.resources(colour, "kubernetes_namespace_v1").values(),
     ]
-    assert len(inside) == 3  # the argocd namespace, Argo CD, the App of Apps
+    # The argocd and external-secrets namespaces, Argo CD, External Secrets Operator, its first Secrets, the App of Apps.
+    assert len(inside) == 6
     assert all(admin in body["depends_on"] for body in inside)
 
 

@@ -110,7 +110,10 @@ def test_a_platform_bump_changes_only_argo_cd_and_the_root_release(example_app: 
         for name, body in bodies.items()
         if before.get(kind, {}).get(name) != body
     )
-    assert changed == sorted(["helm_release.argocd/release", f"helm_release.{PARENT_APPLICATION}/release"])
+    # External Secrets Operator's bootstrap release too: GREEN_RELEASE moves every versioned component's chart.
+    assert changed == sorted(
+        ["helm_release.argocd/release", "helm_release.external-secrets/release", f"helm_release.{PARENT_APPLICATION}/release"]
+    )
 
 
 def test_the_app_of_apps_takes_every_chart_version_from_the_facts(chains: dict[str, Chain]) -> None:

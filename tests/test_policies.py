@@ -63,6 +63,11 @@ SAMPLES = {
     "TABLE_NAME": "eks-bg-users",
     "DEPLOYER_ROLE_ARN": "arn:aws:iam::123456789012:role/platform-deployer",
     "BOUNDARY_ARN": "arn:aws:iam::123456789012:policy/boundary-eks-bg",
+    # A list: each configured secret by name, with the suffix Secrets Manager appends (model/external_secrets.py).
+    "SECRET_ARNS": [
+        "arn:aws:secretsmanager:ap-northeast-1:123456789012:secret:eks-bg/argocd/github-??????",
+        "arn:aws:secretsmanager:ap-northeast-1:123456789012:secret:eks-bg/argocd/gitlab-??????",
+    ],
 }
 TRUST_POLICY = (
     "a trust (resource-based) policy names a Principal and never a Resource; "

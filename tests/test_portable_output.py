@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from model.bootstrap import MANIFESTS_CHART
+from model.bootstrap import BOOTSTRAP_SECRETS, MANIFESTS_CHART
 from model.paths import PROJECT_DIR
 from model.workloads import PARENT_APPLICATION
 from tests.support.synth import Synthesized
@@ -32,7 +32,7 @@ def releases_of_local_charts(app: Synthesized, stack: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
 def test_local_charts_travel_inside_the_output(fixture: str, request: pytest.FixtureRequest) -> None:
-    """The one chart Terraform installs from the checkout is bootstrap/manifests (the parent Application), copied into
+    """The one chart Terraform installs from the checkout is bootstrap/manifests (the parent Application; the first Secrets), into
     cdktf.out; argocd/apps and the applications' charts reach a colour from Git at its revision, never from here. Every
     colour of each synthesis."""
     app: Synthesized = request.getfixturevalue(fixture)
@@ -40,8 +40,10 @@ def test_local_charts_travel_inside_the_output(fixture: str, request: pytest.Fix
     assert len(colours) >= 2
     for colour in colours:
         found = releases_of_local_charts(app, colour)
-        assert sorted(found) == [PARENT_APPLICATION], colour
-        path = Path(found[PARENT_APPLICATION])
-        assert path.parts[0] == "assets", path
-        comparison = filecmp.dircmp(app.stack_dir(colour) / path, MANIFESTS_CHART)
-        assert (comparison.left_only, comparison.right_only, comparison.diff_files) == ([], [], []), colour
+        # The parent Application, and (both syntheses have a repository credential) the Secrets it needs first.
+        assert sorted(found) == [PARENT_APPLICATION, BOOTSTRAP_SECRETS], colour
+        for release in found:
+            path = Path(found[release])
+            assert path.parts[0] == "assets", path
+            comparison = filecmp.dircmp(app.stack_dir(colour) / path, MANIFESTS_CHART)
+            assert (comparison.left_only, comparison.right_only, comparison.diff_files) == ([], [], []), colour

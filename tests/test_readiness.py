@@ -202,6 +202,33 @@ def test_a_child_not_synced_or_whose_last_sync_failed_is_named(world: World) -> 
     ]
 
 
+# What Argo CD writes on an Application whose repository refuses it: "Failed to load target state: " (argo-cd
+# controller/state.go at v3.5.1), the manifest generation's wrapping (controller/state.go), the repo server's gRPC error,
+# util/git/client.go's "failed to list refs: " and go-git's transport.ErrAuthenticationRequired ("authentication
+# required"), with GitHub's answer.
+CLONE_REFUSED = (
+    "Failed to load target state: failed to generate manifest for source 1 of 1: rpc error: code = Unknown desc = "
+    "failed to list refs: authentication required: Repository not found."
+)
+
+
+def test_a_repository_argo_cd_cannot_clone_is_named_with_its_message(world: World) -> None:
+    """A private repository without (or with a wrong) credential: Argo CD cannot compare, and says why."""
+    source = world.argocd.application_source("catalogue")
+    condition = {"type": "ComparisonError", "message": CLONE_REFUSED, "lastTransitionTime": "2026-11-24T09:00:00Z"}
+    world.argocd.add_application("catalogue", wave=1, source=source, sync="Unknown", conditions=[condition])
+    assert world.gaps() == [f"Argo CD cannot reach {source['repoURL']}: {CLONE_REFUSED} (Argo CD catalogue)"]
+
+
+def test_a_comparison_error_that_is_no_clone_failure_is_not_called_unreachable(world: World) -> None:
+    """A chart that does not render is a ComparisonError too, from a repository Argo CD did read."""
+    source = world.argocd.application_source("catalogue")
+    message = "Failed to load target state: failed to generate manifest for source 1 of 1: `helm template` failed"
+    condition = {"type": "ComparisonError", "message": message}
+    world.argocd.add_application("catalogue", wave=1, source=source, sync="Unknown", conditions=[condition])
+    assert world.gaps() == ["Argo CD catalogue: Unknown/Healthy, revision catalogue-v1.8.0"]
+
+
 def test_applications_outside_the_release_are_ignored(world: World) -> None:
     world.argocd.add_application("someone-elses-tool", sync="OutOfSync", health="Degraded")
     assert world.gaps() == []

@@ -453,8 +453,8 @@ def test_dry_run_prints_the_plan_and_the_readiness_report_and_changes_nothing(
         "step 3/3 blue 0  green 100",
     ]
     report = lines[lines.index("readiness of green:") + 1 :]
-    # cluster, insights, parent + 3 platform children + 3 applications' children, 3 target groups, 3 preview hosts
-    assert len([line for line in report if line.startswith("  ok       ")]) == 2 + 7 + 3 + 3, report
+    # cluster, insights, parent + 4 platform children + 3 applications' children, 3 target groups, 3 preview hosts
+    assert len([line for line in report if line.startswith("  ok       ")]) == 2 + 8 + 3 + 3, report
     assert not [line for line in report if line.startswith("  MISSING")]
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
 

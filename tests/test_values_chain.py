@@ -130,10 +130,22 @@ def test_root_renders_one_parent_application(chains: Chains, name: str, colour: 
 def test_parent_carries_the_clusters_facts(chains: Chains, name: str, colour: str) -> None:
     facts = chains[name, colour].parent["spec"]["source"]["helm"]["valuesObject"]
     # Contract 2: what contract 1 had for its one sample app (`ingress`, `sampleApp`, the Ingress's host names in `dns`,
-    # `disabledApplications`) is gone; each application's facts are under `applications`. `argocd` was added later
-    # (additive: who may use Argo CD, tests/test_argocd_access.py).
+    # `disabledApplications`) is gone; each application's facts are under `applications`. `argocd` and `externalSecrets`
+    # were added later (additive: who may use Argo CD, tests/test_argocd_access.py; the Secrets made from Secrets
+    # Manager, model/external_secrets.py).
     assert sorted(facts) == sorted(
-        ["contractVersion", "git", "cluster", "dns", "identities", "platform", "syncRetry", "applications", "argocd"]
+        [
+            "contractVersion",
+            "git",
+            "cluster",
+            "dns",
+            "identities",
+            "platform",
+            "syncRetry",
+            "applications",
+            "argocd",
+            "externalSecrets",
+        ]
     )
     assert facts["contractVersion"] == 2
     assert facts["cluster"] == {
@@ -200,8 +212,10 @@ def test_every_child_in_its_wave_with_finalizers_and_automated_sync(chains: Chai
     assert waves == {**{c.name: c.wave for c in CHILDREN}, **{a.name: a.wave for a in apps}}
     assert max(c.wave for c in CHILDREN if c.wave is not None) < min(a.wave for a in apps)
     for child, app in children.items():
-        # Argo CD's own child has none: deleting it in the teardown must not take Argo CD down with it.
-        assert app["metadata"].get("finalizers") == (None if child == ARGO_CD.name else [FINALIZER]), child
+        # The bootstrapped children have none (Argo CD's own, External Secrets Operator): deleting them in the teardown
+        # must not take Argo CD, or the credentials it reads, down with them.
+        bootstrapped = {c.name for c in CHILDREN if c.self_managed}
+        assert app["metadata"].get("finalizers") == (None if child in bootstrapped else [FINALIZER]), child
         assert app["metadata"]["namespace"] == ARGOCD_NAMESPACE
         assert app["spec"]["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
     for component in CHILDREN:
@@ -290,11 +304,13 @@ def test_argo_cd_manages_itself_from_git_after_the_bootstrap(
 
 @pytest.mark.parametrize(("name", "colour"), CASES)
 def test_terraform_installs_no_application(syntheses: dict[str, Synthesized], name: str, colour: str) -> None:
-    """Only the bootstrap: Argo CD and the App of Apps. Every application is a child of argocd/apps, from Git."""
+    """Only the bootstrap: Argo CD, External Secrets Operator with the Secrets Argo CD needs before its first clone, and
+    the App of Apps. Every application is a child of argocd/apps, from Git."""
     synthesized = syntheses[name]
-    assert sorted(r["name"] for r in synthesized.resources(colour, "helm_release").values()) == ["app-of-apps", "argo-cd"]
+    releases = sorted(r["name"] for r in synthesized.resources(colour, "helm_release").values())
+    assert releases == ["app-of-apps", "argo-cd", "bootstrap-secrets", "external-secrets"]
     namespaces = synthesized.json(colour)["resource"]["kubernetes_namespace_v1"].values()
-    assert [n["metadata"]["name"] for n in namespaces] == [ARGOCD_NAMESPACE]
+    assert [n["metadata"]["name"] for n in namespaces] == [ARGOCD_NAMESPACE, "external-secrets"]
 
 
 @pytest.mark.parametrize(("name", "colour"), EXAMPLE_CASES)
@@ -552,10 +568,11 @@ def test_only_the_applications_of_this_repository_render_here(chains: Chains, na
 @pytest.mark.parametrize(("name", "colour"), CASES)
 def test_no_ingress_anywhere(chains: Chains, name: str, colour: str) -> None:
     """The shared load balancer is the traffic stack's: argocd/apps renders only the projects, Applications, the
-    applications' Namespaces and their TargetGroupBindings, and no application of this repository makes a load balancer."""
+    applications' Namespaces and their TargetGroupBindings (and the repository credentials' ExternalSecrets and their
+    store), and no application of this repository makes a load balancer."""
     chain = chains[name, colour]
-    kinds = {doc["kind"] for doc in chain.apps_manifests}
-    assert kinds == {"AppProject", "Application", "Namespace", "TargetGroupBinding"}
+    kinds = {"AppProject", "Application", "Namespace", "TargetGroupBinding", "ClusterSecretStore", "ExternalSecret"}
+    assert {doc["kind"] for doc in chain.apps_manifests} == kinds
     rendered = [doc for docs in chain.applications.values() for doc in docs]
     assert [doc["metadata"]["name"] for doc in rendered if doc["kind"] == "Ingress"] == []
     assert [

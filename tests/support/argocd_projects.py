@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 # Kinds argocd/apps and bootstrap/manifests render that are cluster-scoped (everything else they render is namespaced).
-CLUSTER_SCOPED = {("", "Namespace")}
+CLUSTER_SCOPED = {("", "Namespace"), ("external-secrets.io", "ClusterSecretStore")}
 
 
 def glob_match(pattern: str, value: str, *, separator: str = "") -> bool:

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
     from tests.support.synth import Synthesized
 
-# Only the in-cluster part goes: Argo CD, the App of Apps and the argocd namespace.
-IN_CLUSTER = ["helm_release", "helm_release", "kubernetes_namespace_v1"]
+# Only the in-cluster part goes: Argo CD, External Secrets Operator, its bootstrap Secrets (the example has a credential),
+# the App of Apps, and the argocd and external-secrets namespaces.
+IN_CLUSTER = [*["helm_release"] * 4, *["kubernetes_namespace_v1"] * 2]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

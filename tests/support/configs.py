@@ -133,6 +133,7 @@ ARGOCD_SSO: dict[str, Any] = {
 ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admins"
 PINNED_ADDONS = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
 REPO_URL = "https://github.com/acme/eks-blue-green.git"
+ACME_SECRET = "acme/argocd/github"  # the Secrets Manager secret of the variant's repository credential
 
 
 def _serving(image_tag: str) -> dict[str, Any]:
@@ -145,7 +146,8 @@ VARIANT: dict[str, Any] = {
         **THREE_APPLICATIONS,
         SAMPLE_APP: {**SAMPLE_APPLICATIONS[SAMPLE_APP], "image": {"tag": "4d5e6f7a", "buildspec": "app/buildspec.yml"}},
     },
-    "gitops": {"repo_url": REPO_URL},
+    # One credential opens this project's repository and the shop's (both under github.com/acme/).
+    "gitops": {"repo_url": REPO_URL, "credentials": {"acme": {"url": "https://github.com/acme/", "secret": ACME_SECRET}}},
     "argocd": ARGOCD_SSO,
     "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"},
     "deletion_protection": False,

@@ -47,11 +47,12 @@ class FakeKubernetes:
         health: str = "Healthy",
         source: dict[str, Any] | None = None,
         phase: str | None = None,
+        conditions: list[dict[str, Any]] | None = None,
     ) -> None:
         """An Application as argocd/apps renders a child: deleting it deletes what it installed (the resources
         finalizer) unless `finalizers` says otherwise. wave: its sync-wave annotation (a string, as Kubernetes
         keeps it; a str is written as is, malformed or not); None: no annotation. source: its spec.source (what it
-        installs, at which targetRevision); phase: its last sync operation's."""
+        installs, at which targetRevision); phase: its last sync operation's; conditions: its status.conditions."""
         metadata: dict[str, Any] = {"name": name, "finalizers": [RESOURCES_FINALIZER] if finalizers is None else finalizers}
         if wave is not None:
             metadata["annotations"] = {SYNC_WAVE_ANNOTATION: str(wave)}
@@ -60,6 +61,8 @@ class FakeKubernetes:
             status["sync"]["revision"] = source["targetRevision"]
         if phase:
             status["operationState"] = {"phase": phase, "message": f"sync {phase.lower()}"}
+        if conditions:
+            status["conditions"] = conditions
         self.objects[self._application_path(name)] = {
             "metadata": metadata,
             "spec": {"syncPolicy": {"automated": {"prune": True}}, **({"source": source} if source else {})},

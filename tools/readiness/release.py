@@ -27,6 +27,18 @@ if TYPE_CHECKING:
 
 _PROVEN = ("Synced", "Healthy")
 _FAILED_PHASES = ("Failed", "Error")
+# An Application's condition when its desired state cannot be loaded (argo-cd pkg/apis/application/v1alpha1/types.go
+# at v3.5.1, ApplicationConditionComparisonError).
+COMPARISON_ERROR = "ComparisonError"
+# What a repository Argo CD cannot read says, in the message of that condition (lower case).
+_CLONE_FAILURES = (
+    "failed to list refs",
+    "authentication required",
+    "authorization failed",
+    "repository not found",
+    "could not read username",
+    "permission denied (publickey)",
+)
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,19 @@ def applications(kube: Callable[[], KubeApi], release: Release) -> list[Finding]
     return found
 
 
+def _clone_failure(status: dict[str, Any]) -> str:
+    """The message of a ComparisonError that says the repository could not be read, or "". Argo CD sets the condition
+    when it cannot load the target state ("Failed to load target state: " + the repo server's error: argo-cd
+    controller/state.go at v3.5.1); a clone or ls-remote fails with go-git's transport errors ("failed to list refs: "
+    util/git/client.go, then "authentication required", "authorization failed", "repository not found") or git's own.
+    Any other ComparisonError (a chart that does not render) is the sync's, judged below."""
+    for condition in status.get("conditions") or []:
+        message = str(condition.get("message", ""))
+        if condition.get("type") == COMPARISON_ERROR and any(sign in message.lower() for sign in _CLONE_FAILURES):
+            return message
+    return ""
+
+
 def _judge(want: Expected, app: dict[str, Any] | None, release: Release) -> Finding:
     from tools.readiness import Finding
 
@@ -117,6 +142,9 @@ def _judge(want: Expected, app: dict[str, Any] | None, release: Release) -> Find
         return Finding(False, f"{label}: {release.colour}'s config names no version for it ({want.key})")
     source = app.get("spec", {}).get("source", {})
     status = app.get("status", {})
+    unreachable = _clone_failure(status)
+    if unreachable:
+        return Finding(False, f"Argo CD cannot reach {source.get('repoURL', '?')}: {unreachable} ({label})")
     running = str(source.get("targetRevision", "?"))
     if running != want.target_revision:
         kind = "chart" if want.chart else "revision"
