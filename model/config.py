@@ -502,6 +502,47 @@ class ShiftConfig(Section):
     ] = False
 
 
+# AWS managed rule groups a web ACL may name: AWS's own names, `AWSManagedRules` and a word (AWS WAF Developer Guide,
+# "AWS Managed Rules rule groups list"). Each costs WCUs; a web ACL holds 1,500 before a higher price applies.
+_RULE_GROUP = r"^AWSManagedRules[A-Za-z0-9]{2,100}$"
+# The baseline AWS recommends for any web application (WAF Developer Guide, "Baseline rule groups": the core rule set,
+# known bad inputs, which carries the Log4j rule, and Amazon's IP reputation list): 700 + 200 + 25 WCUs.
+DEFAULT_RULE_GROUPS = (
+    "AWSManagedRulesCommonRuleSet",
+    "AWSManagedRulesKnownBadInputsRuleSet",
+    "AWSManagedRulesAmazonIpReputationList",
+)
+
+
+class WafConfig(Section):
+    """An AWS WAF web ACL in front of the shared load balancer, the one every application is reached through."""
+
+    enabled: Annotated[
+        bool,
+        Field(
+            description="`true`: the traffic stack makes a web ACL of AWS managed rule groups, attaches it to the shared "
+            "load balancer and logs to `aws-waf-logs-<project>`; leave it off when the organisation attaches its own "
+            "(AWS Firewall Manager): a load balancer takes one web ACL"
+        ),
+    ] = False
+    managed_rule_groups: Annotated[
+        tuple[Annotated[str, Field(pattern=_RULE_GROUP)], ...],
+        Field(description="AWS managed rule groups, at least one, in the order they are evaluated (names as AWS lists them)"),
+        Allowed("name AWS managed rule groups as AWS lists them, e.g. 'AWSManagedRulesCommonRuleSet'"),
+        Shown("the core rule set, known bad inputs and Amazon's IP reputation list"),
+    ] = DEFAULT_RULE_GROUPS
+    count_only: Annotated[
+        bool,
+        Field(
+            description="`true`: the rule groups count what they would block and block nothing, to see their effect on "
+            "real traffic in the logs first"
+        ),
+    ] = False
+    log_retention_days: Annotated[
+        LogRetentionDays, Field(description="a CloudWatch Logs retention value, for the web ACL's request logs")
+    ] = 365
+
+
 class TrafficConfig(Section):
     """How users reach the applications (the shared load balancer's records), how to shift, how to retire."""
 
@@ -542,6 +583,7 @@ class TrafficConfig(Section):
         Allowed("use 10-3600 seconds"),
     ] = 60
     shift: ShiftConfig = Field(default_factory=ShiftConfig)
+    waf: WafConfig = Field(default_factory=WafConfig)
     teardown_timeout_seconds: Annotated[
         int,
         Field(

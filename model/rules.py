@@ -604,6 +604,14 @@ def _argocd_rules(c: Config, p: Problems) -> None:
         )
 
 
+def _waf_rules(c: Config, p: Problems) -> None:
+    groups = c.traffic.waf.managed_rule_groups
+    repeated = sorted({group for group in groups if groups.count(group) > 1})
+    key = "traffic.waf.managed_rule_groups"
+    _check(p, key, [], bool(groups), "name at least one, e.g. 'AWSManagedRulesCommonRuleSet'")
+    _check(p, key, list(groups), not repeated, f"name each rule group once ({', '.join(repeated)} twice)")
+
+
 RULES: tuple[Callable[[Config, Problems], None], ...] = (
     _network_rules,
     _credential_rules,
@@ -612,6 +620,7 @@ RULES: tuple[Callable[[Config, Problems], None], ...] = (
     _eks_rules,
     _state_rules,
     _cluster_rules,
+    _waf_rules,
 )
 
 

@@ -51,6 +51,8 @@ class TrafficStack(TerraformStack):
             deletion_protection=config.deletion_protection,
             access_logs_bucket=config.traffic.access_logs_bucket,
         )
+        if config.traffic.waf.enabled:
+            _web_acl(self, config, balancer.load_balancer_arn)
         weights = TrafficWeights(self, "weights", parameter_name=weights_parameter(config.project), initial=config.weights)
         apps = applications(config)
         colours = list(config.clusters)
@@ -103,3 +105,33 @@ class TrafficStack(TerraformStack):
         }
         for output, value in outputs.items():
             TerraformOutput(self, output, value=value, description=TRAFFIC_DESCRIPTIONS[output])
+
+
+def _web_acl(stack: TrafficStack, config: Config, load_balancer_arn: str) -> None:
+    """The web ACL in front of the shared load balancer, and the key its request logs are encrypted with."""
+    from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
+    from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
+
+    from components.kms_key import AccountKey
+    from components.web_acl import WebAcl  # only here: its bindings take seconds to load (components/web_acl.py)
+
+    name = load_balancer_name(config.project)
+    waf = config.traffic.waf
+    key = AccountKey(
+        stack,
+        "waf-logs-key",
+        description=f"{name}: the web ACL's request logs",
+        account_id=DataAwsCallerIdentity(stack, "account").account_id,
+        partition=DataAwsPartition(stack, "partition").partition,
+        region=config.region,
+    )
+    WebAcl(
+        stack,
+        "web-acl",
+        name=name,
+        rule_groups=waf.managed_rule_groups,
+        count_only=waf.count_only,
+        resource_arn=load_balancer_arn,
+        log_retention_days=waf.log_retention_days,
+        kms_key_arn=key.key_arn,
+    )

@@ -151,7 +151,7 @@ VARIANT: dict[str, Any] = {
     "argocd": ARGOCD_SSO,
     "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"},
     "deletion_protection": False,
-    "traffic": {"access_logs_bucket": "acme-log-archive"},
+    "traffic": {"access_logs_bucket": "acme-log-archive", "waf": {"enabled": True, "count_only": False}},
     "eks": {"admin_role_arns": [ADMIN_ROLE], "endpoint_public_access": False, "public_access_cidrs": []},
     "clusters": {
         "blue": {
