@@ -122,6 +122,9 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
         "ChangeTheSharedLoadBalancerAndItsPartsTaggedWithTheProject",
         "ReorderTheSharedLoadBalancersRulesItsNameOnly",
         "TheLiveWeightsAndTheTrafficLock",
+        "TheSharedLoadBalancersWebAclAndTheManagedRuleGroupsItNames",
+        "PutTheWebAclInFrontOfTheSharedLoadBalancer",
+        "WafAttachesAndLogsOnNoResourceType",
     ),
 }
 
@@ -145,6 +148,11 @@ class Deployer:
     def state_in_s3(self) -> bool:
         return self.config.state.backend == "s3"
 
+    @property
+    def guards_with_waf(self) -> bool:
+        """The traffic stack puts a web ACL in front of the shared load balancer (traffic.waf.enabled)."""
+        return self.config.traffic.waf.enabled
+
 
 # Statements a project needs only with an option; every other statement is always written.
 OPTIONAL: dict[str, Callable[[Deployer], bool]] = {
@@ -155,6 +163,9 @@ OPTIONAL: dict[str, Callable[[Deployer], bool]] = {
     "PassTheConfiguredConnection": lambda d: d.builds_images,
     "StateObjectsAndTheirLockFiles": lambda d: d.state_in_s3,
     "ListTheStateBucket": lambda d: d.state_in_s3,
+    "TheSharedLoadBalancersWebAclAndTheManagedRuleGroupsItNames": lambda d: d.guards_with_waf,
+    "PutTheWebAclInFrontOfTheSharedLoadBalancer": lambda d: d.guards_with_waf,
+    "WafAttachesAndLogsOnNoResourceType": lambda d: d.guards_with_waf,
 }
 
 

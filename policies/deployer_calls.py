@@ -118,7 +118,12 @@ def default_tags(deployer: Deployer) -> dict[str, str]:
 def calls(deployer: Deployer) -> list[Call]:
     """Every row of the table, filled for the deployer's project; rows of options it does not use left out."""
     known = known_values(deployer)
-    used = {"build": deployer.builds_images, "s3": deployer.state_in_s3, "role": bool(deployer.role_arns)}
+    used = {
+        "build": deployer.builds_images,
+        "s3": deployer.state_in_s3,
+        "role": bool(deployer.role_arns),
+        "waf": deployer.guards_with_waf,
+    }
     found = []
     for section in SECTIONS:
         for owner, entry in owners(section).items():

@@ -63,6 +63,7 @@ REALISTIC: dict[str, Any] = {
     "image": {"build_connection_arn": CONNECTION_ARN},
     "table": {"name": "example-corporation-payments-platform-users"},
     "gitops": {"repo_url": "https://github.com/example-corporation/payments-platform.git"},
+    "traffic": {"waf": {"enabled": True}},
     "applications": APPLICATIONS,
     "clusters": {
         "blue": {"kubernetes_version": "1.35", "weight": 100, **named_release(applications=release_of(APPLICATIONS))},
