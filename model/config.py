@@ -505,8 +505,8 @@ class ShiftConfig(Section):
 # AWS managed rule groups a web ACL may name: AWS's own names, `AWSManagedRules` and a word (AWS WAF Developer Guide,
 # "AWS Managed Rules rule groups list"). Each costs WCUs; a web ACL holds 1,500 before a higher price applies.
 _RULE_GROUP = r"^AWSManagedRules[A-Za-z0-9]{2,100}$"
-# The baseline AWS recommends for any web application (WAF Developer Guide, "Baseline rule groups": the core rule set,
-# known bad inputs, which carries the Log4j rule, and Amazon's IP reputation list): 700 + 200 + 25 WCUs.
+# Two of AWS's baseline rule groups (WAF Developer Guide, "Baseline rule groups": the core rule set; known bad inputs,
+# which carries the Log4j rules) and Amazon's IP reputation list ("IP reputation rule groups"): 700 + 200 + 25 WCUs.
 DEFAULT_RULE_GROUPS = (
     "AWSManagedRulesCommonRuleSet",
     "AWSManagedRulesKnownBadInputsRuleSet",
