@@ -6,8 +6,10 @@ the exit-code test below does not already show); one case runs as `python main.p
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +83,9 @@ CASES: list[tuple[str, Any, str]] = [
     ("config file that does not exist", "prod.json", "prod.json: file not found"),
 ]
 
+# What `make synth` installs, each ending in a stamp file (Makefile: VENV_STAMP, NODE_STAMP; CHECKOV_STAMP is make test's).
+INSTALL_STAMPS = (".venv/.synced", "node_modules/.synced", "scripts/checkov/.venv/.synced")
+
 
 def write_config(directory: Path, config: Any) -> None:
     """A case's config as cdktf.json's `context.config`, or a case's raw cdktf.json text."""
@@ -138,8 +143,38 @@ def test_make_synth_names_the_place_of_a_json_mistake_in_cdktf_json_before_the_c
     scratch = tmp_path / "project"
     link_project(scratch, own={"cdktf.json", "cdktf.out"})
     (scratch / "cdktf.json").write_text('{\n  "language": "python",\n  "context": {"config": {"region": "eu-west-1",}}\n}\n')
-    done = subprocess.run(["make", "synth"], cwd=scratch, capture_output=True, text=True, timeout=120, check=False)
+    # The copy links the project's installation (node_modules, .venv): make must not reinstall through the links
+    # (npm ci empties the linked node_modules while other tests run on it), whatever the stamps' times say there.
+    installed = [f"--old-file={stamp}" for stamp in INSTALL_STAMPS]
+    done = subprocess.run(["make", *installed, "synth"], cwd=scratch, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode != 0
     assert "cdktf.json: line 3 column 48: Expecting property name enclosed in double quotes" in done.stderr, done.stderr
     assert "cdktf synth" not in done.stdout  # refused before the CLI ran
     assert not (scratch / "cdktf.out").exists()
+
+
+def test_make_in_a_linked_copy_never_reinstalls_through_the_links(tmp_path: Path) -> None:
+    """Why the test above names the stamps old: with lock files newer than the stamps (a fresh checkout of a newer
+    lock, a git worktree), plain `make synth` in a linked copy would run `npm ci` and `uv pip install` into the project's
+    own node_modules and .venv, emptying node_modules under every test running beside it. A dry run shows both."""
+    scratch = tmp_path / "project"
+    lock_files = ("package-lock.json", "Pipfile.lock")
+    link_project(scratch, own={"cdktf.json", "cdktf.out", *lock_files})
+    (scratch / "cdktf.json").write_text((PROJECT_DIR / "cdktf.json").read_text())
+    later = time.time() + 3600
+    for name in lock_files:
+        (scratch / name).write_bytes((PROJECT_DIR / name).read_bytes())
+        os.utime(scratch / name, (later, later))
+
+    def planned(*options: str) -> str:
+        done = subprocess.run(["make", "-n", *options, "synth"], cwd=scratch, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    unguarded = planned()  # what the guard prevents
+    assert "npm ci" in unguarded
+    assert "pip install" in unguarded
+    guarded = planned(*[f"--old-file={stamp}" for stamp in INSTALL_STAMPS])
+    assert "npm ci" not in guarded
+    assert "pip install" not in guarded
+    assert "cdktf synth" in guarded
