@@ -77,7 +77,8 @@ def argocd_facts(config: Config) -> dict[str, Any]:
 def dex_connector(config: Config) -> dict[str, Any]:
     """The one Dex connector of `argocd.sso` (kind github or saml), as argocd-cm's `dex.config` lists it."""
     sso = config.argocd.sso
-    assert sso is not None and sso.kind in DEX_KINDS
+    assert sso is not None
+    assert sso.kind in DEX_KINDS
     callback = config.argocd.url + DEX_CALLBACK
     # Argo CD sets redirectURI itself for these types (argo-cd util/dex/config.go, v3.5.1, needsRedirectURI); said
     # here too so the rendered dex.config reads as what Dex runs with.

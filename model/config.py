@@ -898,9 +898,9 @@ class ArgoCdSsoConfig(Section):
         # Secrets Manager's own rule for a secret's name (CreateSecret: 1-512 of letters, digits and /_+=.@-).
         Field(
             pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$",
-            description="oidc, github: the NAME of an AWS Secrets Manager secret (of the project's region) whose value is the client "
-            "secret; never the secret itself. Argo CD reads it from a Kubernetes Secret made from it, so the value is in "
-            "no Terraform state, synthesized file or Git",
+            description="oidc, github: the NAME of an AWS Secrets Manager secret (of the project's region) whose value is "
+            "the client secret; never the secret itself. Argo CD reads it from a Kubernetes Secret made from it, so the "
+            "value is in no Terraform state, synthesized file or Git",
         ),
         Allowed("name an AWS Secrets Manager secret (1-512 of letters, digits and /_+=.@-), not the secret's value"),
         Shown("(required with oidc, github)"),

@@ -16,7 +16,6 @@ from typing import Any
 from model.applications import Application, applications, image_repository_name, preview_hostname, public_hostname
 from model.argocd_access import RESERVED_PROJECTS
 from model.config import (
-    SSO_FIELDS,
     APPLICATION_PATTERN,
     COLOUR_PATTERN,
     COMMON_STACK,
@@ -27,6 +26,7 @@ from model.config import (
     PLACEHOLDER_REPO_URL,
     REGION_ALLOWED,
     REGION_PATTERN,
+    SSO_FIELDS,
     SUPPORTED_KUBERNETES_VERSIONS,
     Config,
     EksConfig,
