@@ -612,7 +612,7 @@ def _argocd_rules(c: Config, p: Problems) -> None:
         for field, what in required.items():
             if field in SSO_FIELDS[sso.kind]:
                 value = getattr(sso, field)
-                _check(p, f"argocd.sso.{field}", value, bool(value), f"argocd.sso ({sso.kind}) needs {what}")
+                _check(p, f"argocd.sso.{field}", _shown(value), bool(value), f"argocd.sso ({sso.kind}) needs {what}")
         # One kind at once: a field of another kind would be silently ignored, so it is refused.
         for field in sorted(sso.model_fields_set - {"kind", "name", *SSO_FIELDS[sso.kind]}):
             kinds = " or ".join(kind for kind, fields in SSO_FIELDS.items() if field in fields)
