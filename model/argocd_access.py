@@ -30,29 +30,84 @@ RESERVED_PROJECTS = (PLATFORM_PROJECT, DEFAULT_PROJECT, PARENT_PROJECT)
 # Argo CD's label of a Secret its configuration may reference (argo-cd docs/operator-manual/user-management/index.md,
 # v3.5.1: "Secret must have label `app.kubernetes.io/part-of: argocd`").
 PART_OF_ARGOCD = {"app.kubernetes.io/part-of": "argocd"}
+# How argocd-cm names the SSO client secret (oidc.config and dex.config alike): Argo CD's `$<secret>:<key>`.
+SECRET_REFERENCE = f"${SSO_CLIENT_SECRET}:{SSO_CLIENT_SECRET_KEY}"
+
+
+# Dex's callback under Argo CD's address: argocd-server proxies /api/dex to its Dex (argo-cd docs/operator-manual/
+# user-management/index.md, v3.5.1, "Dex": "The callback address should be the `/api/dex/callback` endpoint").
+DEX_CALLBACK = "/api/dex/callback"
+# The kinds that reach the provider through the bundled Dex; `oidc` is Argo CD's own client.
+DEX_KINDS = ("github", "saml")
+# The kinds with a client secret (Dex's SAML connector has none: the provider signs, Dex checks with `ca_data`).
+SECRET_KINDS = ("oidc", "github")
+# The claim Dex's ID tokens list groups in (dex server/oauth2.go `Groups []string json:"groups"`).
+DEX_GROUPS_CLAIM = "groups"
 
 
 def argocd_facts(config: Config) -> dict[str, Any]:
-    """The `argocd` fact: what argocd/apps/platform/argo-cd/values.yaml renders into argocd-cm and argocd-rbac-cm."""
+    """The `argocd` fact: what argocd/apps/platform/argo-cd/values.yaml renders into argocd-cm and argocd-rbac-cm.
+
+    `sso` is Argo CD's own OIDC client, `dex` Dex's one connector: a colour whose revision predates `dex` renders
+    neither, so its Argo CD keeps its local admin (the fail-safe side) until it moves to a revision that has it."""
     access = config.argocd
+    sso = access.sso
     facts: dict[str, Any] = {
         "url": access.url,
         "rbac": {
             "defaultRole": access.default_role,
             "adminGroups": list(access.admin_groups),
-            "groupsClaim": access.sso.groups_claim if access.sso else "groups",
+            "groupsClaim": sso.groups_claim if sso and sso.kind == "oidc" else DEX_GROUPS_CLAIM,
         },
     }
-    if access.sso is not None:
+    if sso is not None and sso.kind == "oidc":
         facts["sso"] = {
-            "name": access.sso.name,
-            "issuer": access.sso.issuer,
-            "clientID": access.sso.client_id,
+            "name": sso.name,
+            "issuer": sso.issuer,
+            "clientID": sso.client_id,
             # A reference Argo CD resolves in its own namespace, never the value.
-            "clientSecret": f"${SSO_CLIENT_SECRET}:{SSO_CLIENT_SECRET_KEY}",
-            "requestedScopes": list(access.sso.requested_scopes),
+            "clientSecret": SECRET_REFERENCE,
+            "requestedScopes": list(sso.requested_scopes),
         }
+    elif sso is not None:
+        facts["dex"] = {"connector": dex_connector(config)}
     return facts
+
+
+def dex_connector(config: Config) -> dict[str, Any]:
+    """The one Dex connector of `argocd.sso` (kind github or saml), as argocd-cm's `dex.config` lists it."""
+    sso = config.argocd.sso
+    assert sso is not None
+    assert sso.kind in DEX_KINDS
+    callback = config.argocd.url + DEX_CALLBACK
+    # Argo CD sets redirectURI itself for these types (argo-cd util/dex/config.go, v3.5.1, needsRedirectURI); said
+    # here too so the rendered dex.config reads as what Dex runs with.
+    settings: dict[str, Any]
+    if sso.kind == "github":
+        # Dex's github connector (connector/github/github.go, dex v2.45.1, `Config`, `Org`; the image the argo-cd chart
+        # 10.1.1 runs: `dex.image.tag: v2.45.1`). Groups are `<org>:<team>` of the listed organisations.
+        settings = {
+            "clientID": sso.client_id,
+            "clientSecret": SECRET_REFERENCE,  # Argo CD's `$<secret>:<key>`, resolved before Dex reads it
+            "redirectURI": callback,
+            "orgs": [{"name": org, "teams": list(teams)} if teams else {"name": org} for org, teams in sso.orgs.items()],
+            "teamNameField": sso.team_name_field,
+        }
+        if sso.hostname is not None:
+            settings["hostName"] = sso.hostname
+    else:
+        # Dex's saml connector (connector/saml/saml.go, dex v2.45.1, `Config`), as argo-cd's identity-center.md (v3.5.1)
+        # sets it for IAM Identity Center: ssoURL, caData, entityIssuer and redirectURI the callback, the attributes.
+        settings = {
+            "ssoURL": sso.sso_url,
+            "caData": sso.ca_data,
+            "entityIssuer": sso.entity_issuer or callback,
+            "redirectURI": callback,
+            "usernameAttr": sso.username_attr,
+            "emailAttr": sso.email_attr,
+            "groupsAttr": sso.groups_attr,
+        }
+    return {"type": sso.kind, "id": sso.kind, "name": sso.name, "config": settings}
 
 
 @dataclass(frozen=True)
@@ -70,6 +125,6 @@ class SecretCopy:
 def secret_copies(config: Config) -> tuple[SecretCopy, ...]:
     """The Secrets Manager secrets Argo CD's configuration reads, and the Kubernetes Secret each must become."""
     sso = config.argocd.sso
-    if sso is None:
+    if sso is None or sso.kind not in SECRET_KINDS:
         return ()
     return (SecretCopy(sso.client_secret, ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY, dict(PART_OF_ARGOCD)),)

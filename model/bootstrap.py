@@ -26,7 +26,8 @@ BOOTSTRAP_DIR = PROJECT_DIR / "bootstrap"
 MANIFESTS_CHART = BOOTSTRAP_DIR / "manifests"  # applies the objects it gets as values (the parent Application)
 
 # Argo CD until it has synced itself from Git (seconds after the parent's first sync). Only what must hold
-# from the first minute: no SSO login server, and no way in from outside the cluster (the chart's default,
+# from the first minute: no SSO login server (Dex stays off here even with `argocd.sso.kind` github or saml: it starts
+# when Argo CD has synced its own child, whose values turn it on), and no way in from outside the cluster (the chart's default,
 # said here so a chart change cannot expose it). Everything else comes from argocd/apps/platform/argo-cd/
 # values.yaml at the colour's revision; until then sync waves do not wait on Application health (its Lua
 # check lives there), and the children's sync retries (SYNC_RETRY) cover the order of a first install.

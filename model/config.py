@@ -847,34 +847,63 @@ _IDP_GROUP = r"^[^,\"\r\n\s]([^,\"\r\n]*[^,\"\r\n\s])?$"
 _IDP_GROUP_ALLOWED = "name a group of the identity provider (no comma, quote, line break, or space at either end)"
 
 
-class ArgoCdSsoConfig(Section):
-    """Single sign-on to Argo CD through the organisation's OpenID Connect provider (Argo CD's own OIDC client, no Dex)."""
+# Single sign-on's kinds: Argo CD's own OIDC client, or its bundled Dex with one connector (docs/argocd-access.md).
+SsoKind = Literal["oidc", "github", "saml"]
+# The fields of each kind beside `kind` and `name` (rules.py refuses a field of another kind).
+SSO_FIELDS: dict[str, tuple[str, ...]] = {
+    "oidc": ("issuer", "client_id", "client_secret", "requested_scopes", "groups_claim"),
+    "github": ("client_id", "client_secret", "orgs", "team_name_field", "hostname"),
+    "saml": ("sso_url", "ca_data", "entity_issuer", "groups_attr", "username_attr", "email_attr"),
+}
+# A GitHub organisation or team name as Dex's github connector matches it (connector/github/github.go, dex v2.45.1,
+# `Org.Name`, `Org.Teams`): no comma (the RBAC group `org:team` is a Casbin CSV field), no line break.
+_GITHUB_NAME = r"^[^,:\"\r\n\s]([^,:\"\r\n]*[^,:\"\r\n\s])?$"
+# A SAML attribute name (an assertion's Attribute Name: a URI or a plain name).
+_SAML_ATTR = r"^[A-Za-z0-9_:./-]{1,256}$"
+# The base64 of a PEM certificate (Dex reads `caData` as JSON bytes: base64; argo-cd identity-center.md, v3.5.1,
+# "base64-encode the entire certificate, including the -----BEGIN CERTIFICATE----- and -----END CERTIFICATE----- stanzas").
+_BASE64 = r"^[A-Za-z0-9+/]+={0,2}$"
 
-    model_config = ConfigDict(json_schema_extra={"required": ["issuer", "client_id", "client_secret"]})
+
+class ArgoCdSsoConfig(Section):
+    """Single sign-on to Argo CD: the organisation's OpenID Connect provider through Argo CD's own OIDC client (`kind`
+    `oidc`), or GitHub (OAuth) or IAM Identity Center (SAML 2.0) through Argo CD's bundled Dex."""
+
+    kind: Annotated[
+        SsoKind,
+        Field(
+            description="`oidc`: Argo CD's own OIDC client (`issuer`, `client_id`, `client_secret`); `github`: Dex's "
+            "GitHub connector (`client_id`, `client_secret`, `orgs`); `saml`: Dex's SAML connector, e.g. IAM Identity "
+            "Center (`sso_url`, `ca_data`). A field of another kind is refused"
+        ),
+        Allowed("use 'oidc', 'github' or 'saml'"),
+    ] = "oidc"
 
     issuer: Annotated[
         str,
-        Field(pattern=r"^https://\S+$", description="the provider's issuer URL (its `/.well-known/openid-configuration` base)"),
+        Field(
+            pattern=r"^https://\S+$", description="oidc: the provider's issuer URL (its `/.well-known/openid-configuration` base)"
+        ),
         Allowed("use the provider's https:// issuer URL, e.g. 'https://acme.okta.com'"),
-        Shown("(required)"),
+        Shown("(required with oidc)"),
     ] = ""
     client_id: Annotated[
         str,
-        Field(pattern=r"^\S{1,256}$", description="the client (application) ID the provider gave Argo CD"),
+        Field(pattern=r"^\S{1,256}$", description="oidc, github: the client (application) ID the provider gave Argo CD"),
         Allowed("use the client ID of the provider's application (no spaces)"),
-        Shown("(required)"),
+        Shown("(required with oidc, github)"),
     ] = ""
     client_secret: Annotated[
         str,
         # Secrets Manager's own rule for a secret's name (CreateSecret: 1-512 of letters, digits and /_+=.@-).
         Field(
             pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$",
-            description="the NAME of an AWS Secrets Manager secret (of the project's region) whose value is the client "
-            "secret; never the secret itself. Argo CD reads it from a Kubernetes Secret made from it, so the value is in "
-            "no Terraform state, synthesized file or Git",
+            description="oidc, github: the NAME of an AWS Secrets Manager secret (of the project's region) whose value is "
+            "the client secret; never the secret itself. Argo CD reads it from a Kubernetes Secret made from it, so the "
+            "value is in no Terraform state, synthesized file or Git",
         ),
         Allowed("name an AWS Secrets Manager secret (1-512 of letters, digits and /_+=.@-), not the secret's value"),
-        Shown("(required)"),
+        Shown("(required with oidc, github)"),
     ] = ""
     name: Annotated[
         str,
@@ -883,17 +912,93 @@ class ArgoCdSsoConfig(Section):
     ] = "SSO"
     requested_scopes: Annotated[
         tuple[Annotated[str, Field(pattern=r"^[\x21\x23-\x5B\x5D-\x7E]+$")], ...],
-        Field(min_length=1, description="the OIDC scopes Argo CD asks for; `openid` among them"),
+        Field(min_length=1, description="oidc: the OIDC scopes Argo CD asks for; `openid` among them"),
         Allowed("list OIDC scopes such as 'openid', 'profile', 'email', 'groups'"),
     ] = ("openid", "profile", "email", "groups")
     groups_claim: Annotated[
         str,
         Field(
             pattern=r"^[A-Za-z0-9_:./-]{1,128}$",
-            description="the ID token's claim that lists the user's groups (`argocd.admin_groups` are matched against it)",
+            description="oidc: the ID token's claim that lists the user's groups (`argocd.admin_groups` are matched against it; "
+            "Dex delivers `groups`)",
         ),
         Allowed("use a claim name such as 'groups'"),
     ] = "groups"
+    orgs: Annotated[
+        Mapping[Annotated[str, Field(pattern=_GITHUB_NAME)], tuple[Annotated[str, Field(pattern=_GITHUB_NAME)], ...]],
+        FROZEN,
+        AS_DICT,
+        Field(
+            description="github: organisation -> its teams whose members may log in (`[]`: any member of the "
+            "organisation); Dex's `orgs: [{name, teams}]`. A user's groups are `<org>:<team>` of these organisations",
+            json_schema_extra={"propertyNames": {"pattern": _GITHUB_NAME}},
+        ),
+        Allowed("name GitHub organisations, each with a list of its teams (no comma, colon, quote or line break)"),
+        Shown("(required with github)"),
+    ] = Field(default_factory=lambda: frozen_mapping({}))
+    team_name_field: Annotated[
+        Literal["slug", "name", "both"],
+        Field(
+            description="github: how a team is named in the groups: `slug` (`acme:platform-admins`, stable and "
+            "without spaces), `name` (its display name) or `both` (Dex's `teamNameField`)"
+        ),
+        Allowed("use 'slug', 'name' or 'both'"),
+    ] = "slug"
+    hostname: Annotated[
+        str | None,
+        Field(
+            pattern=r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$",
+            description="github: the GitHub Enterprise Server host (Dex's `hostName`); unset: github.com",
+        ),
+        Allowed("use a host name without scheme or path, e.g. 'github.acme.example.com'"),
+        Shown("github.com"),
+    ] = None
+    sso_url: Annotated[
+        str,
+        Field(
+            pattern=r"^https://\S+$",
+            description="saml: the identity provider's sign-in URL (Identity Center: the application's \"IAM Identity "
+            'Center sign-in URL", `https://portal.sso.<region>.amazonaws.com/saml/assertion/...`)',
+        ),
+        Allowed("use the provider's https:// SAML sign-in URL"),
+        Shown("(required with saml)"),
+    ] = ""
+    ca_data: Annotated[
+        str,
+        Field(
+            pattern=_BASE64,
+            max_length=65536,
+            description="saml: the provider's signing certificate, the PEM file (BEGIN and END lines included) in "
+            "base64 (`base64 -w0 cert.pem`): public, checks the assertions' signatures",
+        ),
+        Allowed("use the base64 of the provider's PEM certificate (`base64 -w0 cert.pem`)"),
+        Shown("(required with saml)"),
+    ] = ""
+    entity_issuer: Annotated[
+        str | None,
+        Field(
+            pattern=r"^https://\S+$",
+            description="saml: the issuer Argo CD's assertions are requested for (Identity Center: the application's "
+            '"Application SAML audience")',
+        ),
+        Allowed("use an https:// URL, as the provider's application names its audience"),
+        Shown("`<argocd.url>/api/dex/callback`"),
+    ] = None
+    groups_attr: Annotated[
+        str,
+        Field(pattern=_SAML_ATTR, description="saml: the assertion attribute listing the user's groups"),
+        Allowed("use an attribute name such as 'groups'"),
+    ] = "groups"
+    username_attr: Annotated[
+        str,
+        Field(pattern=_SAML_ATTR, description="saml: the assertion attribute naming the user"),
+        Allowed("use an attribute name such as 'email'"),
+    ] = "email"
+    email_attr: Annotated[
+        str,
+        Field(pattern=_SAML_ATTR, description="saml: the assertion attribute holding the user's email"),
+        Allowed("use an attribute name such as 'email'"),
+    ] = "email"
 
 
 class ArgoCdConfig(Section):
@@ -903,7 +1008,8 @@ class ArgoCdConfig(Section):
         str,
         Field(
             pattern=r"^https://[^\s/]+$",
-            description="where operators open Argo CD; with `sso`, the provider's redirect URI is `<url>/auth/callback`",
+            description="where operators open Argo CD; with `sso`, the provider's redirect URI is `<url>/auth/callback` (oidc) "
+            "or `<url>/api/dex/callback` (github, saml)",
         ),
         Allowed("use an https:// address without a path, e.g. 'https://localhost:8080'"),
     ] = DEFAULT_ARGOCD_URL

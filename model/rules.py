@@ -5,10 +5,12 @@ naming the key, the bad value and what is allowed; a key that already failed is 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from model.applications import Application, applications, image_repository_name, preview_hostname, public_hostname
@@ -24,6 +26,7 @@ from model.config import (
     PLACEHOLDER_REPO_URL,
     REGION_ALLOWED,
     REGION_PATTERN,
+    SSO_FIELDS,
     SUPPORTED_KUBERNETES_VERSIONS,
     Config,
     EksConfig,
@@ -566,6 +569,24 @@ def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
     _check(p, f"{key}.max_unavailable", nodes.max_unavailable, unavailable_ok, f"use 1-{nodes.max_size} (max_size)")
 
 
+_CA_DATA_RULE = "use the base64 of the provider's PEM certificate, BEGIN and END lines included (`base64 -w0 cert.pem`)"
+
+
+def _pem_certificate(data: str) -> bool:
+    """Whether data is the base64 of a PEM certificate, as Dex's SAML connector reads `caData` (connector/saml/saml.go,
+    dex v2.45.1: PEM blocks, else "no certificates found in ca data" when Dex starts)."""
+    try:
+        decoded = base64.b64decode(data, validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return "-----BEGIN CERTIFICATE-----" in decoded and "-----END CERTIFICATE-----" in decoded
+
+
+def _shown(value: Any) -> Any:
+    """A setting's value as a message shows it (a read-only mapping as the object it came from)."""
+    return dict(value) if isinstance(value, Mapping) else value
+
+
 def _argocd_rules(c: Config, p: Problems) -> None:
     """Single sign-on and its admins go together: the groups come from the provider, and with SSO the local admin is
     off, so without an admin group nobody could administer Argo CD but through kubectl."""
@@ -579,14 +600,31 @@ def _argocd_rules(c: Config, p: Problems) -> None:
             "admin groups are the identity provider's: set argocd.sso too, or leave argocd.admin_groups empty",
         )
     else:
+        sso = access.sso
         required = {
             "issuer": "the provider's https:// issuer URL",
             "client_id": "the client ID the provider gave Argo CD",
             "client_secret": "the name of the Secrets Manager secret holding the client secret",
+            "orgs": "the GitHub organisations whose members may log in",
+            "sso_url": "the provider's SAML sign-in URL",
+            "ca_data": "the provider's certificate, its PEM file in base64",
         }
         for field, what in required.items():
-            value = getattr(access.sso, field)
-            _check(p, f"argocd.sso.{field}", value, bool(value), f"argocd.sso needs {what}")
+            if field in SSO_FIELDS[sso.kind]:
+                value = getattr(sso, field)
+                _check(p, f"argocd.sso.{field}", _shown(value), bool(value), f"argocd.sso ({sso.kind}) needs {what}")
+        # One kind at once: a field of another kind would be silently ignored, so it is refused.
+        for field in sorted(sso.model_fields_set - {"kind", "name", *SSO_FIELDS[sso.kind]}):
+            kinds = " or ".join(kind for kind, fields in SSO_FIELDS.items() if field in fields)
+            _check(
+                p,
+                f"argocd.sso.{field}",
+                _shown(getattr(sso, field)),
+                False,
+                f"a field of kind {kinds}, and argocd.sso.kind is {sso.kind}: remove it, or set the kind it belongs to",
+            )
+        if sso.kind == "saml" and sso.ca_data:
+            _check(p, "argocd.sso.ca_data", "(not shown)", _pem_certificate(sso.ca_data), _CA_DATA_RULE)
         _check(
             p,
             "argocd.admin_groups",
