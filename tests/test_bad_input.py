@@ -160,7 +160,7 @@ def test_make_in_a_linked_copy_never_reinstalls_through_the_links(tmp_path: Path
     scratch = tmp_path / "project"
     lock_files = ("package-lock.json", "Pipfile.lock")
     link_project(scratch, own={"cdktf.json", "cdktf.out", *lock_files})
-    (scratch / "cdktf.json").write_text((PROJECT_DIR / "cdktf.json").read_text())
+    (scratch / "cdktf.json").write_text("{}\n")  # a dry run reads none of it
     later = time.time() + 3600
     for name in lock_files:
         (scratch / name).write_bytes((PROJECT_DIR / name).read_bytes())
