@@ -4,7 +4,7 @@ Single sign-on and RBAC are facts (`argocd`), rendered by argocd/apps/platform/a
 chart's `configs.cm` and `configs.rbac` at the colour's revision. The SSO client secret is never a fact: argocd-cm names
 a Kubernetes Secret (`$<secret>:<key>`, Argo CD's syntax for a key of a Secret labelled
 `app.kubernetes.io/part-of: argocd`), made in the cluster from the Secrets Manager secret the configuration names
-(secret_copies), so its value is in no Terraform state, synthesized file, fact or Git.
+(model/external_secrets.py, sso_client_secret), so its value is in no Terraform state, synthesized file, fact or Git.
 
 The projects: argocd/apps renders `platform` (every component of the registry) and one per application group
 (`applications.<name>.group`); Terraform's bootstrap applies the parent's own (`app-of-apps`, model/bootstrap.py).
@@ -12,11 +12,10 @@ The projects: argocd/apps renders `platform` (every component of the registry) a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from model.config import Config
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
+from model.workloads import PARENT_APPLICATION, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 
 # The AppProject of the platform's components (argocd/apps/templates/projects.yaml writes the same name).
 PLATFORM_PROJECT = "platform"
@@ -108,23 +107,3 @@ def dex_connector(config: Config) -> dict[str, Any]:
             "groupsAttr": sso.groups_attr,
         }
     return {"type": sso.kind, "id": sso.kind, "name": sso.name, "config": settings}
-
-
-@dataclass(frozen=True)
-class SecretCopy:
-    """A Kubernetes Secret a colour needs made from a Secrets Manager secret (the value of the one, under `key` of the
-    other), by whatever materialises Secrets Manager secrets in the cluster."""
-
-    secrets_manager_name: str  # the secret of the project's region
-    namespace: str
-    name: str  # the Kubernetes Secret
-    key: str
-    labels: dict[str, str]
-
-
-def secret_copies(config: Config) -> tuple[SecretCopy, ...]:
-    """The Secrets Manager secrets Argo CD's configuration reads, and the Kubernetes Secret each must become."""
-    sso = config.argocd.sso
-    if sso is None or sso.kind not in SECRET_KINDS:
-        return ()
-    return (SecretCopy(sso.client_secret, ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY, dict(PART_OF_ARGOCD)),)

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from model.argocd_access import secret_copies
+from model.argocd_access import PART_OF_ARGOCD, SECRET_KINDS
 from model.config import Config
 from model.platform import component
-from model.workloads import ARGOCD_NAMESPACE
+from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 
 EXTERNAL_SECRETS = component("external-secrets")
 # ESO's API that v2.x serves and stores (its CRDs at v2.9.0: config/crds/bases/external-secrets.io_*.yaml, version v1;
@@ -71,16 +71,27 @@ def repository_credentials(config: Config) -> tuple[MaterialisedSecret, ...]:
     )
 
 
-def materialised(config: Config) -> tuple[MaterialisedSecret, ...]:
-    """Every Secret ESO makes in a colour from Secrets Manager: the repository credentials, and what Argo CD's
-    configuration reads (its SSO client secret, model/argocd_access.py)."""
-    argocd = tuple(
+def sso_client_secret(config: Config) -> tuple[MaterialisedSecret, ...]:
+    """The Secret argocd-cm's SSO settings name (`$<secret>:<key>`, model/argocd_access.py): the plain value of
+    `argocd.sso.client_secret` under its one key, labelled so Argo CD may read it; none without a client secret."""
+    sso = config.argocd.sso
+    if sso is None or sso.kind not in SECRET_KINDS:
+        return ()
+    return (
         MaterialisedSecret(
-            name=copy.name, namespace=copy.namespace, secret=copy.secrets_manager_name, labels=copy.labels, key=copy.key
-        )
-        for copy in secret_copies(config)
+            name=SSO_CLIENT_SECRET,
+            namespace=ARGOCD_NAMESPACE,
+            secret=sso.client_secret,
+            labels=dict(PART_OF_ARGOCD),
+            key=SSO_CLIENT_SECRET_KEY,
+        ),
     )
-    return (*repository_credentials(config), *argocd)
+
+
+def materialised(config: Config) -> tuple[MaterialisedSecret, ...]:
+    """Every Secret ESO makes in a colour from Secrets Manager: the repository credentials, and Argo CD's SSO client
+    secret."""
+    return (*repository_credentials(config), *sso_client_secret(config))
 
 
 def secret_arns(secrets: Iterable[MaterialisedSecret], *, partition: str, region: str, account_id: str) -> list[str]:

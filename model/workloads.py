@@ -94,6 +94,6 @@ SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave"
 TABLE_KEY = "UserId"
 # The Kubernetes Secret, in Argo CD's namespace, that holds the SSO client secret under SSO_CLIENT_SECRET_KEY:
 # argocd-cm's oidc.config names it (`$<secret>:<key>`, model/argocd_access.py); it is made from the Secrets Manager secret
-# `argocd.sso.client_secret` names (model.argocd_access.secret_copies), labelled as Argo CD requires.
+# `argocd.sso.client_secret` names (model.external_secrets.sso_client_secret), labelled as Argo CD requires.
 SSO_CLIENT_SECRET = "argocd-sso-client"
 SSO_CLIENT_SECRET_KEY = "clientSecret"

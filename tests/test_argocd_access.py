@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT, PLATFORM_PROJECT, secret_copies
+from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT, PLATFORM_PROJECT
 from model.bootstrap import IN_CLUSTER
 from model.config import DEFAULT_APPLICATION_GROUP
+from model.external_secrets import sso_client_secret
 from model.platform import CHILDREN, COMPONENTS
 from model.values import cluster_facts
 from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
@@ -228,15 +229,15 @@ def test_the_rbac_and_cm_configmaps_the_argo_cd_chart_makes_of_them(chains: dict
 
 
 def test_the_client_secret_is_copied_from_secrets_manager_into_the_secret_argo_cd_reads() -> None:
-    (copy_,) = secret_copies(validated(VARIANT))
-    assert (copy_.secrets_manager_name, copy_.namespace, copy_.name, copy_.key) == (
+    (copy_,) = sso_client_secret(validated(VARIANT))
+    assert (copy_.secret, copy_.namespace, copy_.name, copy_.key) == (
         SSO_SECRET_NAME,
         ARGOCD_NAMESPACE,
         SSO_CLIENT_SECRET,
         SSO_CLIENT_SECRET_KEY,
     )
     assert copy_.labels == {"app.kubernetes.io/part-of": "argocd"}  # or Argo CD will not resolve `$<secret>:<key>`
-    assert secret_copies(validated({})) == ()
+    assert sso_client_secret(validated({})) == ()
 
 
 def test_no_secret_value_anywhere_in_the_output_or_the_facts(variant_app: Synthesized, chains: dict[str, Chain]) -> None:

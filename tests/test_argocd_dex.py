@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from model.argocd_access import secret_copies
+from model.external_secrets import sso_client_secret
 from model.values import cluster_facts
 from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from tests.support.charts import by_kind, render, sample_for
@@ -133,9 +133,9 @@ def test_oidc_and_no_sso_keep_dex_off(values: dict[str, dict[str, Any]]) -> None
 
 def test_the_secret_is_copied_for_oidc_and_github_not_saml() -> None:
     for argocd in (ARGOCD_SSO, GITHUB):
-        (copy_,) = secret_copies(validated(with_argocd(argocd)))
-        assert (copy_.secrets_manager_name, copy_.name, copy_.key) == (SSO_SECRET_NAME, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY)
-    assert secret_copies(validated(with_argocd(SAML))) == ()
+        (copy_,) = sso_client_secret(validated(with_argocd(argocd)))
+        assert (copy_.secret, copy_.name, copy_.key) == (SSO_SECRET_NAME, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY)
+    assert sso_client_secret(validated(with_argocd(SAML))) == ()
 
 
 def test_no_secret_value_in_the_facts_or_the_values(values: dict[str, dict[str, Any]]) -> None:
