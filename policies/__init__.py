@@ -56,7 +56,7 @@ def render(document: Document, **values: Fill) -> str:
     wanted = placeholders(document)
     if wanted != set(values):
         raise ValueError(f"{_shown(document)} needs {sorted(wanted)}, was given {sorted(values)}")
-    empty = sorted(key for key, value in values.items() if not isinstance(value, str) and not value)
+    empty = sorted(key for key, value in values.items() if _empty(value))
     if empty:
         raise ValueError(f"{_shown(document)}: {', '.join(empty)} is an empty list (IAM refuses a statement on nothing)")
     return json.dumps(_fill(_template(document), values), separators=(",", ":"))
@@ -69,9 +69,14 @@ def render_from(document: Document, available: Mapping[str, Fill]) -> str:
     if missing:
         raise ValueError(f"{_shown(document)} needs {sorted(missing)}, which are not available")
     needed = {key: available[key] for key in placeholders(document)}
-    if any(not isinstance(value, str) and not value for value in needed.values()):
+    if any(_empty(value) for value in needed.values()):
         return ""
     return render(document, **needed)
+
+
+def _empty(value: Fill) -> bool:
+    """A list value with nothing in it: a statement on no resource, which IAM refuses."""
+    return not isinstance(value, str) and not value
 
 
 def _fill(node: Any, values: Mapping[str, Fill]) -> Any:
