@@ -245,7 +245,6 @@ def test_the_boundary_denies_every_iam_write_but_the_load_balancers_service_link
 def held_actions(document: dict[str, Any]) -> Iterator[Request]:
     """Each action an Allow statement of a role's document names (wildcards expanded over parliament's reference), as a
     request carrying the statement's StringEquals values (iam:AWSServiceName of a service-linked role)."""
-    known = known_actions()
     for statement in document["Statement"]:
         if statement["Effect"] != "Allow":
             continue
@@ -253,21 +252,16 @@ def held_actions(document: dict[str, Any]) -> Iterator[Request]:
         context = {key: value if isinstance(value, str) else value[0] for key, value in equals.items()}
         actions = [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
         for pattern in actions:
-            for action in expanded(pattern.lower(), known) or (pattern,):
+            for action in expanded(pattern.lower()) or (pattern,):
                 yield Request(action, "*", context)
 
 
 @cache
-def known_actions() -> tuple[str, ...]:
-    return tuple(authorization_reference())
-
-
-@cache
-def expanded(pattern: str, known: tuple[str, ...]) -> tuple[str, ...]:
-    """The known actions an Action pattern names (the same patterns recur across the roles' documents)."""
-    # As arn_like matches an action: `*` and `?` never cross the colon between service and action.
+def expanded(pattern: str) -> tuple[str, ...]:
+    """The actions parliament knows that an Action pattern names (the same patterns recur across the roles' documents).
+    As arn_like matches an action: `*` and `?` never cross the colon between service and action."""
     regex = re.compile("".join("[^:]*" if c == "*" else "[^:]" if c == "?" else re.escape(c) for c in pattern))
-    return tuple(a for a in known if regex.fullmatch(a))
+    return tuple(action for action in authorization_reference() if regex.fullmatch(action))
 
 
 def managed_policy(arn: str) -> dict[str, Any]:
