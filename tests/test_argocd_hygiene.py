@@ -214,44 +214,70 @@ def test_other_children_ignore_nothing(chains: dict[str, Chain], colour: str) ->
     ] == []
 
 
-# --- a component with ignored differences and namespace labels ----------------------------------
+# --- every combination of a component entry's optional keys ------------------------------------
 
-# A made-up component with both: its own namespace labels (Argo CD's managedNamespaceMetadata) and differences to keep.
-BOTH = """\
-name: both
-title: Both
-namespace: both
-wave: 0
-chart:
-  repository: https://charts.example.com
-  default: 1.0.0
-  releases:
-    - {version: 1.0.0, appVersion: v1.0.0, kubernetes: ["1.35"], evidence: a test's}
-namespaceLabels:
-  example.com/team: platform
-ignoreDifferences:
-  - kind: Secret
-    name: both-tls
-    jsonPointers: ["/data"]
-"""
+# The optional keys of a registry entry (model/platform.py Component) that change what argocd/apps writes for its child:
+# Argo CD's ignoreDifferences (and the sync option that respects them), its namespace's labels (managedNamespaceMetadata),
+# selfManaged (no resources finalizer) and a Pod Identity binding (its namespace then comes from the facts). Every entry
+# takes its chart from a Helm repository (`chart` is required: the registry knows no other source), so the chart is
+# the one key every combination has. The template once wrote RespectIgnoreDifferences after managedNamespaceMetadata's
+# labels: YAML that does not parse, so no component could have both, and the whole parent failed with it.
+OPTIONAL_KEYS = ("ignoreDifferences", "namespaceLabels", "selfManaged", "identity")
+COMBINATIONS = [tuple(key for i, key in enumerate(OPTIONAL_KEYS) if mask & (1 << i)) for mask in range(1 << len(OPTIONAL_KEYS))]
+BOUND_NAMESPACE = "bound-by-terraform"  # the facts' namespace of a component with an identity
 
 
-def test_a_component_with_ignored_differences_and_namespace_labels_keeps_both(chains: dict[str, Chain], tmp_path: Path) -> None:
-    """argocd/apps renders both sync options in its syncOptions list and the labels under managedNamespaceMetadata. (Its
-    template once wrote RespectIgnoreDifferences after managedNamespaceMetadata's labels: YAML that does not parse, so
-    no component could have both.) Rendered from a copy of the chart with one more component in its registry."""
+def entry(keys: tuple[str, ...]) -> str:
+    """A made-up component.yaml with exactly these optional keys."""
+    lines = [
+        "name: combo",
+        "title: Combo",
+        "namespace: combo",
+        "wave: 0",
+        "chart:",
+        "  repository: https://charts.example.com",
+        "  default: 1.0.0",
+        "  releases:",
+        '    - {version: 1.0.0, appVersion: v1.0.0, kubernetes: ["1.35"], evidence: a test\'s}',
+    ]
+    if "selfManaged" in keys:
+        lines.append("selfManaged: true")
+    if "identity" in keys:
+        lines += ["identity:", "  serviceAccount: combo", "  policy: policy.json", "  description: a test's"]
+    if "namespaceLabels" in keys:
+        lines += ["namespaceLabels:", "  example.com/team: platform"]
+    if "ignoreDifferences" in keys:
+        lines += ["ignoreDifferences:", "  - kind: Secret", "    name: combo-tls", '    jsonPointers: ["/data"]']
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("keys", COMBINATIONS, ids=lambda keys: "+".join(keys) or "none")
+def test_every_combination_of_a_components_optional_keys_renders_its_child(
+    chains: dict[str, Chain], tmp_path: Path, keys: tuple[str, ...]
+) -> None:
+    """argocd/apps, copied with one more entry in its registry, renders valid YAML and the child says what the entry
+    says: both sync options in one syncOptions list, the labels under managedNamespaceMetadata, the finalizer unless
+    self-managed, the facts' namespace with an identity."""
     chart = tmp_path / "apps"
     shutil.copytree(CHARTS / "apps", chart)
-    (chart / "platform" / "both").mkdir()
-    (chart / "platform" / "both" / "component.yaml").write_text(BOTH)
-    (chart / "platform" / "both" / "values.yaml").write_text("{}\n")
+    (chart / "platform" / "combo").mkdir()
+    (chart / "platform" / "combo" / "component.yaml").write_text(entry(keys))
+    (chart / "platform" / "combo" / "values.yaml").write_text("{}\n")
     facts = chains[COLOURS[0]].root_values
-    rendered = render(
-        chart, {**facts, "platform": {**facts["platform"], "both": "1.0.0"}}, release="apps", namespace=ARGOCD_NAMESPACE
+    values = {**facts, "platform": {**facts["platform"], "combo": "1.0.0"}}
+    if "identity" in keys:
+        values["identities"] = {**facts["identities"], "combo": {"namespace": BOUND_NAMESPACE, "serviceAccount": "combo"}}
+    combo = by_kind(render(chart, values, release="apps", namespace=ARGOCD_NAMESPACE), "Application")["combo"]
+    spec, policy = combo["spec"], combo["spec"]["syncPolicy"]
+    ignoring = "ignoreDifferences" in keys
+    assert policy["syncOptions"] == ["CreateNamespace=true", *(["RespectIgnoreDifferences=true"] if ignoring else [])]
+    assert spec.get("ignoreDifferences") == (
+        [{"kind": "Secret", "name": "combo-tls", "jsonPointers": ["/data"]}] if ignoring else None
     )
-    both = by_kind(rendered, "Application")["both"]
-    policy = both["spec"]["syncPolicy"]
-    assert policy["syncOptions"] == ["CreateNamespace=true", "RespectIgnoreDifferences=true"]
-    assert policy["managedNamespaceMetadata"] == {"labels": {"example.com/team": "platform"}}
-    assert both["spec"]["ignoreDifferences"] == [{"kind": "Secret", "name": "both-tls", "jsonPointers": ["/data"]}]
+    labelled = "namespaceLabels" in keys
+    assert policy.get("managedNamespaceMetadata") == ({"labels": {"example.com/team": "platform"}} if labelled else None)
+    assert combo["metadata"].get("finalizers") == (None if "selfManaged" in keys else ["resources-finalizer.argocd.argoproj.io"])
+    assert spec["destination"]["namespace"] == (BOUND_NAMESPACE if "identity" in keys else "combo")
+    assert (spec["source"]["chart"], spec["source"]["targetRevision"]) == ("combo", "1.0.0")
     assert policy["retry"] == facts["syncRetry"]
+    assert policy["automated"] == {"prune": True, "selfHeal": True}
