@@ -280,6 +280,33 @@ def test_a_colour_deployed_before_goes_as_it_did_its_load_balancer_and_records_b
     ]
 
 
+def test_retiring_blue_waits_only_for_blues_records_not_for_a_colour_named_blue_2(
+    before: Emulated, argocd: FakeKubernetes
+) -> None:
+    """Beside blue runs blue-2 (its cluster eks-bg-blue-2 serving, weight 100): blue's name is a prefix of its set
+    identifier, of its ExternalDNS owner and of its load balancer controller's cluster tag. blue's teardown counts only
+    what is blue's, to the whole token, so it ends as soon as blue's own are gone and leaves blue-2's alone."""
+    before.make_load_balancer("blue-2")
+    before.write_records("blue-2", 100)
+    clock = FakeClock()
+    ingress_gone = threading.Event()
+
+    def ingress_finalizer() -> None:
+        before.remove_load_balancer("blue")
+        ingress_gone.set()
+
+    argocd.on_gone["sample-app"] = ingress_finalizer
+    external_dns_removes_records_after(before, clock, 60, ingress_gone)
+    teardown_of(before, argocd, clock, plan=LEGACY).run()
+    assert leftovers(before) == []
+    assert clock.slept < LEGACY.timeout_seconds / 2  # blue's records' 60 s, not the bounded wait's whole timeout
+    blue_2 = colour_leftovers(
+        route53=before.route53, elbv2=before.elbv2, ec2=before.ec2, zone=before.zone, colour="blue-2", cluster=cluster("blue-2")
+    )
+    assert len(blue_2) == 5  # its 2 records, load balancer, target group and security group, untouched
+    assert before.weights() == {"blue-2": 100}
+
+
 def test_a_colour_that_still_has_weight_in_route53_is_not_touched(before: Emulated, argocd: FakeKubernetes) -> None:
     before.write_records("blue", 30)
     with pytest.raises(
