@@ -147,9 +147,7 @@ def _never_replaced_while_serving(scope: Construct, *, nodes: NodeGroupConfig, g
     )
     existing = DataAwsEksNodeGroup(scope, "existing", cluster_name=name, node_group_name="${each.value}")
     # Set as written: cdktf's iterators wrap an expression of their own in a second toset.
-    existing.add_override(
-        "for_each", f'${{toset([for n in flatten({groups.fqn}[*].names) : n if startswith(n, "{name}-")])}}'
-    )
+    existing.add_override("for_each", f'${{toset([for n in flatten({groups.fqn}[*].names) : n if startswith(n, "{name}-")])}}')
     running = f"values({existing.fqn})"
     wanted = {"instance_types": ",".join(nodes.instance_types), "ami_type": nodes.ami_type, "capacity_type": nodes.capacity_type}
     same = " && ".join(

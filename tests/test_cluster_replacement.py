@@ -75,7 +75,8 @@ def test_the_node_group_guard_reads_the_live_groups_of_that_cluster(colour: str,
     ((groups_id, groups),) = document["data"]["aws_eks_node_groups"].items()
     ((existing_id, existing),) = document["data"]["aws_eks_node_group"].items()
     assert groups["cluster_name"] == existing["cluster_name"] == cluster["name"]
-    assert groups["count"].startswith("${contains(data.aws_eks_clusters.") and f'"{cluster["name"]}"' in groups["count"]
+    assert groups["count"].startswith("${contains(data.aws_eks_clusters.")
+    assert f'"{cluster["name"]}"' in groups["count"]
     # Every group of the cluster named as the stack names its own (`<cluster>-<suffix>`), by name.
     assert f"data.aws_eks_node_groups.{groups_id}[*].names" in existing["for_each"]
     assert f'startswith(n, "{cluster["name"]}-")' in existing["for_each"]
