@@ -102,6 +102,11 @@ def _tag_keys_in_schema(schema: dict[str, Any]) -> None:
 
 TagKey = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^(?![aA][wW][sS]:)"), Allowed(_TAG_TEXT)]
 TagValue = Annotated[str, Field(max_length=256), Allowed(_TAG_TEXT)]
+# An EKS-optimized AMI release (what DescribeNodegroup calls releaseVersion, and the SSM public parameter
+# /aws/service/eks/optimized-ami/<k8s>/amazon-linux-2023/<arch>/standard/recommended/release_version holds): the
+# Kubernetes patch version and the build date, e.g. 1.14.9-20201007 (AWS Systems Manager User Guide, "Calling the EKS
+# optimized AMI public parameter in Parameter Store").
+NODE_RELEASE_PATTERN = r"^\d+\.\d+\.\d+-\d{8}$"
 AddonName = Annotated[Literal[ADDONS], Allowed(f"unknown add-on; use one of {', '.join(ADDONS)}")]  # type: ignore[valid-type]
 AddonVersion = Annotated[
     str, Field(pattern=r"^v\d+\.\d+\.\d+-eksbuild\.\d+$"), Allowed("use an EKS add-on version such as 'v1.19.2-eksbuild.1'")
@@ -128,6 +133,16 @@ class NodeGroupConfig(Section):
         int, Field(ge=20, le=16384, description="20-16384; encrypted gp3 root volume"), Allowed("use 20-16384 GiB")
     ] = 50
     max_unavailable: Annotated[int, Field(description="1 to `max_size`; nodes replaced at a time during an update")] = 1
+    release_version: Annotated[
+        Annotated[str, Field(pattern=NODE_RELEASE_PATTERN)] | None,
+        Field(
+            description="the EKS-optimized AMI release the nodes run, `<kubernetes version>.<patch>-<YYYYMMDD>` such as "
+            "`1.35.0-20251120`, of the colour's `kubernetes_version`; a change rolls the nodes in place "
+            "(`python -m tools.patch <colour> --write` writes the newest)"
+        ),
+        Allowed("use an EKS-optimized AMI release such as '1.35.0-20251120'"),
+        Shown("EKS's latest for the version when the group is created"),
+    ] = None
 
 
 def _chart_versions(component: Component) -> Any:

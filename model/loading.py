@@ -2,7 +2,8 @@
 project ships `config.json`: the cdktf CLI never parses it, so a mistake there is the app's to report).
 
 `load_config` reports every problem at once, before any stack is built, each naming the key, the
-bad value and what is allowed; `write_weights` changes only the weights, validated first, atomically.
+bad value and what is allowed; `write_weights` changes only the weights, validated first, atomically;
+`write_colour` one colour's settings, the rest of the file byte for byte.
 """
 
 from __future__ import annotations
@@ -80,13 +81,20 @@ def check_weights(path: Path, weights: Mapping[str, int]) -> None:
     _with_weights(path, weights)
 
 
-def _with_weights(path: Path, weights: Mapping[str, int]) -> tuple[Path, Any]:
-    """(the file that holds the config, its whole content with the weights set), validated."""
+def _config_section(path: Path) -> tuple[Path, Any, Any, tuple[str, ...]]:
+    """(the file that holds the config, its whole content, the config in it, the keys leading there)."""
     raw = _read_json(path, path.name)
     section, target = raw.setdefault("context", {}).setdefault("config", {}), path
+    keys: tuple[str, ...] = ("context", "config")
     if isinstance(section, str):
-        target = path.parent / section
+        target, keys = path.parent / section, ()
         raw = section = _read_json(target, section)
+    return target, raw, section, keys
+
+
+def _with_weights(path: Path, weights: Mapping[str, int]) -> tuple[Path, Any]:
+    """(the file that holds the config, its whole content with the weights set), validated."""
+    target, raw, section, _ = _config_section(path)
     if "clusters" not in section:  # the defaults become explicit, so the weights have somewhere to go
         section["clusters"] = {
             colour: cluster.model_dump(mode="json", exclude_unset=True) for colour, cluster in Config().clusters.items()
@@ -102,6 +110,58 @@ def _with_weights(path: Path, weights: Mapping[str, int]) -> tuple[Path, Any]:
         section["clusters"][colour]["weight"] = weight
     config_from_dict(section, source=str(target))
     return target, raw
+
+
+def write_colour(path: Path, colour: str, settings: Mapping[str, Any]) -> Path:
+    """Set keys of `clusters.<colour>` where the config lives (cdktf.json or the file it names) and return that file.
+    A mapping is merged into the entry's mapping of that key (`{"nodes": {"release_version": ...}}` keeps the other
+    node settings). The result is validated first and replaces the file atomically; only the colour's entry is
+    written anew (two-space JSON, at its place and indentation): every other byte of the file stays as it was."""
+    target, _, section, keys = _config_section(path)
+    clusters = section.get("clusters") if isinstance(section, Mapping) else None
+    if not isinstance(clusters, dict) or not isinstance(clusters.get(colour), dict):
+        named = ", ".join(clusters) if isinstance(clusters, dict) else "none (the defaults apply: name the colour first)"
+        raise ConfigError(str(target), [f"clusters.{colour}: no such colour in {target.name}; configured: {named}"])
+    entry = clusters[colour]
+    for key, value in settings.items():
+        entry[key] = {**entry.get(key, {}), **value} if isinstance(value, Mapping) else value
+    config_from_dict(section, source=str(target))
+    text = target.read_text()
+    start, end = _value_span(text, (*keys, "clusters", colour))
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    written = text[:start] + json.dumps(entry, indent=2, ensure_ascii=False).replace("\n", "\n" + indent) + text[end:]
+    scratch = target.with_name(f".{target.name}.tmp")
+    scratch.write_text(written)
+    scratch.replace(target)
+    return target
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _value_span(text: str, keys: tuple[str, ...]) -> tuple[int, int]:
+    """Where the value at keys (object keys from the top) starts and ends in a JSON text read before (valid, no
+    duplicate key, every key present), so that it alone can be written anew."""
+    at = _skip(text, 0)
+    for key in keys:
+        at = _skip(text, at + 1)  # past the object's "{"
+        while True:
+            name, at = _DECODER.raw_decode(text, at)
+            at = _skip(text, _skip(text, at) + 1)  # past ":"
+            if name == key:
+                break
+            _, at = _DECODER.raw_decode(text, at)
+            at = _skip(text, _skip(text, at) + 1)  # past ","
+    _, end = _DECODER.raw_decode(text, at)
+    return at, end
+
+
+def _skip(text: str, at: int) -> int:
+    """The first position from `at` on that holds no JSON whitespace."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
 
 
 def config_from_dict(raw: Any, *, source: str = "config") -> Config:

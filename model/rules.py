@@ -437,7 +437,9 @@ def _cluster_rules(c: Config, p: Problems) -> None:
         key = f"clusters.{colour}"
         _check(p, key, colour, bool(_COLOUR.match(colour)), _COLOUR_RULE)
         _version_rules(p, key, cluster.kubernetes_version)
-        _node_rules(p, f"{key}.nodes", cluster.nodes)
+        # A release is judged against the colour's version only when that version itself stands.
+        version_known = not p.is_bad(f"{key}.kubernetes_version")
+        _node_rules(p, f"{key}.nodes", cluster.nodes, cluster.kubernetes_version if version_known else None)
         _platform_rules(c, p, colour)
         _serving_release_rules(c, p, colour)
         _legacy_rules(c, p, colour)
@@ -556,7 +558,20 @@ def _serving_release_rules(c: Config, p: Problems, colour: str) -> None:
     )
 
 
-def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig) -> None:
+def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig, kubernetes_version: str | None) -> None:
+    """kubernetes_version: the colour's; None when it is refused itself (its release is then not judged)."""
+    release = nodes.release_version
+    if release is not None and kubernetes_version is not None:
+        # EKS refuses a release of another minor than the group's version (UpdateNodegroupVersion: the AMI release must
+        # match the Kubernetes version); said at synth, naming the key, not at apply after the control plane moved.
+        _check(
+            p,
+            f"{key}.release_version",
+            release,
+            release.startswith(f"{kubernetes_version}."),
+            f"use an EKS-optimized AMI release of Kubernetes {kubernetes_version} (the colour's kubernetes_version), "
+            f"'{kubernetes_version}.<patch>-<YYYYMMDD>': `python -m tools.patch <colour>` lists the newest",
+        )
     if p.is_bad(f"{key}.max_size"):
         return  # the sizes below are judged against max_size
     _check(p, f"{key}.min_size", nodes.min_size, 0 <= nodes.min_size <= nodes.max_size, f"use 0-{nodes.max_size} (max_size)")

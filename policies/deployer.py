@@ -102,6 +102,7 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
         "ClustersOfTheProjectAndWhatIsBoundToThem",
         "GrantOnlyTheClusterAdminAccessPolicy",
         "DescribeEveryClusterCommonsGuardLooksAt",
+        "ReadTheEksOptimizedAmiReleasesAwsPublishes",
         "CreateKeysTaggedWithTheProject",
         "KeysOfThisAccountNotByTagTagsReachKmsLate",
         "EksGrantsItselfTheClusterKey",

@@ -21,7 +21,7 @@ from components.destroy_hook import Teardown
 from components.kube_providers import KubeProviders
 from components.load_balancer_access import LoadBalancerAccess
 from components.local_chart import LocalChart
-from components.node_group import NodeGroup
+from components.node_group import NodeGroup, NodeGroupGuard
 from components.pod_identity import PodIdentityAssociations
 from model.bootstrap import ARGO_CD_VALUES, BOOTSTRAP_SECRETS, EXTERNAL_SECRETS_VALUES, MANIFESTS_CHART, bootstrap_manifests
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
@@ -91,6 +91,7 @@ class ClusterStack(TerraformStack):
             kubernetes_version=eks.version,
             subnet_ids=subnets,
             nodes=cluster.nodes,
+            guard=NodeGroupGuard(colour=colour, cluster_name=name, weight=cluster.weight),
             partition=partition,
             permissions_boundary=boundary,
             depends_on=early.addons,

@@ -4,8 +4,11 @@ eks.service_ipv4_cidr) is refused at plan, with a message that says so, never a 
 - The cluster carries a precondition against the live cluster, read through data sources: a cluster
   that does not exist yet passes, one that runs what the config names passes, one that runs another
   Service network is refused, naming the colour, both values and the way out (a new colour).
-- Nothing in a colour is created before the old one is destroyed: the cluster's fixed name cannot exist
-  twice.
+- Nothing in a colour but its node group is created before the old one is destroyed: the cluster's fixed name
+  cannot exist twice. The node group may be, being named by a prefix; what it depends on has fixed names and
+  arguments per colour, or (the cluster) is never replaced.
+- A change that would replace the node group of a colour with weight (instance types, AMI or capacity type: ForceNew
+  in the aws provider) is refused at plan the same way, against the live group; a colour without weight passes.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.configs import EXAMPLE_COLOURS
-from tests.support.emulator_plans import DRIFTED_SERVICE_CIDR, EmulatorPlans
+from tests.support.configs import EXAMPLE_COLOURS, example
+from tests.support.emulator_plans import DRIFTED_INSTANCE_TYPE, DRIFTED_SERVICE_CIDR, NODE_GROUP_SUFFIX, EmulatorPlans
 from tests.support.synth import Synthesized
 
 COLOURS = EXAMPLE_COLOURS
@@ -31,11 +34,17 @@ def resources(app: Synthesized, colour: str) -> Iterator[tuple[str, dict[str, An
 
 @pytest.mark.parametrize("fixture", ["example_app", "everything_on"])
 @pytest.mark.parametrize("colour", COLOURS)
-def test_nothing_in_a_colour_is_created_before_its_predecessor_is_destroyed(
+def test_only_the_node_group_is_created_before_its_predecessor_is_destroyed(
     fixture: str, colour: str, request: pytest.FixtureRequest
 ) -> None:
     app: Synthesized = request.getfixturevalue(fixture)
-    assert [kind for kind, body in resources(app, colour) if "create_before_destroy" in body.get("lifecycle", {})] == []
+    created_first = [kind for kind, body in resources(app, colour) if "create_before_destroy" in body.get("lifecycle", {})]
+    assert created_first == ["aws_eks_node_group"]
+    (group,) = app.json(colour)["resource"]["aws_eks_node_group"].values()
+    assert group["lifecycle"]["create_before_destroy"] is True
+    # A name of its own for the new group: a fixed node_group_name could not exist twice.
+    assert "node_group_name" not in group
+    assert group["node_group_name_prefix"].endswith("-")
 
 
 @pytest.mark.parametrize("colour", COLOURS)
@@ -50,11 +59,42 @@ def test_the_guard_reads_the_live_cluster_of_that_name(colour: str, example_app:
     (cluster,) = document["resource"]["aws_eks_cluster"].values()
     (existing,) = document["data"]["aws_eks_cluster"].values()
     assert existing["name"] == cluster["name"]
-    (listed,) = document["data"]["aws_eks_clusters"]
+    # The control plane's list of clusters (the node group's guard reads one of its own).
+    (listed,) = [name for name in document["data"]["aws_eks_clusters"] if name.startswith("eks_")]
     # Read only when a cluster of that name exists: a new colour's first plan passes.
     assert existing["count"] == f'${{contains(data.aws_eks_clusters.{listed}.names, "{cluster["name"]}") ? 1 : 0}}'
     (precondition,) = cluster["lifecycle"]["precondition"]
     assert cluster["kubernetes_network_config"]["service_ipv4_cidr"] in precondition["condition"]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_the_node_group_guard_reads_the_live_groups_of_that_cluster(colour: str, example_app: Synthesized) -> None:
+    document = example_app.json(colour)
+    (cluster,) = document["resource"]["aws_eks_cluster"].values()
+    (group,) = document["resource"]["aws_eks_node_group"].values()
+    ((groups_id, groups),) = document["data"]["aws_eks_node_groups"].items()
+    ((existing_id, existing),) = document["data"]["aws_eks_node_group"].items()
+    assert groups["cluster_name"] == existing["cluster_name"] == cluster["name"]
+    assert groups["count"].startswith("${contains(data.aws_eks_clusters.")
+    assert f'"{cluster["name"]}"' in groups["count"]
+    # Every group of the cluster named as the stack names its own (`<cluster>-<suffix>`), by name.
+    assert f"data.aws_eks_node_groups.{groups_id}[*].names" in existing["for_each"]
+    assert f'startswith(n, "{cluster["name"]}-")' in existing["for_each"]
+    assert existing["node_group_name"] == "${each.value}"
+    (precondition,) = group["lifecycle"]["precondition"]
+    assert f"values(data.aws_eks_node_group.{existing_id})" in precondition["condition"]
+    for key in ("ami_type", "capacity_type"):
+        assert f'g.{key} == "{group[key]}"' in precondition["condition"]
+    assert f'join(",", g.instance_types) == "{",".join(group["instance_types"])}"' in precondition["condition"]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_the_node_group_guard_holds_only_while_the_colour_has_weight(colour: str, example_app: Synthesized) -> None:
+    """What synth knows of serving is the config's weight: the live weights are the traffic stack's."""
+    (group,) = example_app.json(colour)["resource"]["aws_eks_node_group"].values()
+    (precondition,) = group["lifecycle"]["precondition"]
+    serving = example().clusters[colour].weight > 0
+    assert precondition["condition"].startswith("${false || " if serving else "${true || ")
 
 
 # --- the guard, planned for real against existing clusters (tests/support/emulator_plans.py) ------------
@@ -90,3 +130,46 @@ def test_a_cluster_that_runs_what_its_config_names_passes(guarded: tuple[int, st
     assert f"clusters.{COLOURS[0]}: this change would replace" not in flat
     # Its guard did read the live cluster (the refusal above is not a cluster that merely went unread).
     assert f"module.guard_{COLOURS[0]}[0].data.aws_eks_cluster." in flat
+
+
+# --- the node group guard, planned for real against existing node groups ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def nodes_guarded(emulator_plans: Future[EmulatorPlans]) -> tuple[int, str]:
+    return emulator_plans.result().nodes_guarded
+
+
+@pytest.mark.background("emulator_plans")
+def test_replacing_a_serving_colours_node_group_is_refused_naming_the_key_both_and_the_way_out(
+    nodes_guarded: tuple[int, str], example_app: Synthesized
+) -> None:
+    status, output = nodes_guarded
+    serving = [colour for colour in COLOURS if example().clusters[colour].weight > 0]
+    assert serving, "the example must have a serving colour for this test to mean anything"
+    assert status == 1, output
+    flat = " ".join(output.split())
+    for colour in serving:
+        (group,) = example_app.json(colour)["resource"]["aws_eks_node_group"].values()
+        (cluster,) = example_app.json(colour)["resource"]["aws_eks_cluster"].values()
+        weight = example().clusters[colour].weight
+        assert (
+            f"clusters.{colour}.nodes: this change would replace the node group of the EKS cluster {cluster['name']} "
+            f"while {colour} serves (clusters.{colour}.weight is {weight} in the config): "
+            f"{cluster['name']}-{NODE_GROUP_SUFFIX} runs instance_types {DRIFTED_INSTANCE_TYPE}, ami_type "
+            f"{group['ami_type']}, capacity_type {group['capacity_type']}; the config now names instance_types "
+            f"{','.join(group['instance_types'])}"
+        ) in flat
+        assert f"build the change as a new colour, shift to it and retire {colour}" in flat
+    assert flat.count("Error: Resource precondition failed") == len(serving), output
+
+
+@pytest.mark.background("emulator_plans")
+def test_a_colour_without_weight_may_replace_its_node_group(nodes_guarded: tuple[int, str]) -> None:
+    flat = " ".join(nodes_guarded[1].split())
+    standby = [colour for colour in COLOURS if example().clusters[colour].weight == 0]
+    assert standby, "the example must have a colour without weight for this test to mean anything"
+    for colour in standby:
+        assert f"clusters.{colour}.nodes: this change would replace" not in flat
+        # Its guard did read the live group (it passes on the weight, not on a group that went unread).
+        assert f"module.nodes_guard_{colour}[0].data.aws_eks_node_group." in flat

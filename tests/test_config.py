@@ -407,6 +407,34 @@ def test_fails_on_node_disk_and_max_unavailable() -> None:
     assert [p.split(":")[0] for p in problems] == ["clusters.blue.nodes.disk_size_gib", "clusters.blue.nodes.max_unavailable"]
 
 
+def test_fails_on_a_node_release_of_another_kubernetes_version() -> None:
+    problem = one_problem(
+        clusters(blue={"kubernetes_version": "1.35", "weight": 1, "nodes": {"release_version": "1.34.2-20251120"}})
+    )
+    assert problem == (
+        'clusters.blue.nodes.release_version: "1.34.2-20251120" is not allowed; use an EKS-optimized AMI release of '
+        "Kubernetes 1.35 (the colour's kubernetes_version), '1.35.<patch>-<YYYYMMDD>': `python -m tools.patch <colour>` "
+        "lists the newest"
+    )
+
+
+def test_fails_on_a_node_release_that_is_no_ami_release() -> None:
+    # 1.35.0 alone is a Kubernetes version, not an AMI release (the build date is missing).
+    problem = one_problem(clusters(blue={"kubernetes_version": "1.35", "weight": 1, "nodes": {"release_version": "1.35.0"}}))
+    assert problem == (
+        'clusters.blue.nodes.release_version: "1.35.0" is not allowed; use an EKS-optimized AMI release such as '
+        "'1.35.0-20251120'"
+    )
+
+
+def test_a_node_release_of_the_colours_version_stands_and_a_refused_version_is_reported_once() -> None:
+    nodes = {"release_version": "1.35.0-20251120"}
+    config = validated(clusters(blue={"kubernetes_version": "1.35", "weight": 1, "nodes": nodes}))
+    assert config.clusters["blue"].nodes.release_version == "1.35.0-20251120"
+    problems = problems_of(clusters(blue={"kubernetes_version": "1.9", "weight": 1, "nodes": nodes}))
+    assert [p.split(":")[0] for p in problems] == ["clusters.blue.kubernetes_version"]
+
+
 def test_warns_while_the_git_url_is_the_placeholder() -> None:
     from model.config import PLACEHOLDER_REPO_URL
     from model.rules import config_warnings

@@ -33,6 +33,7 @@ COMMANDS = (
     "tools.common_guard",
     "tools.calendar",
     "tools.readiness",
+    "tools.patch",
 )
 
 

@@ -27,7 +27,15 @@ from scripts.emulator import MotoProcess, environment
 from scripts.scratch_project import Project, aws_part
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
 from tests.support.configs import EXAMPLE_COLOURS, example_raw
-from tests.support.emulator_plans import REGION, EmulatorPlans, existing_clusters, guard_module, networks, plan_all
+from tests.support.emulator_plans import (
+    REGION,
+    EmulatorPlans,
+    existing_clusters,
+    guard_module,
+    networks,
+    node_guard_module,
+    plan_all,
+)
 from tests.support.hook_run import HookRun, hook_directory, run_hook
 from tests.support.release_upgrade import plan_upgrade
 from tests.support.terraform import init_and_validate
@@ -146,9 +154,14 @@ def emulator_plans(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Future[EmulatorPlans]:
     """Terraform plans against the emulator (tests/support/emulator_plans.py): the network's zones, and each
-    example colour's guard against replacing its cluster, as synthesized, with clusters already there."""
+    example colour's guards against replacing its cluster and its node group, as synthesized, with clusters and node
+    groups already there."""
     stacks = {colour: example_app.json(colour) for colour in EXAMPLE_COLOURS}
-    modules = {**networks(), **{f"guard_{colour}": guard_module(stack) for colour, stack in stacks.items()}}
+    modules = {
+        **networks(),
+        **{f"guard_{colour}": guard_module(stack) for colour, stack in stacks.items()},
+        **{f"nodes_guard_{colour}": node_guard_module(stack) for colour, stack in stacks.items()},
+    }
     clusters = existing_clusters(stacks)
     directory = tmp_path_factory.mktemp("emulator-plans")
     return background_pool.submit(lambda: plan_all(directory, modules, clusters, environment(background_moto.ready(), REGION)))

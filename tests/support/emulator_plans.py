@@ -7,7 +7,10 @@
   cluster exists in the emulator, green's with another Service network than its config names; the
   colour's data sources and its cluster's precondition are planned as the stack synthesizes them, on a
   `terraform_data` (moto does not report a cluster's access_config back, so the synthesized cluster
-  itself would always plan a replacement here).
+  itself would always plan a replacement here);
+- the refusal to replace a serving colour's node group (tests/test_cluster_replacement.py): each example colour's
+  cluster runs a node group of another instance type than its config names; the colour's node group data sources
+  and its group's precondition, as synthesized, on a `terraform_data`: only a colour with weight is refused.
 
 One root holds them all, so the aws provider loads a few times in all (the costly part), not once per
 check; nothing is applied.
@@ -33,6 +36,10 @@ MUST_PLAN = {"default": (3, EKS_UNSUPPORTED_ZONE_IDS), "excluded": (2, ("apne1-a
 MUST_FAIL = {"too_many": (4, EKS_UNSUPPORTED_ZONE_IDS), "too_many_left": (3, ("apne1-az4",))}
 # The Service network green's existing cluster runs, not the one its config names.
 DRIFTED_SERVICE_CIDR = "172.21.0.0/16"
+# The instance type every example colour's existing node group runs, not the one its config names.
+DRIFTED_INSTANCE_TYPE = "m5.large"
+NODE_GROUP_SUFFIX = "20261124"  # as node_group_name_prefix would name it: `<cluster>-<suffix>`
+_NODE_GUARD_DATA = ("aws_eks_clusters", "aws_eks_node_groups", "aws_eks_node_group")
 _CIDRS = [f"10.0.{i}.0/24" for i in range(12)]
 
 
@@ -41,6 +48,7 @@ class EmulatorPlans:
     zones: Mapping[str, list[str]]  # MUST_PLAN variant -> the zone of each of its subnets
     failed: tuple[int, str]  # (exit status, output) of the plan with the MUST_FAIL variants in
     guarded: tuple[int, str]  # (exit status, output) of the plan with every colour's replacement guard in
+    nodes_guarded: tuple[int, str]  # (exit status, output) of the plan with every colour's node group guard in
 
 
 def network_module(az_count: int, excluded: Sequence[str]) -> dict[str, Any]:
@@ -83,6 +91,17 @@ def guard_module(colour_stack: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def node_guard_module(colour_stack: Mapping[str, Any]) -> dict[str, Any]:
+    """A colour's node group guard as a module: its data sources of the live groups as synthesized, and its group's
+    precondition on a `terraform_data` (moto's node groups lack what the provider reads back of a launch template)."""
+    (group,) = colour_stack["resource"]["aws_eks_node_group"].values()
+    precondition = group["lifecycle"]["precondition"]
+    return {
+        "data": {kind: colour_stack["data"][kind] for kind in _NODE_GUARD_DATA},
+        "resource": {"terraform_data": {"guard": {"input": "guard", "lifecycle": {"precondition": precondition}}}},
+    }
+
+
 def existing_clusters(colour_stacks: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     """Cluster name -> the Service network it runs with: the last colour's has drifted from its config."""
     running = {}
@@ -94,30 +113,44 @@ def existing_clusters(colour_stacks: Mapping[str, Mapping[str, Any]]) -> dict[st
 
 
 def root(modules: Sequence[str]) -> dict[str, Any]:
-    """The modules; the MUST_FAIL ones only with var.must_fail, the guards only with var.guarded."""
+    """The modules; the MUST_FAIL ones only with var.must_fail, the guards only with var.guarded, the node group
+    guards only with var.nodes_guarded."""
 
     def count(name: str) -> dict[str, str]:
         if name in MUST_FAIL:
             return {"count": "${var.must_fail ? 1 : 0}"}
         if name.startswith("guard_"):
             return {"count": "${var.guarded ? 1 : 0}"}
+        if name.startswith("nodes_guard_"):
+            return {"count": "${var.nodes_guarded ? 1 : 0}"}
         return {}
 
     return {
-        "variable": {"must_fail": {"default": False}, "guarded": {"default": False}},
+        "variable": {"must_fail": {"default": False}, "guarded": {"default": False}, "nodes_guarded": {"default": False}},
         "provider": {"aws": {"region": REGION}},
         "module": {name: {"source": f"./{name}", **count(name)} for name in modules},
     }
 
 
 def create_clusters(clusters: Mapping[str, str], endpoint: str) -> None:
+    """Each cluster, with one node group named as the stack names it, running DRIFTED_INSTANCE_TYPE."""
     eks = client("eks", endpoint, REGION)
+    role = "arn:aws:iam::123456789012:role/stand-in"
     for name, cidr in clusters.items():
         eks.create_cluster(
             name=name,
-            roleArn="arn:aws:iam::123456789012:role/stand-in",
+            roleArn=role,
             resourcesVpcConfig={"subnetIds": ["subnet-1", "subnet-2"]},
             kubernetesNetworkConfig={"serviceIpv4Cidr": cidr},
+        )
+        eks.create_nodegroup(
+            clusterName=name,
+            nodegroupName=f"{name}-{NODE_GROUP_SUFFIX}",
+            nodeRole=role,
+            subnets=["subnet-1", "subnet-2"],
+            instanceTypes=[DRIFTED_INSTANCE_TYPE],
+            amiType="AL2023_x86_64_STANDARD",
+            capacityType="ON_DEMAND",
         )
 
 
@@ -152,4 +185,6 @@ def plan_all(
         done = run(directory, "plan", "-input=false", "-lock=false", "-no-color", "-var", f"{variable}=true", env=env)
         return done.returncode, done.stdout + done.stderr
 
-    return EmulatorPlans(zones=zones, failed=failing("must_fail"), guarded=failing("guarded"))
+    return EmulatorPlans(
+        zones=zones, failed=failing("must_fail"), guarded=failing("guarded"), nodes_guarded=failing("nodes_guarded")
+    )
