@@ -43,8 +43,10 @@ class Egress(Construct):
             )
             nat_ids.append(nat.id)
             self.nat_public_ips.append(eip.public_ip)
+        self.private_route_table_ids: list[str] = []  # one per private subnet (gateway endpoints add their routes)
         for i, subnet_id in enumerate(private_subnet_ids):
             private = RouteTable(self, f"private-{i}", vpc_id=vpc_id, tags={"Name": f"{name}-private-{i}"})
+            self.private_route_table_ids.append(private.id)
             nat_id = nat_ids[i % len(nat_ids)]
             Route(
                 self, f"private-default-{i}", route_table_id=private.id, destination_cidr_block=_ANYWHERE, nat_gateway_id=nat_id

@@ -314,6 +314,18 @@ class ClusterConfig(Section):
     ] = "EXTENDED"
 
 
+# The AWS services `network.interface_endpoints` may reach through an interface endpoint in the private subnets, by the
+# last part of their endpoint service name `com.amazonaws.<region>.<name>` (AWS, Amazon EKS User Guide, "Private cluster
+# requirements": the endpoints a cluster without internet access needs): ECR's API and its image layers (`ecr.dkr`; the
+# layers themselves come from S3, through the gateway endpoint), STS, and EKS Auth, where the Pod Identity agent turns a
+# pod's token into its role's credentials (the EKS Auth API's endpoint prefix is `eks-auth`).
+INTERFACE_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts", "eks-auth")
+InterfaceEndpoint = Annotated[
+    Literal[INTERFACE_ENDPOINTS],  # type: ignore[valid-type]
+    Allowed(f"unknown interface endpoint; use one of {', '.join(INTERFACE_ENDPOINTS)}"),
+]
+
+
 class NetworkConfig(Section):
     cidr: Annotated[str, Field(description="IPv4 network, /16 to /28, large enough for 2 subnets per AZ of at least /24")] = (
         "10.0.0.0/16"
@@ -329,8 +341,23 @@ class NetworkConfig(Section):
     ] = EKS_UNSUPPORTED_ZONE_IDS
     nat: Annotated[
         Literal["single", "per_az"],
-        Field(description="`single` (one shared NAT gateway) or `per_az` (one per AZ, survives an AZ outage)"),
+        Field(
+            description="`per_az` for production: one NAT gateway in each AZ, each zone's private subnet routed through its "
+            "own, so losing a zone cuts no other zone's outbound calls (ECR pulls, STS, EKS Auth for Pod Identity, the "
+            "applications' AWS calls) in either colour. `single` (the default, cheaper: one NAT gateway and address instead "
+            "of one per AZ, docs/costs.md) routes every zone through the first zone's gateway: that zone's outage cuts "
+            "every colour's outbound traffic at once. The DynamoDB and S3 gateway endpoints carry those services either way"
+        ),
     ] = "single"
+    interface_endpoints: Annotated[
+        tuple[InterfaceEndpoint, ...],
+        Field(
+            description="interface VPC endpoints in the private subnets, private DNS on, reachable on 443 from the VPC only: "
+            f"any of {', '.join(f'`{name}`' for name in INTERFACE_ENDPOINTS)}. Calls to them stay off the NAT gateways (and "
+            "work while a zone's NAT gateway is down); each costs an hourly fee per AZ (docs/costs.md). Default none. The "
+            "DynamoDB and S3 gateway endpoints are always there (free)"
+        ),
+    ] = ()
     flow_log_retention_days: Annotated[
         LogRetentionDays, Field(description="a CloudWatch Logs retention value (1, 3, 5, 7, 14, 30, 60, 90, 120, ...)")
     ] = 365

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 POD_IDENTITY_AGENT = "eks-pod-identity-agent"
+# The EBS CSI driver: PersistentVolumes on EBS (gp3) for the applications that need them. Its controller provisions and
+# attaches volumes, so it needs nodes to run on, and goes after them like coredns.
+EBS_CSI_DRIVER = "aws-ebs-csi-driver"
 # Networking and the Pod Identity agent go before the nodes, so nodes join ready; coredns needs
 # nodes to schedule on, so it goes after them (EKS reports it degraded otherwise). The agent comes
 # first: an add-on that takes its credentials through Pod Identity is created after it (AWS, "IAM
 # roles for Amazon EKS add-ons": confirm the agent is set up before such an add-on).
 BEFORE_NODES = (POD_IDENTITY_AGENT, "vpc-cni", "kube-proxy")
-AFTER_NODES = ("coredns",)
+AFTER_NODES = ("coredns", EBS_CSI_DRIVER)
 # Add-on settings (each add-on's configuration schema): the VPC CNI enforces Kubernetes NetworkPolicy,
 # which the sample app's chart relies on (off by default: policies would be accepted and ignored).
 CONFIGURATION = {"vpc-cni": {"enableNetworkPolicy": "true"}}

@@ -39,7 +39,7 @@ from model.platform import COMPONENTS, VERSIONED
 from model.problems import Problems
 from model.routes import TRAFFIC_STACK
 from model.values import BLUE_GREEN
-from model.workloads import PARENT_APPLICATION, VPC_CNI
+from model.workloads import ADDON_ROLES, PARENT_APPLICATION
 from policies.shape import policy_problem
 
 _COLOUR = re.compile(COLOUR_PATTERN)
@@ -53,7 +53,7 @@ _CREDENTIAL_RULE = (
     "its Secret in argocd is repo-creds-<name>"
 )
 # Names the App of Apps and common's roles already use: an application by one of these would collide with them.
-_RESERVED_APPLICATIONS = frozenset({PARENT_APPLICATION, VPC_CNI.name, *(c.name for c in COMPONENTS)})
+_RESERVED_APPLICATIONS = frozenset({PARENT_APPLICATION, *(r.name for r in ADDON_ROLES), *(c.name for c in COMPONENTS)})
 _APPLICATION_RULE = (
     "an application's name is a DNS label of at most 32 characters (lowercase letters, digits, '-', starting with a "
     f"letter), not one of the platform's: {', '.join(sorted(_RESERVED_APPLICATIONS))}"

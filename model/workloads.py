@@ -12,6 +12,7 @@ from pathlib import Path
 
 from model.applications import applications
 from model.config import Config
+from model.eks_addons import EBS_CSI_DRIVER
 from model.platform import ARGO_CD, COMPONENTS, Component, RegistryError
 
 
@@ -62,8 +63,27 @@ VPC_CNI = Workload(
     "VPC CNI (aws-node): node network interfaces and addresses",
     aws_managed_policy="AmazonEKS_CNI_Policy",
 )
+# The EBS CSI driver's controller (EKS add-on aws-ebs-csi-driver, its service account as the add-on names it), through
+# the add-on's own association like the CNI's. AmazonEBSCSIDriverEKSClusterScopedPolicy, not AmazonEBSCSIDriverPolicy:
+# AWS keeps both in step with the driver, but the older one acts on every volume and snapshot of the account, and this
+# role is shared by every colour. The scoped one lets a session act only on volumes and snapshots tagged
+# `ebs.csi.aws.com/cluster-name` = its own `eks-cluster-name` session tag (EKS Pod Identity sets it), and attach only to
+# instances tagged `eks:cluster-name` = that cluster (EKS tags managed nodes so): blue's driver cannot touch green's
+# volumes. The driver writes that tag from v1.58.0 when `--k8s-tag-cluster-id` is set, which the EKS add-on sets to the
+# cluster's name itself (kubernetes-sigs/aws-ebs-csi-driver#2918, "Migrating to AmazonEBSCSIDriverEKSClusterScopedPolicy";
+# AWS Managed Policy reference, AmazonEBSCSIDriverEKSClusterScopedPolicy). A volume made outside the driver (static
+# provisioning) needs that tag by hand.
+EBS_CSI = Workload(
+    EBS_CSI_DRIVER,
+    "kube-system",
+    "ebs-csi-controller-sa",
+    "EBS CSI driver (ebs-csi-controller-sa): the colour's own EBS volumes and snapshots",
+    aws_managed_policy="AmazonEBSCSIDriverEKSClusterScopedPolicy",
+)
+# EKS add-ons that assume one of common's roles through their own association, by add-on name.
+ADDON_ROLES = (VPC_CNI, EBS_CSI)
 # The platform's Pod Identity roles in common (the applications' come from the configuration: shared_roles).
-PLATFORM_ROLES = (*WORKLOADS, VPC_CNI)
+PLATFORM_ROLES = (*WORKLOADS, *ADDON_ROLES)
 
 
 def application_workloads(config: Config) -> tuple[Workload, ...]:
@@ -77,7 +97,7 @@ def application_workloads(config: Config) -> tuple[Workload, ...]:
 
 def shared_roles(config: Config) -> tuple[Workload, ...]:
     """Common's Pod Identity roles: one per workload, shared by every colour."""
-    return (*WORKLOADS, *application_workloads(config), VPC_CNI)
+    return (*WORKLOADS, *application_workloads(config), *ADDON_ROLES)
 
 
 ARGOCD_NAMESPACE = ARGO_CD.namespace

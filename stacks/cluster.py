@@ -33,7 +33,7 @@ from model.platform import ARGO_CD
 from model.routes import TRAFFIC_STACK, output_key
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, VPC_CNI, WORKLOADS, application_workloads
+from model.workloads import ADDON_ROLES, ARGOCD_NAMESPACE, PARENT_APPLICATION, WORKLOADS, application_workloads
 from policies.boundary import policy_arn
 from stacks.base import StackOutputs, configure_stack
 
@@ -75,14 +75,15 @@ class ClusterStack(TerraformStack):
             role_arns=config.eks.admin_role_arns,
             partition=partition,
         )
+        # The CNI's and the EBS CSI driver's permissions on roles of their own, not on every process of the node.
+        addon_identities = {role.name: (role.service_account, self.common(role.output)) for role in ADDON_ROLES}
         early = Addons(
             self,
             "addons",
             cluster_name=eks.cluster_name,
             names=BEFORE_NODES,
             versions=cluster.addon_versions,
-            # The CNI's permissions on a role of their own, not on every process of the node.
-            pod_identities={"vpc-cni": (VPC_CNI.service_account, self.common(VPC_CNI.output))},
+            pod_identities=addon_identities,
         )
         nodes = NodeGroup(
             self,
@@ -102,6 +103,7 @@ class ClusterStack(TerraformStack):
             cluster_name=eks.cluster_name,
             names=AFTER_NODES,
             versions=cluster.addon_versions,
+            pod_identities=addon_identities,
             depends_on=[nodes.node_group],
         )
         workloads = (*WORKLOADS, *application_workloads(config))

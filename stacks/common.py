@@ -19,6 +19,7 @@ from components.network import Network
 from components.pod_identity_role import PodIdentityRole
 from components.sub_zone import SubZone
 from components.table import Table
+from components.vpc_endpoints import VpcEndpoints
 from model.applications import applications, image_repository_name
 from model.config import COMMON_STACK, Config, cluster_names, subnet_cidrs
 from model.contract import CommonOutput, common_outputs
@@ -98,6 +99,17 @@ class CommonStack(TerraformStack):
             public_subnet_ids=network.public_subnet_ids,
             private_subnet_ids=network.private_subnet_ids,
             nat_per_az=config.network.nat == "per_az",
+        )
+        VpcEndpoints(
+            self,
+            "endpoints",
+            name=name,
+            region=config.region,
+            vpc_id=network.vpc_id,
+            vpc_cidr=config.network.cidr,
+            private_subnet_ids=network.private_subnet_ids,
+            private_route_table_ids=egress.private_route_table_ids,
+            interface_services=config.network.interface_endpoints,
         )
         FlowLogs(
             self,

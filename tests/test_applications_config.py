@@ -25,7 +25,7 @@ SHOP: dict[str, Any] = {"host": "shop", "source": {"path": "charts/shop"}}  # of
 LONE: dict[str, Any] = {"blue": {"kubernetes_version": "1.35", "weight": 100}}  # one colour alone names no release
 # Names the platform takes: an application by one of them is refused (the registry's components and the App of Apps'
 # parent, and the VPC CNI add-on's role).
-RESERVED = sorted({PARENT_APPLICATION, VPC_CNI.name, *(c.name for c in COMPONENTS)})
+RESERVED = sorted({PARENT_APPLICATION, VPC_CNI.name, "aws-ebs-csi-driver", *(c.name for c in COMPONENTS)})
 NAME_RULE = (
     "an application's name is a DNS label of at most 32 characters (lowercase letters, digits, '-', starting with a "
     f"letter), not one of the platform's: {', '.join(RESERVED)}"

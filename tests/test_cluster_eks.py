@@ -287,7 +287,9 @@ def test_node_group_from_config(variant: Synthesized) -> None:
 @pytest.mark.parametrize("colour", COLOURS)
 def test_addons_without_pinned_versions(example_app: Synthesized, colour: str) -> None:
     addons = {body["addon_name"]: body for body in example_app.resources(colour, "aws_eks_addon").values()}
-    assert sorted(addons) == sorted(ADDONS) == ["coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]
+    assert (
+        sorted(addons) == sorted(ADDONS) == ["aws-ebs-csi-driver", "coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]
+    )
     for body in addons.values():
         assert "addon_version" not in body
         assert (body["resolve_conflicts_on_create"], body["resolve_conflicts_on_update"]) == ("OVERWRITE", "OVERWRITE")
@@ -301,7 +303,23 @@ def test_the_vpc_cni_runs_on_its_own_role_once_the_pod_identity_agent_is_there(e
     ]
     assert address(example_app, colour, "aws_eks_addon", "addons/eks-pod-identity-agent") in addons["vpc-cni"]["depends_on"]
     others = [name for name, body in addons.items() if "pod_identity_association" in body and name != "vpc-cni"]
-    assert others == []
+    assert others == ["aws-ebs-csi-driver"]
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_the_ebs_csi_driver_goes_on_after_the_nodes_on_its_own_shared_role(example_app: Synthesized, colour: str) -> None:
+    """Its controller needs nodes to run on (like coredns); its service account (the driver chart's
+    `controller.serviceAccount.name`) assumes common's role, shared by every colour: the role's cluster-scoped policy keeps
+    each colour to its own volumes (model/workloads.py)."""
+    driver = example_app.resource(colour, "aws_eks_addon", "addons-on-nodes/aws-ebs-csi-driver")
+    assert driver["addon_name"] == "aws-ebs-csi-driver"
+    assert driver["pod_identity_association"] == [
+        {"service_account": "ebs-csi-controller-sa", "role_arn": common_output("aws_ebs_csi_driver_role_arn")}
+    ]
+    assert driver["depends_on"] == [address(example_app, colour, "aws_eks_node_group", "nodes/group")]
+    # The node group waits for the Pod Identity agent, so the driver's credentials are there when it starts.
+    agent = address(example_app, colour, "aws_eks_addon", "addons/eks-pod-identity-agent")
+    assert agent in example_app.resource(colour, "aws_eks_node_group", "nodes/group")["depends_on"]
 
 
 @pytest.mark.parametrize("colour", COLOURS)
@@ -330,6 +348,7 @@ def test_addon_versions_pinned_from_config(variant: Synthesized) -> None:
         "kube-proxy": None,
         "eks-pod-identity-agent": None,
         "coredns": PINNED["coredns"],
+        "aws-ebs-csi-driver": None,
     }
 
 
@@ -403,7 +422,7 @@ def test_argocd_release(example_app: Synthesized, config: Config, colour: str) -
     needs |= {
         address(example_app, colour, "aws_eks_addon", f"addons/{n}") for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
     }
-    needs.add(address(example_app, colour, "aws_eks_addon", "addons-on-nodes/coredns"))
+    needs |= {address(example_app, colour, "aws_eks_addon", f"addons-on-nodes/{n}") for n in ("coredns", "aws-ebs-csi-driver")}
     needs.add(address(example_app, colour, "aws_eks_access_policy_association", "admins/admin"))
     assert needs == set(argocd["depends_on"])
 
@@ -433,7 +452,7 @@ def test_root_release_goes_in_after_and_out_before_what_the_apps_need(example_ap
     depends = set(root["depends_on"])
     assert address(example_app, colour, "helm_release", "argocd/release") in depends
     assert address(example_app, colour, "aws_eks_node_group", "nodes/group") in depends
-    assert len([d for d in depends if d.startswith("aws_eks_addon.")]) == 4
+    assert len([d for d in depends if d.startswith("aws_eks_addon.")]) == 5
     associations = {
         f"aws_eks_pod_identity_association.{n}" for n in example_app.json(colour)["resource"]["aws_eks_pod_identity_association"]
     }
@@ -455,7 +474,7 @@ def expected_resources(colour: str, version: str, argo_cd: str) -> list[tuple[st
         ("aws_eks_node_group", {"capacity_type": "ON_DEMAND", "update_config": {"max_unavailable": 1}}),
         *[
             ("aws_eks_addon", {"addon_name": n, "resolve_conflicts_on_update": "OVERWRITE"})
-            for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns")
+            for n in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns", "aws-ebs-csi-driver")
         ],
         *[("aws_eks_pod_identity_association", {"namespace": w.namespace, "service_account": w.service_account}) for w in BOUND],
         ("kubernetes_namespace_v1", {"metadata": {"name": "argocd"}}),

@@ -15,7 +15,7 @@ from components.deletion_guard import REFUSE_WHILE_IN_USE, REFUSE_WHILE_PROTECTE
 from model.config import Config, subnet_cidrs
 from model.contract import common_outputs
 from model.platform import component
-from model.workloads import VPC_CNI, Workload, shared_roles
+from model.workloads import Workload, shared_roles
 from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, REPO_URL, VARIANT, example, validated
 from tests.support.synth import Synthesized, references
 from tools.common_guard import GUARD_ENV
@@ -24,6 +24,9 @@ COMMON = "common"
 EXAMPLE_ROLES = shared_roles(example())
 VARIANT_ROLES = shared_roles(validated(VARIANT))
 IMAGE = "sample-app-image"  # the sample app's repository (its image), named after it
+# The add-ons' roles and the AWS managed policy each holds (AWS Managed Policy reference): written out, not read from the
+# model, so a changed policy name fails here.
+AWS_MANAGED = {"vpc-cni": "AmazonEKS_CNI_Policy", "aws-ebs-csi-driver": "AmazonEBSCSIDriverEKSClusterScopedPolicy"}
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +125,93 @@ def test_nat_per_az_when_configured(variant: Synthesized) -> None:
     routes = variant.resources(COMMON, "aws_route")
     targets = [routes[f"egress/private-default-{i}"]["nat_gateway_id"] for i in range(2)]
     assert len(set(targets)) == 2
+
+
+# The endpoint service names, as AWS lists them (`aws ec2 describe-vpc-endpoint-services`), written out here.
+GATEWAY_SERVICES = ["dynamodb", "s3"]
+INTERFACE_SERVICES = ["ecr.api", "ecr.dkr", "eks-auth", "sts"]
+
+
+def endpoints(synthesized: Synthesized, kind: str) -> dict[str, dict[str, Any]]:
+    """common's VPC endpoints of one type (Gateway, Interface), by the service each reaches."""
+    found = synthesized.resources(COMMON, "aws_vpc_endpoint").values()
+    return {body["service_name"]: body for body in found if body["vpc_endpoint_type"] == kind}
+
+
+@pytest.mark.parametrize(("fixture", "zones"), [("app", 3), ("variant", 2)])
+def test_dynamodb_and_s3_gateway_endpoints_on_every_private_route_table(
+    fixture: str, zones: int, request: pytest.FixtureRequest
+) -> None:
+    """Always, whatever the configuration: free, and the table and S3 (ECR's layers too) stay reachable from a zone whose
+    NAT gateway is down."""
+    synthesized: Synthesized = request.getfixturevalue(fixture)
+    region = synthesized.json(COMMON)["provider"]["aws"][0]["region"]
+    gateways = endpoints(synthesized, "Gateway")
+    assert sorted(gateways) == [f"com.amazonaws.{region}.{service}" for service in GATEWAY_SERVICES]
+    private_tables = [ref(synthesized, "aws_route_table", f"egress/private-{i}", "id") for i in range(zones)]
+    for body in gateways.values():
+        assert sorted(body["route_table_ids"]) == sorted(private_tables)
+        assert body["vpc_id"] == ref(synthesized, "aws_vpc", "network/vpc", "id")
+        assert "subnet_ids" not in body
+        assert "security_group_ids" not in body
+
+
+def test_no_interface_endpoint_and_no_group_for_them_unless_listed(app: Synthesized) -> None:
+    assert endpoints(app, "Interface") == {}
+    assert app.resources(COMMON, "aws_security_group") == {}
+
+
+def test_interface_endpoints_listed_sit_in_the_private_subnets_with_private_dns(variant: Synthesized) -> None:
+    """The variant lists all four (tests/support/configs.VARIANT): each in both private subnets, its service's own host
+    name answering with its addresses."""
+    region = variant.json(COMMON)["provider"]["aws"][0]["region"]
+    interfaces = endpoints(variant, "Interface")
+    assert sorted(interfaces) == [f"com.amazonaws.{region}.{service}" for service in INTERFACE_SERVICES]
+    subnets = [ref(variant, "aws_subnet", f"network/private-{i}", "id") for i in range(2)]
+    group = ref(variant, "aws_security_group", "endpoints/interface-sg", "id")
+    for body in interfaces.values():
+        assert body["private_dns_enabled"] is True
+        assert sorted(body["subnet_ids"]) == sorted(subnets)
+        assert body["security_group_ids"] == [group]
+        assert "route_table_ids" not in body
+
+
+def test_the_interface_endpoints_admit_https_from_the_vpc_only(variant: Synthesized) -> None:
+    group = ref(variant, "aws_security_group", "endpoints/interface-sg", "id")
+    ingress = [
+        r for r in variant.resources(COMMON, "aws_vpc_security_group_ingress_rule").values() if r["security_group_id"] == group
+    ]
+    assert [(r["ip_protocol"], r["from_port"], r["to_port"], r["cidr_ipv4"]) for r in ingress] == [
+        ("tcp", 443, 443, "10.8.0.0/20")  # the variant's network.cidr
+    ]
+    egress = variant.resources(COMMON, "aws_vpc_security_group_egress_rule").values()
+    assert [r for r in egress if r["security_group_id"] == group] == []
+    assert "ingress" not in variant.resource(COMMON, "aws_security_group", "endpoints/interface-sg")
+
+
+def test_an_endpoint_listed_twice_is_made_once() -> None:
+    from cdktf import App, TerraformStack
+
+    from components.vpc_endpoints import VpcEndpoints
+
+    stack = TerraformStack(App(), "x")
+    VpcEndpoints(
+        stack,
+        "endpoints",
+        name="x",
+        region="eu-west-1",
+        vpc_id="vpc-1",
+        vpc_cidr="10.0.0.0/16",
+        private_subnet_ids=["subnet-1"],
+        private_route_table_ids=["rtb-1"],
+        interface_services=["sts", "sts"],
+    )
+    made = json.loads(Testing.synth(stack))["resource"]["aws_vpc_endpoint"].values()
+    assert sorted(e["service_name"] for e in made) == [
+        "com.amazonaws.eu-west-1.dynamodb",
+        "com.amazonaws.eu-west-1.s3",
+        "com.amazonaws.eu-west-1.sts",
+    ]
 
 
 @pytest.mark.parametrize(("fixture", "count"), [("app", 1), ("variant", 2)])
@@ -355,9 +445,12 @@ def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(
         "aws:SourceAccount",
     ]
     assert statement["Condition"]["StringLike"] == {"aws:RequestTag/eks-cluster-name": f"{config.project}-*"}
-    if workload == VPC_CNI:  # AWS keeps the CNI's policy in step with the plugin
+    # AWS keeps the CNI's and the EBS CSI driver's policies in step with their add-ons.
+    if workload.name in AWS_MANAGED:
         attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/managed-0")
-        assert attachment["policy_arn"] == "arn:${data.aws_partition.partition.partition}:iam::aws:policy/AmazonEKS_CNI_Policy"
+        managed = AWS_MANAGED[workload.name]
+        assert attachment["policy_arn"] == f"arn:${{data.aws_partition.partition.partition}}:iam::aws:policy/{managed}"
+        assert f"{path}/attachment" not in app.resources(COMMON, "aws_iam_role_policy_attachment")
     else:
         attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/attachment")
         assert attachment["policy_arn"] == ref(app, "aws_iam_policy", f"{path}/policy", "arn")
@@ -503,6 +596,8 @@ def test_outputs_are_exactly_the_contract_each_described(variant: Synthesized) -
         outputs
     )
     assert "catalogue_role_arn" not in outputs
+    # The add-ons' roles: every colour's vpc-cni and aws-ebs-csi-driver name them.
+    assert {"vpc_cni_role_arn", "aws_ebs_csi_driver_role_arn"} <= set(outputs)
 
 
 def test_outputs_point_at_the_right_resources(app: Synthesized) -> None:

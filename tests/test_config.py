@@ -93,6 +93,22 @@ def test_fails_on_a_zone_name_where_a_zone_id_is_meant() -> None:
     assert problem.startswith('network.excluded_zone_ids[1]: "us-east-1a" is not allowed; use an availability zone ID')
 
 
+def test_fails_on_an_unknown_interface_endpoint() -> None:
+    """The choices are the services AWS names `com.amazonaws.<region>.<name>` that a colour calls (written out here)."""
+    problem = one_problem({"network": {"interface_endpoints": ["sts", "ecr"]}})
+    assert problem == (
+        'network.interface_endpoints[1]: "ecr" is not allowed; unknown interface endpoint; use one of '
+        "ecr.api, ecr.dkr, sts, eks-auth"
+    )
+    assert one_problem({"network": {"interface_endpoints": "sts"}}).startswith('network.interface_endpoints: "sts"')
+
+
+def test_interface_endpoints_default_to_none() -> None:
+    assert validated({}).network.interface_endpoints == ()
+    listed = validated({"network": {"interface_endpoints": ["eks-auth", "sts"]}})
+    assert listed.network.interface_endpoints == ("eks-auth", "sts")
+
+
 def test_config_is_frozen() -> None:
     config = validated({})
     with pytest.raises(ValidationError, match="frozen"):
@@ -139,7 +155,10 @@ def test_the_shipped_example_is_valid_and_names_its_schema() -> None:
 def test_fails_on_unknown_key_naming_the_allowed_keys() -> None:
     problem = one_problem({"network": {"cidr_block": "10.0.0.0/16"}})
     assert problem.startswith('network.cidr_block: "10.0.0.0/16"')
-    assert "unknown key; allowed keys: az_count, cidr, excluded_zone_ids, flow_log_retention_days, nat" in problem
+    assert (
+        "unknown key; allowed keys: az_count, cidr, excluded_zone_ids, flow_log_retention_days, interface_endpoints, nat"
+        in problem
+    )
 
 
 def test_fails_on_unknown_key_inside_a_colour() -> None:
@@ -392,7 +411,7 @@ def test_fails_on_unknown_or_malformed_addon_pin() -> None:
     )
     assert problems[0] == (
         'clusters.blue.addon_versions.cni: "cni" is not allowed; '
-        "unknown add-on; use one of eks-pod-identity-agent, vpc-cni, kube-proxy, coredns"
+        "unknown add-on; use one of eks-pod-identity-agent, vpc-cni, kube-proxy, coredns, aws-ebs-csi-driver"
     )
     assert problems[1] == (
         "clusters.blue.addon_versions.coredns: \"latest\" is not allowed; use an EKS add-on version such as 'v1.19.2-eksbuild.1'"

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from model.config import DEFAULT_IMAGE_TAG, Config
+from model.config import DEFAULT_IMAGE_TAG, INTERFACE_ENDPOINTS, Config
 from model.loading import config_file, config_from_dict, raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 
@@ -149,7 +149,7 @@ VARIANT: dict[str, Any] = {
     # One credential opens this project's repository and the shop's (both under github.com/acme/).
     "gitops": {"repo_url": REPO_URL, "credentials": {"acme": {"url": "https://github.com/acme/", "secret": ACME_SECRET}}},
     "argocd": ARGOCD_SSO,
-    "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20"},
+    "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20", "interface_endpoints": list(INTERFACE_ENDPOINTS)},
     "deletion_protection": False,
     "traffic": {"access_logs_bucket": "acme-log-archive", "waf": {"enabled": True, "count_only": False}},
     "eks": {"admin_role_arns": [ADMIN_ROLE], "endpoint_public_access": False, "public_access_cidrs": []},
