@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from model.loading import ConfigError, load_config
-from model.rules import LOUD, config_warnings
+from model.rules import LOUD_PREFIXES, config_warnings
 
 # What the cdktf CLI sets for the app it runs (cdktf's CONTEXT_ENV; not imported: the refusal loads no jsii).
 CONTEXT_ENV = "CDKTF_CONTEXT_JSON"
@@ -35,10 +35,11 @@ def main(outdir: str | None = None) -> int:
 
 def _print_warnings(warnings: list[str]) -> None:
     """On stdout: the cdktf CLI labels every line of the app's stderr "[ERROR]", and these are not errors. A door open
-    to the internet stands between bars of `!`, at every synth: not one line among the others."""
+    to the internet, or a serving colour one push can change, stands between bars of `!`, at every synth: not one line
+    among the others."""
     bar = "warning: " + "!" * 100
     for warning in warnings:
-        print(f"{bar}\nwarning: {warning}\n{bar}" if warning.startswith(LOUD) else f"warning: {warning}")
+        print(f"{bar}\nwarning: {warning}\n{bar}" if warning.startswith(LOUD_PREFIXES) else f"warning: {warning}")
 
 
 def _refuse(err: ConfigError) -> int:

@@ -11,6 +11,7 @@ import datetime as dt
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from model.applications import Application, applications, image_repository_name, preview_hostname, public_hostname
@@ -37,9 +38,10 @@ from model.eks_calendar import CALENDAR, CALENDAR_NAME, WARN_DAYS
 from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, VERSIONED
 from model.problems import Problems
+from model.revisions import FULL_SHA, FollowedRevision, RevisionKind, followed_revision
 from model.routes import TRAFFIC_STACK
 from model.values import BLUE_GREEN
-from model.workloads import ADDON_ROLES, PARENT_APPLICATION
+from model.workloads import ADDON_ROLES, ARGOCD_NAMESPACE, PARENT_APPLICATION
 from policies.shape import policy_problem
 
 _COLOUR = re.compile(COLOUR_PATTERN)
@@ -677,10 +679,11 @@ RULES: tuple[Callable[[Config, Problems], None], ...] = (
 )
 
 
-def config_warnings(config: Config, *, today: dt.date | None = None) -> list[str]:
+def config_warnings(config: Config, *, today: dt.date | None = None, project: Path = PROJECT_DIR) -> list[str]:
     """Things that synthesize but would not work once deployed, or will cost or change soon.
-    today: the day the EKS calendar is read for (default: today, UTC, as AWS bills)."""
-    warnings = _calendar_warnings(config, today or dt.datetime.now(dt.UTC).date())
+    today: the day the EKS calendar is read for (default: today, UTC, as AWS bills).
+    project: the Git repository the colours' revisions are of (default: this one)."""
+    warnings = _revision_warnings(config, project) + _calendar_warnings(config, today or dt.datetime.now(dt.UTC).date())
     if config.gitops.repo_url == PLACEHOLDER_REPO_URL:
         warnings.append(
             f"gitops.repo_url is the placeholder {PLACEHOLDER_REPO_URL!r}: set it to a Git URL of this project "
@@ -699,6 +702,76 @@ def config_warnings(config: Config, *, today: dt.date | None = None) -> list[str
 
 # A warning that starts so is about a door open to the internet: main.py frames it so it cannot be missed.
 LOUD = "OPEN TO THE INTERNET: "
+# ... or about a serving colour that one push can change together with the others: framed the same way.
+MOVING = "ONE PUSH REACHES A SERVING COLOUR: "
+LOUD_PREFIXES = (LOUD, MOVING)
+
+
+def _revision_warnings(config: Config, project: Path) -> list[str]:
+    """Each colour with weight that follows a branch of this repository (or a name this clone cannot tell is a tag or
+    a commit), and each application of another repository it runs at a revision that may move. A colour at weight 0
+    may follow a branch: that is how the colour being built rehearses."""
+    warnings = []
+    for colour, cluster in config.clusters.items():
+        if cluster.weight == 0:
+            continue
+        followed = followed_revision(config, colour, project=project)
+        if not followed.kind.immutable:
+            warnings.append(_moving_warning(config, followed))
+        warnings += _other_repository_warnings(config, colour)
+    return warnings
+
+
+def _moving_warning(config: Config, followed: FollowedRevision) -> str:
+    colour, revision = followed.colour, followed.revision
+    weight = config.clusters[colour].weight
+    others = [c for c in config.clusters if c != colour and config.release(c).gitops_revision == revision]
+    together = (
+        f"{colour} and {', '.join(others)} together, which blue/green exists to prevent"
+        if others
+        else f"{colour} at once, and every colour later built on it"
+    )
+    if followed.kind is RevisionKind.BRANCH:
+        what = f"is a branch, and {colour} serves traffic (weight {weight}): one push to {revision} reaches {together}"
+    else:
+        what = (
+            f"is no branch, tag or commit this clone knows (a tag not fetched: `git fetch --tags origin`), so synth cannot "
+            f"tell that it never moves, and {colour} serves traffic (weight {weight}): if it is a branch, one push to it "
+            f"reaches {together}"
+        )
+    return f"{MOVING}{followed.key} {revision!r} {what}. {pin_advice(colour)}"
+
+
+def pin_advice(colour: str) -> str:
+    """How a colour gets a revision that never moves (the shift's refusal says the same)."""
+    running = f"kubectl -n {ARGOCD_NAMESPACE} get application {PARENT_APPLICATION} -o jsonpath='{{.status.sync.revision}}'"
+    return (
+        f"Tag the commit {colour} runs (`{running}` on {colour}'s cluster): `git tag release-<date> <commit> && git push "
+        f'origin release-<date>`, and set clusters.{colour}.gitops_revision to "release-<date>" (docs/upgrade-runbook.md, '
+        '"Pin the serving colour")'
+    )
+
+
+def _other_repository_warnings(config: Config, colour: str) -> list[str]:
+    """Another repository's revision cannot be looked up offline: only a full commit SHA is known never to move."""
+    warnings = []
+    own = config.clusters[colour].applications
+    for app in applications(config):
+        revision = config.release(colour).applications[app.name].revision
+        if app.from_this_repository or revision is None or FULL_SHA.match(revision):
+            continue
+        entry = own.get(app.name)
+        key = (
+            f"clusters.{colour}.applications.{app.name}.revision"
+            if entry is not None and entry.revision is not None
+            else f"applications.{app.name}.source.revision"
+        )
+        warnings.append(
+            f"{key} {revision!r} is a revision of {app.repo_url}, which synth cannot look into: if it is a branch, one "
+            f"push there reaches {colour} while it serves (weight {config.clusters[colour].weight}). Name a tag that "
+            "repository never moves, or a full 40-character commit SHA (which silences this)"
+        )
+    return warnings
 
 
 def _api_warnings(eks: EksConfig) -> list[str]:

@@ -12,7 +12,7 @@ does, the deployer and the traffic operator (IAM users holding the deployer's ma
 operator's), then enforce IAM; create the parent zone; `cdktf synth`; `cdktf deploy common`, then `cdktf deploy
 traffic`, as the deployer; read back what each made; `terraform plan` of both with no drift; plan each colour's AWS
 part against common's and traffic's state; a colour's pod registered in its target group (what its load balancer
-controller does); `python -m tools.shift --to <it> --now` and `--status` as the traffic operator (the drain needs no
+controller does); `python -m tools.shift --to <it> --now --force` and `--status` as the traffic operator (the drain needs no
 cluster); `cdktf deploy common` and `cdktf deploy traffic` again as the deployer, as a pipeline deploying from Git
 would, and the live weights still the drain's (no deploy reverts a shift); `cdktf destroy traffic`, then `cdktf
 destroy common`; every call of the deployer and of the operator was allowed.
@@ -127,7 +127,7 @@ def rehearse(config: dict[str, Any], scratch: Path, out: Callable[[str], None] =
             f"{target}'s pod registered in its target groups (what its controller does)", lambda: register_pod(project, target)
         )
         show.step(
-            f"python -m tools.shift --to {target} --now as the traffic operator",
+            f"python -m tools.shift --to {target} --now --force as the traffic operator",
             lambda: shift_now(project, target, operator),
         )
         show.step(f"the rules and the weights moved to {target}", lambda: _moved(project, target, before))
@@ -378,10 +378,11 @@ def register_pod(project: Project, colour: str) -> str:
 
 
 def shift_now(project: Project, colour: str, env: dict[str, str]) -> Run:
-    """`python -m tools.shift --to <colour> --now` with env's credentials (the operator's), against the emulator."""
-    return project.run(
-        "python", "-m", "tools.shift", "--to", colour, "--now", "--config", str(project.root / "cdktf.json"), env=env
-    )
+    """`python -m tools.shift --to <colour> --now --force` with env's credentials (the operator's), against the
+    emulator. --force: the colour without weight is the one being built, which follows a branch (main, in the shipped
+    configuration), and the drain refuses weight to a branch without it; the targets are healthy (register_pod)."""
+    config = str(project.root / "cdktf.json")
+    return project.run("python", "-m", "tools.shift", "--to", colour, "--now", "--force", "--config", config, env=env)
 
 
 def shift_status(project: Project, env: dict[str, str]) -> Run:

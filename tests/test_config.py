@@ -25,6 +25,7 @@ from model.rules import LOUD, config_warnings
 from tests.support.configs import (
     CONNECTION_ARN,
     EXAMPLE_FILE,
+    PINNED_COMMIT,
     SAMPLE_APP,
     SAMPLE_APPLICATIONS,
     THREE_APPLICATIONS,
@@ -469,7 +470,7 @@ def test_warns_while_the_git_url_is_the_placeholder() -> None:
                 "blue": {
                     "kubernetes_version": "1.35",
                     "weight": 100,
-                    **named_release(applications={SAMPLE_APP: {"image_tag": "3f2c1a9"}}),
+                    **named_release(applications={SAMPLE_APP: {"image_tag": "3f2c1a9"}}, gitops_revision=PINNED_COMMIT),
                 },
                 "green": {"kubernetes_version": "1.36"},
             },

@@ -24,10 +24,13 @@ FIXTURES = Path(__file__).parent / "fixtures" / "previous-release"
 
 
 def legacy_config() -> dict[str, Any]:
-    """The example, upgraded as docs/upgrading.md says: both colours still at the release before."""
+    """The example, upgraded as docs/upgrading.md says: both colours still at the release before, following the
+    revision they followed then (the facts it wrote record it; the example's blue is on a tag of a later release)."""
     raw = example_raw()
+    followed = json.loads((FIXTURES / "facts-blue.json").read_text())["git"]["targetRevision"]
     for colour in raw["clusters"].values():
         colour["legacy_application"] = "sample-app"
+        colour["gitops_revision"] = followed
     return raw
 
 

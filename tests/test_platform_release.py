@@ -21,6 +21,7 @@ from tests.support.configs import SAMPLE_APP, SAMPLE_APPLICATIONS, example_raw, 
 from tests.support.synth import Synthesized, synthesize
 
 GREEN_VERSION = example_raw()["clusters"]["green"]["kubernetes_version"]
+BLUE_REVISION = example_raw()["clusters"]["blue"]["gitops_revision"]  # serving: a tag (tests/test_immutable_revisions.py)
 
 
 def another_version(component: Component) -> str | None:
@@ -74,7 +75,7 @@ def test_greens_argo_cd_release_runs_greens_chart(example_app: Synthesized, gree
 
 def test_each_colours_parent_follows_its_own_revision(chains: dict[str, Chain]) -> None:
     assert chains["green"].parent["spec"]["source"]["targetRevision"] == "platform-b"
-    assert chains["blue"].parent["spec"]["source"]["targetRevision"] == "main"
+    assert chains["blue"].parent["spec"]["source"]["targetRevision"] == BLUE_REVISION
 
 
 @pytest.mark.parametrize("component", CHANGED, ids=lambda c: c.name)
@@ -98,7 +99,7 @@ def test_the_sample_app_follows_the_colours_revision_and_image(chains: dict[str,
 
     assert app(chains["green"]) == ("platform-b", "4f9c2e1")
     assert app(chains["green-before"]) == ("main", "0.1.0")
-    assert app(chains["blue"]) == ("main", "0.1.0")
+    assert app(chains["blue"]) == (BLUE_REVISION, "0.1.0")
 
 
 def test_a_platform_bump_changes_only_argo_cd_and_the_root_release(example_app: Synthesized, green_release: Synthesized) -> None:
@@ -161,6 +162,6 @@ def test_the_readme_diagram_shows_each_colours_own_release(green_release: Synthe
     assert f'green_argocd["Argo CD (argo-cd {green["argo_cd"]})"]' in drawn
     assert 'green_external_dns["wave 0: external-dns ' in drawn
     assert 'green_app_sample_app["wave 1: sample-app @ platform-b"]' in drawn
-    assert 'blue_app_sample_app["wave 1: sample-app @ main"]' in drawn
+    assert f'blue_app_sample_app["wave 1: sample-app @ {BLUE_REVISION}"]' in drawn
     blue = example_raw()["clusters"]["blue"]["platform"]
     assert f'blue_argocd["Argo CD (argo-cd {blue["argo_cd"]})"]' in drawn

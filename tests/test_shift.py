@@ -18,7 +18,7 @@ from model.loading import load_config
 from model.platform import COMPONENTS
 from model.routes import WEIGHTS_DESCRIPTION, lock_parameter, weights_parameter
 from tests.support.charts import release_applications
-from tests.support.configs import THREE_APPLICATIONS, validated, write_project
+from tests.support.configs import PINNED_COMMIT, THREE_APPLICATIONS, validated, write_project
 from tests.support.emulated_aws import (
     EXPIRED,
     PROJECT,
@@ -43,7 +43,9 @@ from tools.shift.run import Shift
 from tools.traffic_lock import LockedError, TrafficLock
 
 APPS = {name: app["host"] for name, app in THREE_APPLICATIONS.items()}  # application -> host label
-BLUE, GREEN = {"kubernetes_version": "1.35", "weight": 100}, {"kubernetes_version": "1.36", "weight": 0}
+# Both at a commit: the shift gives weight only to a colour whose revision never moves (tests/test_immutable_revisions.py).
+BLUE = {"kubernetes_version": "1.35", "weight": 100, "gitops_revision": PINNED_COMMIT}
+GREEN = {"kubernetes_version": "1.36", "weight": 0, "gitops_revision": PINNED_COMMIT}
 
 
 def config_of(applications: dict[str, Any] = THREE_APPLICATIONS, **shift: Any) -> dict[str, Any]:

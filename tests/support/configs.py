@@ -68,6 +68,11 @@ def release_of(applications: Mapping[str, Any]) -> dict[str, Any]:
     return named
 
 
+# A revision a serving colour may follow without synth's warning or the shift's refusal: a full commit SHA never moves,
+# so model/revisions.py needs no lookup to know it (this one is the commit the shipped example's tag points at).
+PINNED_COMMIT = "ab5ebe726ffff1786bf1da0e6f832ebc527f2827"
+
+
 def named_release(**overrides: Any) -> dict[str, Any]:
     """Every part of a colour's release, named in its entry as a serving colour's must be (model/rules.py):
     today's platform defaults, `main`, and the example's applications at their defaults, unless overridden."""

@@ -11,6 +11,9 @@ from pathlib import Path
 import tools.shift
 from model.config import MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig
 from model.loading import ConfigError, check_weights, load_config
+from model.paths import PROJECT_DIR
+from model.revisions import RevisionKind, followed_revision
+from model.rules import pin_advice
 from tools.aws import Aws
 from tools.cli import exit_status
 from tools.clock import Clock, SystemClock
@@ -27,9 +30,15 @@ from tools.traffic_lock import LockedError, TrafficLock
 
 
 def main(
-    argv: Sequence[str] | None = None, *, aws: Aws | None = None, prober: Prober | None = None, clock: Clock | None = None
+    argv: Sequence[str] | None = None,
+    *,
+    aws: Aws | None = None,
+    prober: Prober | None = None,
+    clock: Clock | None = None,
+    project: Path = PROJECT_DIR,
 ) -> int:
-    """aws, prober, clock: the world to act on (tests); default: the real one."""
+    """aws, prober, clock: the world to act on (tests); default: the real one. project: the Git repository the colours'
+    revisions are of (default: this one)."""
     parser = argparse.ArgumentParser(prog="python -m tools.shift", description=(tools.shift.__doc__ or "").split("\n\n")[0])
     parser.add_argument("--to", help="the colour that ends with all the traffic")
     parser.add_argument(
@@ -39,7 +48,9 @@ def main(
         "cluster (refused only when --to lacks a target group or a healthy target: --force)",
     )
     parser.add_argument(
-        "--force", action="store_true", help="with --now: move the traffic even to a colour without healthy targets"
+        "--force",
+        action="store_true",
+        help="with --now: move the traffic even to a colour without healthy targets, or to one that follows a branch",
     )
     parser.add_argument("--status", action="store_true", help="print the live weights, the rules, the config's and the lock")
     parser.add_argument(
@@ -75,10 +86,10 @@ def main(
     if not args.status and not args.to:
         parser.error("name the colour that gets the traffic (--to <colour>), or ask for --status")
     refused = (ConfigError, UnsafeShiftError, LockedError)
-    return exit_status(lambda: _run(args, aws, prober, clock or SystemClock()), refused=refused, failed=(ShiftError,))
+    return exit_status(lambda: _run(args, aws, prober, clock or SystemClock(), project), refused=refused, failed=(ShiftError,))
 
 
-def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock: Clock) -> None:
+def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock: Clock, project: Path) -> None:
     config = load_config(args.config)
     clients = aws or Aws(config.region)
     if args.to is not None and args.to not in config.clusters:
@@ -88,7 +99,8 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         status(config, clients, lock, sys.stdout)
         return
     if args.now:
-        Drain(config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock).run(args.to)
+        moving = _refuse_a_moving_target(config, args.to, project, force=args.force)
+        Drain(config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock, moving=moving).run(args.to)
         return
     settings = config.traffic.shift.model_copy(
         update={
@@ -112,6 +124,8 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         )
     weights = live(clients, config)[1]
     plan = plan_weights(weights, args.to, settings.step)
+    if plan:  # the target gains weight
+        _refuse_a_moving_target(config, args.to, project, force=False)
     _refuse_weights_the_config_refuses(args.config, plan)
     if args.dry_run:
         _print_plan(config, settings, args.to, weights, plan, skip_readiness=args.skip_readiness)
@@ -122,6 +136,31 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
 
 def _say(line: str) -> None:
     print(line, flush=True)
+
+
+def _refuse_a_moving_target(config: Config, target: str, project: Path, *, force: bool) -> str:
+    """Weight goes only to a colour that follows a tag or a commit: on a branch, one push would reach it while it
+    serves, together with every other colour on that branch. Judged before the lock and any write. A drain (--now) must
+    always be able to empty a broken colour, so with --force the traffic moves anyway: returned is what the drain then
+    says (empty: nothing to say). Weight taken from a colour on a branch is never refused: only the target is judged."""
+    followed = followed_revision(config, target, project=project)
+    if followed.kind.immutable:
+        return ""
+    if followed.kind is RevisionKind.BRANCH:
+        what = f"{target} follows the branch {followed.revision!r} ({followed.key})"
+    else:
+        what = (
+            f"{target} follows {followed.revision!r} ({followed.key}), which this clone knows as no branch, tag or commit "
+            "(a tag not fetched: `git fetch --tags origin`), so the shift cannot tell that it never moves"
+        )
+    said = f"{what}: with weight, one push to it reaches {target} while it serves, and every colour on it, together"
+    if force:
+        return said
+    raise UnsafeShiftError(
+        f"{said}. {pin_advice(target)}, deploy {target} (`cdktf deploy {target}`: Argo CD then follows the tag) and shift "
+        f"again. Nothing was changed; in an emergency, `python -m tools.shift --to {target} --now --force` moves the "
+        "traffic to it anyway"
+    )
 
 
 def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:

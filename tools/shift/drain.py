@@ -2,8 +2,9 @@
 
 For a colour that is broken: it needs neither colour's cluster, Argo CD nor ExternalDNS (only the load balancer, the
 weights parameter and the lock), skips readiness and the gate (loudly), and refuses only when the target cannot
-take the traffic at all: an application without a target group of the target colour, or one without a healthy target
-(`--force` goes on anyway, loudly). It returns once every rule reads back at the new weights, and prints what changed.
+take the traffic at all: an application without a target group of the target colour, or one without a healthy
+target, or a target that follows a branch (judged in command.py); `--force` goes on anyway, loudly. It returns once
+every rule reads back at the new weights, and prints what changed.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Drain:
     lock: TrafficLock
     force: bool = False  # --force: move the traffic even to a colour without healthy targets
     break_lock: bool = False
+    moving: str = ""  # with --force: why the target should not get weight (it follows a branch), said with the move
 
     def run(self, target: str) -> None:
         if target not in self.config.clusters:
@@ -58,6 +60,7 @@ class Drain:
             self._say(
                 f"WARNING: --now: all traffic to {target} in one change, WITHOUT readiness or the metrics gate"
                 + (f"; --force: {target} has no healthy target for {', '.join(empty)}" if empty else "")
+                + (f"; --force: {self.moving}" if self.moving else "")
             )
             self._move(routes, before, after)
 
