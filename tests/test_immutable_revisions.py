@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import main
+from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, revision_kind
 from model.routes import weights_parameter
 from model.rules import MOVING, config_warnings
@@ -329,3 +330,8 @@ def test_weight_taken_from_a_colour_on_a_branch_is_never_refused(
     assert "follows the branch" not in said.out + said.err
     assert deployed.forwarded() == {"sample-app": {"blue": 100, "green": 0}}
     assert deployed.live_weights() == {"blue": 100, "green": 0}
+
+
+def test_the_section_the_messages_point_to_exists() -> None:
+    """The warning and the refusal send the operator to docs/upgrade-runbook.md, "Pin the serving colour"."""
+    assert "\n## Pin the serving colour\n" in (PROJECT_DIR / "docs" / "upgrade-runbook.md").read_text()
