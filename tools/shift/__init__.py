@@ -5,15 +5,16 @@
     python -m tools.shift --status                       # live weights, rules, config, lock
 
 The weights live outside every colour, in the traffic stack's shared load balancer: one weighted rule per
-application's public host, and one SSM parameter holding the live weights (the one source of truth; no deploy
-writes either). Under the traffic lock, before any weight moves, the target must prove itself ready
-(tools/readiness/). Per step: write the parameter, then every application's rule (one change), wait until the rules
-read back at the step's weights, watch the target's target groups for the interval (a group without a healthy target
-rolls back at once), then judge every application's CloudWatch metrics against `traffic.shift`. A breach by any one
-puts every application back at the previous step's weights in one change and exits 1 with the reason; unsafe requests
-are refused before anything changes (exit 2). No Terraform runs, and no colour's Kubernetes API is called after the
-readiness check: a broken colour can always be drained, even while a shift runs (`--now --break-lock`: the shift
-finds its lock gone before its next write and stops without writing).
+application's public host, and one SSM parameter holding the live weights (the one source of truth; no deploy writes
+either). Weight goes only to a colour that follows a tag or a commit (one push to a branch would reach it and every
+colour on that branch together; `--now --force` drains to it anyway). Under the traffic lock, before any weight
+moves, the target must prove itself ready (tools/readiness/). Per step: write the parameter, then every application's
+rule (one change), wait until the rules read back at the step's weights, watch the target's target groups for the
+interval (a group without a healthy target rolls back at once), then judge every application's CloudWatch metrics
+against `traffic.shift`. A breach by any one puts every application back at the previous step's weights in one change
+and exits 1 with the reason; unsafe requests are refused before anything changes (exit 2). No Terraform runs, and no
+colour's Kubernetes API is called after the readiness check: a broken colour can always be drained, even while a
+shift runs (`--now --break-lock`: the shift finds its lock gone before its next write and stops without writing).
 
 One room each: plan.py (the weights of each step), gate.py (what a window must show), metrics.py (reading a window
 from CloudWatch), run.py (the steps, the waits, the roll-back), drain.py (--now), status.py (--status), command.py
