@@ -142,12 +142,11 @@ def diagram(outdir: Path) -> str:
             if child.self_managed:
                 continue
             node = f"{colour}_{_id(child.name)}"
-            lines.append(f'    {node}["wave {child.wave}: {child.name} {facts["platform"][child.name]}"]')
-            lines.append(f"    {colour}_argocd --> {node}")
+            # One line per child, the node defined on its edge: the README stays within its length as components come.
+            lines.append(f'    {colour}_argocd --> {node}["wave {child.wave}: {child.name} {facts["platform"][child.name]}"]')
         for app, about in facts["applications"].items():
             node = f"{colour}_app_{_id(app)}"
-            lines.append(f'    {node}["wave {about["wave"]}: {app} @ {about["source"]["targetRevision"]}"]')
-            lines.append(f"    {colour}_argocd --> {node}")
+            lines.append(f'    {colour}_argocd --> {node}["wave {about["wave"]}: {app} @ {about["source"]["targetRevision"]}"]')
         lines.append("  end")
         lines.append(f"  {COMMON_STACK} -- remote state --> {colour}")
         lines.append(f"  {TRAFFIC_STACK} -- target groups --> {colour}")

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from model.bootstrap import facts_in
+from model.platform import component
 from model.revisions import files_at
 from tests.support.charts import by_kind, render, values_of_release
 from tests.support.configs import example_raw, validated
@@ -55,11 +56,14 @@ def test_the_facts_are_what_the_release_before_handed_the_colour(app: Synthesize
     # The one difference is where the image repository's URL is read: its output is named after the application now
     # (common moves the repository itself, so the value, and with it the colour's plan, does not change).
     before["sampleApp"]["image"]["repository"] = "${data.terraform_remote_state.common.outputs.sample_app_image_repository_url}"
-    # And a component added since (External Secrets Operator): its version and identity, which the charts of the
-    # revision before do not read (their registry has no such folder); Terraform bootstraps it in every colour.
-    eso = "external-secrets"
-    assert facts["platform"].pop(eso) == "2.9.0"
-    assert facts["identities"].pop(eso) == {"namespace": eso, "serviceAccount": eso}
+    # And the components added since (External Secrets Operator, Cluster Autoscaler): their versions and identities,
+    # which the charts of the revision before do not read (their registry has no such folder). Terraform bootstraps
+    # External Secrets Operator in every colour; the others wait for a revision that has their folders.
+    added = {"external-secrets": "2.9.0", "cluster-autoscaler": "9.59.0"}
+    assert sorted(set(facts["platform"]) - set(before["platform"])) == sorted(added)
+    for name, version in added.items():
+        assert facts["platform"].pop(name) == version
+        assert facts["identities"].pop(name) == {"namespace": component(name).namespace, "serviceAccount": name}
     assert facts == before
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from model.loading import load_config
-from model.platform import COMPONENTS
+from model.platform import CHILDREN, COMPONENTS
 from model.routes import WEIGHTS_DESCRIPTION, lock_parameter, weights_parameter
 from tests.support.charts import release_applications
 from tests.support.configs import PINNED_COMMIT, THREE_APPLICATIONS, validated, write_project
@@ -455,8 +455,9 @@ def test_dry_run_prints_the_plan_and_the_readiness_report_and_changes_nothing(
         "step 3/3 blue 0  green 100",
     ]
     report = lines[lines.index("readiness of green:") + 1 :]
-    # cluster, insights, parent + 4 platform children + 3 applications' children, 3 target groups, 3 preview hosts
-    assert len([line for line in report if line.startswith("  ok       ")]) == 2 + 8 + 3 + 3, report
+    # cluster, insights, parent + every platform child (the registry's) + 3 applications' children, 3 target groups,
+    # 3 preview hosts
+    assert len([line for line in report if line.startswith("  ok       ")]) == 2 + (1 + len(CHILDREN) + 3) + 3 + 3, report
     assert not [line for line in report if line.startswith("  MISSING")]
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
 

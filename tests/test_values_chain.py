@@ -502,11 +502,22 @@ def test_the_crd_check_refuses_what_the_api_server_would(change: dict[str, Any],
 @pytest.mark.parametrize(("name", "colour"), CASES)
 @pytest.mark.parametrize("child", [c.name for c in CHILDREN if c.identity])
 def test_controller_service_accounts_are_the_associated_ones(chains: Chains, name: str, colour: str, child: str) -> None:
+    """The chart's one `serviceAccount` block, wherever the chart keeps it (at the top for most; under `rbac` for
+    cluster-autoscaler's), makes the service account the association binds."""
     chain = chains[name, colour]
     namespace = chain.children[child]["spec"]["destination"]["namespace"]
-    service_account = child_values(chain, child)["serviceAccount"]
+    (service_account,) = service_accounts(child_values(chain, child))
     assert service_account["create"] is True
     assert (namespace, service_account["name"]) in chain.associations
+
+
+def service_accounts(values: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every mapping the values keep under a key `serviceAccount`, at any depth."""
+    found: list[dict[str, Any]] = []
+    for key, value in values.items():
+        if isinstance(value, dict):
+            found += [value] if key == "serviceAccount" else service_accounts(value)
+    return found
 
 
 @pytest.mark.parametrize(("name", "colour"), CASES)
