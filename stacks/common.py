@@ -163,6 +163,9 @@ class CommonStack(TerraformStack):
             "PARTITION": partition,
             "REGION": config.region,
             "ACCOUNT_ID": account.account_id,
+            # Every colour's cluster, present and future (`<project>-*`): a shared role may act on the project's
+            # clusters' resources only (the cluster autoscaler's Auto Scaling groups, by their eks:cluster-name tag).
+            "CLUSTER_NAMES": cluster_names(config),
             # External Secrets Operator's role reads exactly the secrets it materialises (none: no policy at all).
             "SECRET_ARNS": secret_arns(
                 materialised(config), partition=partition, region=config.region, account_id=account.account_id

@@ -81,7 +81,7 @@ def test_the_shared_role_holds_the_components_policy_filled(example_app: Synthes
     (scaling,) = [s for s in document["Statement"] if "autoscaling:SetDesiredCapacity" in s["Action"]]
     assert scaling["Condition"] == {
         "StringEquals": {f"aws:ResourceTag/{ENABLED_TAG}": "true", "aws:RequestedRegion": example().region},
-        "Null": {"aws:ResourceTag/eks:cluster-name": "false"},
+        "StringLike": {"aws:ResourceTag/eks:cluster-name": "eks-bg-*"},
     }
 
 
@@ -107,12 +107,15 @@ MANAGED = asg_arn("eks-eks-bg-green-20261125-2ac9b1e0-1d2f-4a63-b6c8-6f0e5d4c3b2
         (MANAGED, {**eks_tags("eks-bg-green"), ENABLED_TAG: "false"}, False),
         (asg_arn("web-fleet"), {ENABLED_TAG: "true"}, False),  # a self-managed group: no eks:cluster-name
         (asg_arn("eks-x", region="us-east-1"), eks_tags("eks-bg-green"), False),  # another region
+        (MANAGED, eks_tags("payments-green"), False),  # another project's cluster in the same account
     ],
 )
 def test_it_may_scale_only_managed_node_groups_tagged_for_it(resource: str, tags: dict[str, str], allowed: bool) -> None:
     """Another account's groups need no case: Auto Scaling groups have no resource policy, so no grant reaches them."""
     assert CLUSTER_AUTOSCALER.policy
-    document = json.loads(policies.render(CLUSTER_AUTOSCALER.policy, ACCOUNT_ID=ACCOUNT, PARTITION="aws", REGION=REGION))
+    document = json.loads(
+        policies.render(CLUSTER_AUTOSCALER.policy, ACCOUNT_ID=ACCOUNT, PARTITION="aws", REGION=REGION, CLUSTER_NAMES="eks-bg-*")
+    )
     boundary = boundary_document(partition="aws", account_id=ACCOUNT, project="eks-bg")["Statement"]
     context = {f"aws:ResourceTag/{key}": value for key, value in tags.items()} | {"aws:RequestedRegion": resource.split(":")[3]}
     for action in ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"):
