@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,30 @@ def test_zones_leave_out_those_without_eks_and_too_few_fail_the_plan(app: Synthe
     (check,) = zones["lifecycle"]["postcondition"]
     assert check["condition"] == "${length(self.names) >= 3}"
     assert check["error_message"].startswith("network.az_count is 3, but ap-northeast-1 offers ${length(self.names)}")
+
+
+def test_the_network_guard_reads_the_live_network_by_name_never_through_what_it_guards(app: Synthesized, config: Config) -> None:
+    """The refusal to replace the network (components/network.py) is checked at every plan, whatever is being replaced:
+    its data sources find the VPC and the subnets by their Name tags, and neither they nor the two preconditions on the
+    VPC refer to a managed resource (one being replaced is unknown until the apply, and the check would wait for it).
+    The refusals themselves are planned against the emulator in tests/test_rehearsal.py."""
+    data = app.json(COMMON)["data"]
+    guard = {kind: data[kind] for kind in ("aws_vpcs", "aws_vpc", "aws_subnets", "aws_subnet")}
+    named, as_configured = sorted(guard["aws_vpcs"].values(), key=lambda vpcs: len(vpcs["filter"]))
+    assert named["filter"] == [{"name": "tag:Name", "values": [config.project]}]
+    assert as_configured["filter"] == [*named["filter"], {"name": "cidr", "values": [config.network.cidr]}]
+    (subnets,) = guard["aws_subnets"].values()
+    assert subnets["filter"] == [{"name": "tag:Name", "values": [f"{config.project}-public-*", f"{config.project}-private-*"]}]
+    (vpc,) = app.resources(COMMON, "aws_vpc").values()
+    by_cidr, by_subnets = vpc["lifecycle"]["precondition"]
+    assert by_cidr["error_message"].startswith(f"network.cidr is {config.network.cidr}, but the VPC {config.project} runs ")
+    assert by_subnets["error_message"].startswith(f"network.az_count is {config.network.az_count}, but the VPC ")
+    public, private = subnet_cidrs(config.network)
+    for kind, cidrs in (("public", public), ("private", private)):
+        for i, cidr in enumerate(cidrs):
+            assert f'"{config.project}-{kind}-{i}" = "{cidr}"' in by_subnets["condition"]
+    managed = re.compile(r"(?<!data\.)\baws_[a-z_]+\.")
+    assert managed.findall(json.dumps([guard, by_cidr, by_subnets])) == []
 
 
 def test_default_security_group_is_locked_down(app: Synthesized) -> None:

@@ -17,6 +17,7 @@ traffic`, then `cdktf destroy common` with an image in the repository.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,6 +27,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from cdktf import App
 
 from model.applications import applications, image_repository_name
 from model.loading import load_config
@@ -66,6 +68,7 @@ from scripts.rehearse import (
     shift_status,
 )
 from scripts.scratch_project import Project, Run
+from stacks.common import CommonStack
 from tests.support.configs import EXAMPLE_FILE, example_raw, validated, write_project
 from tests.support.synth import synthesize
 
@@ -348,6 +351,93 @@ def test_network(project: Project, aws: Callable[[str], Any]) -> None:
     assert [f["TrafficType"] for f in flow_logs] == ["ALL"]
 
 
+# --- common's network is never replaced under the colours (components/network.py) -----------------------------------
+
+# Each edit of the example's network (10.0.0.0/16 over 3 zones) that would replace what the deploy made, and the whole
+# refusal it gets, worked out by hand from the subnets the deploy made (3 pairs of /19: public 0, 32, 64; private 96,
+# 128, 160) and those the edit would carve.
+WAY_OUT = (
+    "A network of another shape is a new project beside this one "
+    '(docs/upgrade-runbook.md, "What cannot change under running colours").'
+)
+NETWORK_EDITS: dict[str, tuple[dict[str, Any], str]] = {
+    "az_count-4": (
+        {"az_count": 4},
+        "network.az_count is 4, but the VPC eks-bg was built with 3 subnet pair(s): this change would replace its subnets "
+        "under every colour and the shared load balancer: eks-bg-private-0 from 10.0.96.0/19 to 10.0.128.0/19; "
+        "eks-bg-private-1 from 10.0.128.0/19 to 10.0.160.0/19; eks-bg-private-2 from 10.0.160.0/19 to 10.0.192.0/19. "
+        "A subnet's CIDR cannot change in place, and the network outlives the colours: keep network.az_count at 3. " + WAY_OUT,
+    ),
+    "az_count-2": (
+        {"az_count": 2},
+        "network.az_count is 2, but the VPC eks-bg was built with 3 subnet pair(s): this change would replace its subnets "
+        "under every colour and the shared load balancer: eks-bg-private-0 from 10.0.96.0/19 to 10.0.128.0/18; "
+        "eks-bg-private-1 from 10.0.128.0/19 to 10.0.192.0/18; eks-bg-private-2 (10.0.160.0/19) removed; "
+        "eks-bg-public-0 from 10.0.0.0/19 to 10.0.0.0/18; eks-bg-public-1 from 10.0.32.0/19 to 10.0.64.0/18; "
+        "eks-bg-public-2 (10.0.64.0/19) removed. A subnet's CIDR cannot change in place, and the network outlives the "
+        "colours: keep network.az_count at 3. " + WAY_OUT,
+    ),
+    "cidr": (
+        {"cidr": "10.1.0.0/16"},
+        "network.cidr is 10.1.0.0/16, but the VPC eks-bg runs 10.0.0.0/16: this change would replace the VPC and every "
+        "subnet in it under every colour and the shared load balancer. A VPC's CIDR cannot change in place, and the "
+        "network outlives the colours: keep network.cidr at 10.0.0.0/16. " + WAY_OUT,
+    ),
+}
+# The emulator's ap-northeast-1 has 3 zones: a fourth pair fails the zones' own check too (tests/test_availability_zones.py).
+TOO_FEW_ZONES = "network.az_count is 4, but ap-northeast-1 offers 3 usable availability zone(s)"
+
+
+@pytest.fixture(scope="module")
+def network_edits(project: Project) -> Iterator[Future[dict[str, Run]]]:
+    """`terraform plan` of common with each edit, against the state the deploy wrote, on a thread beside the rest. Only
+    common is synthesized (the edits change no other stack), beside cdktf.out (the state's relative path is the same);
+    the inits go one after another here (Terraform's plugin cache: Project.plan_aws_parts), the plans side by side.
+    `-refresh=false`: the guard's data sources are read at every plan, and nothing it checks needs the managed
+    resources refreshed; `-lock=false`: the plans only read the state."""
+    stack_dirs = {}
+    for edit, (network, _) in NETWORK_EDITS.items():
+        config = validated({**CONFIG, "network": network, "state": {"directory": str(project.state_dir)}})
+        app = App(outdir=str(project.root / f"network-{edit}"))
+        CommonStack(app, config=config)
+        app.synth()
+        stack_dirs[edit] = project.root / f"network-{edit}" / "stacks" / "common"
+        init = project.run("terraform", "init", "-input=false", "-no-color", cwd=stack_dirs[edit])
+        assert init.returncode == 0, init.output[-3000:]
+    plan = ("terraform", "plan", "-refresh=false", "-lock=false", "-input=false", "-no-color")
+    with ThreadPoolExecutor(max_workers=len(stack_dirs)) as pool:
+        planned = {edit: pool.submit(project.run, *plan, cwd=stack_dir) for edit, stack_dir in stack_dirs.items()}
+        with ThreadPoolExecutor(max_workers=1) as waiting:
+            yield waiting.submit(lambda: {edit: future.result() for edit, future in planned.items()})
+
+
+@pytest.mark.parametrize("edit", NETWORK_EDITS)
+def test_an_edit_that_would_replace_commons_network_is_refused_at_plan_naming_the_key_and_what_moves(
+    network_edits: Future[dict[str, Run]], edit: str
+) -> None:
+    done = network_edits.result()[edit]
+    assert done.returncode == 1, done.output[-6000:]
+    flat = " ".join(done.output.split())  # Terraform wraps long messages
+    assert NETWORK_EDITS[edit][1] in flat, done.output[-6000:]
+    others = [TOO_FEW_ZONES] if edit == "az_count-4" else []
+    assert flat.count("Error: Resource precondition failed") == 1, done.output[-6000:]
+    assert flat.count("Error:") == 1 + len(others), done.output[-6000:]
+    assert all(other in flat for other in others)
+
+
+def test_a_fresh_account_passes_the_network_guard(project: Project) -> None:
+    """`cdktf deploy common` on the empty emulator passed the guard: its listings, as the deploy's plan read them and
+    the state keeps them, found no VPC or subnet of the project's names, so none was read (the deploy made them all)."""
+    state = json.loads((project.state_dir / "common.tfstate").read_text())
+    guard: dict[str, list[dict[str, Any]]] = {kind: [] for kind in ("aws_vpcs", "aws_vpc", "aws_subnets", "aws_subnet")}
+    for resource in state["resources"]:
+        if resource["mode"] == "data" and resource["type"] in guard:
+            guard[resource["type"]] += [instance["attributes"] for instance in resource["instances"]]
+    assert [vpcs["ids"] for vpcs in guard["aws_vpcs"]] == [[], []]  # by name, and by name and CIDR
+    assert [subnets["ids"] for subnets in guard["aws_subnets"]] == [[]]
+    assert (guard["aws_vpc"], guard["aws_subnet"]) == ([], [])
+
+
 def test_sub_zone_is_delegated_in_the_parent(project: Project, aws: Callable[[str], Any]) -> None:
     route53 = aws("route53")
     zones = {z["Name"]: z["Id"] for z in route53.list_hosted_zones()["HostedZones"]}
@@ -594,6 +684,19 @@ def test_each_colour_admits_the_shared_load_balancer_from_traffics_real_state(
 def test_no_drift_after_deploy(drift: Future[list[Run]]) -> None:
     for plan in drift.result():
         assert plan.returncode == 0, plan.output[-6000:]
+
+
+def test_the_unchanged_network_plans_clean_having_read_every_subnet(drift: Future[list[Run]]) -> None:
+    """The plan of the deployed configuration (no change, above) passed the network guard having read each subnet the
+    deploy made, and read no VPC whole: none runs another CIDR."""
+    common = drift.result()[0].output
+    assert sorted(set(read(common, "aws_subnet", "existing-subnet"))) == [str(i) for i in range(6)], common[-6000:]
+    assert read(common, "aws_vpc", "running-vpc") == []
+
+
+def read(output: str, kind: str, construct: str) -> list[str]:
+    """The index of each read of a data source of the network Terraform's output reports."""
+    return re.findall(rf"data\.{kind}\.network_{construct}_\w+\[(\d+)\]: Read complete", output)
 
 
 # --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------
