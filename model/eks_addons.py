@@ -17,3 +17,8 @@ AFTER_NODES = ("coredns", EBS_CSI_DRIVER)
 CONFIGURATION = {"vpc-cni": {"enableNetworkPolicy": "true"}}
 # Every managed add-on, by name: config may pin any of them (clusters.<colour>.addon_versions).
 ADDONS = BEFORE_NODES + AFTER_NODES
+# The oldest version of an add-on that works with what this project gives it. The EBS CSI driver's shared role holds
+# AmazonEBSCSIDriverEKSClusterScopedPolicy, which acts only on volumes tagged with the driver's cluster; the driver
+# writes that tag from v1.58.0 (model/workloads.py, EBS_CSI): an older pin would make volumes it may then not attach
+# or delete.
+MINIMUM_VERSIONS = {EBS_CSI_DRIVER: (1, 58, 0)}

@@ -34,6 +34,7 @@ from model.config import (
     NodeGroupConfig,
     split_bits,
 )
+from model.eks_addons import MINIMUM_VERSIONS
 from model.eks_calendar import CALENDAR, CALENDAR_NAME, WARN_DAYS
 from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, VERSIONED
@@ -442,6 +443,7 @@ def _cluster_rules(c: Config, p: Problems) -> None:
         # A release is judged against the colour's version only when that version itself stands.
         version_known = not p.is_bad(f"{key}.kubernetes_version")
         _node_rules(p, f"{key}.nodes", cluster.nodes, cluster.kubernetes_version if version_known else None)
+        _addon_rules(p, f"{key}.addon_versions", cluster.addon_versions)
         _platform_rules(c, p, colour)
         _serving_release_rules(c, p, colour)
         _legacy_rules(c, p, colour)
@@ -558,6 +560,23 @@ def _serving_release_rules(c: Config, p: Problems, colour: str) -> None:
         f"-chdir=cdktf.out/stacks/{colour} show`, or `cdktf diff {colour}` once pinned: no change means the pins are "
         f"right) and set each under clusters.{colour}",
     )
+
+
+def _addon_rules(p: Problems, key: str, pins: Mapping[str, str]) -> None:
+    """A pinned add-on is at least the version that works with what the project gives it (MINIMUM_VERSIONS)."""
+    for name, version in pins.items():
+        minimum = MINIMUM_VERSIONS.get(name)
+        if minimum is None or p.is_bad(f"{key}.{name}"):
+            continue
+        oldest = "v" + ".".join(str(part) for part in minimum)
+        _check(
+            p,
+            f"{key}.{name}",
+            version,
+            _minor(version)[:3] >= minimum,
+            f"use {oldest} or newer: its shared role acts only on volumes tagged with the cluster, which the driver "
+            f"writes from {oldest} (`python -m tools.patch <colour>` lists the versions EKS offers)",
+        )
 
 
 def _node_rules(p: Problems, key: str, nodes: NodeGroupConfig, kubernetes_version: str | None) -> None:

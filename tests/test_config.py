@@ -420,6 +420,20 @@ def test_fails_on_unknown_or_malformed_addon_pin() -> None:
     assert len(problems) == 2
 
 
+def test_an_ebs_csi_driver_pin_older_than_the_one_tagging_its_volumes_is_refused() -> None:
+    """Its shared role's policy acts only on volumes tagged with the cluster, which the driver writes from v1.58.0."""
+    pins = {"aws-ebs-csi-driver": "v1.57.9-eksbuild.1", "coredns": "v1.11.4-eksbuild.2"}
+    problems = problems_of(clusters(blue={"kubernetes_version": "1.35", "weight": 1, "addon_versions": pins}))
+    assert problems == (
+        'clusters.blue.addon_versions.aws-ebs-csi-driver: "v1.57.9-eksbuild.1" is not allowed; use v1.58.0 or newer: its '
+        "shared role acts only on volumes tagged with the cluster, which the driver writes from v1.58.0 (`python -m "
+        "tools.patch <colour>` lists the versions EKS offers)",
+    )
+    newer = {"aws-ebs-csi-driver": "v1.58.0-eksbuild.1"}
+    config = validated(clusters(blue={"kubernetes_version": "1.35", "weight": 1, "addon_versions": newer}))
+    assert config.clusters["blue"].addon_versions == newer
+
+
 def test_fails_on_node_disk_and_max_unavailable() -> None:
     problems = problems_of(
         clusters(blue={"kubernetes_version": "1.34", "weight": 1, "nodes": {"disk_size_gib": 8, "max_unavailable": 5}})
