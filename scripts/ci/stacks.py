@@ -1,0 +1,86 @@
+"""What the workflows share: a checkout's stacks as `cdktf synth` wrote them, its raw configuration, and GitHub's
+files (the job summary, the step outputs), which a shell run without GitHub simply does not have.
+
+Standard library only: the workflows run these with the runner's python3 before (or beside) the virtualenv.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from model.paths import PROJECT_DIR
+
+COMMON = "common"  # model/config.py COMMON_STACK; read here without pydantic
+TRAFFIC = "traffic"  # model/routes.py TRAFFIC_STACK
+STACKS_DIR = Path("cdktf.out") / "stacks"
+STACK_FILE = "cdk.tf.json"
+
+
+def raw_config(project: Path = PROJECT_DIR) -> dict[str, Any]:
+    """cdktf.json's `context.config`: inline, or the JSON file it names (as model/loading.py reads it, unvalidated)."""
+    context = json.loads((project / "cdktf.json").read_text()).get("context", {})
+    section = context.get("config", {})
+    if isinstance(section, str):
+        section = json.loads((project / section).read_text())
+    return dict(section)
+
+
+def project_name(config: Mapping[str, Any]) -> str:
+    return str(config.get("project", "eks-bg"))  # model/config.py Config.project's default
+
+
+def colours(config: Mapping[str, Any]) -> list[str]:
+    return list(config.get("clusters", {}))
+
+
+def stack_file(project: Path, stack: str) -> Path:
+    return project / STACKS_DIR / stack / STACK_FILE
+
+
+def summary(markdown: str) -> None:
+    """Append to the job summary when GitHub gives one ($GITHUB_STEP_SUMMARY); at a shell, print it."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(markdown.rstrip("\n") + "\n")
+    else:
+        print(markdown)
+
+
+def outputs(values: Mapping[str, Any]) -> None:
+    """Step outputs ($GITHUB_OUTPUT): a string as it is, anything else as JSON (fromJSON in the workflow); at a shell,
+    nothing."""
+    target = os.environ.get("GITHUB_OUTPUT")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            for key, value in values.items():
+                text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+                out.write(f"{key}={text}\n")
+
+
+def terraform(project: Path, stack: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Terraform in the stack's synthesized directory (where its destroy hooks find the project's .venv upwards)."""
+    return subprocess.run(
+        ["terraform", *args, "-input=false", "-no-color"],
+        cwd=project / STACKS_DIR / stack,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def details(title: str, text: str, *, limit: int = 60_000) -> str:
+    """A collapsed block of Terraform's output for markdown; the tail kept when long (GitHub caps a comment at 65,536)."""
+    body = text if len(text) <= limit else "... (cut: the full output is in the job's log)\n" + text[-limit:]
+    return f"<details><summary>{title}</summary>\n\n```\n{body.rstrip()}\n```\n\n</details>"
+
+
+if __name__ == "__main__":
+    # `python3 -m scripts.ci.stacks`: the project's name as a step output, for the workflows' concurrency groups.
+    outputs({"project": project_name(raw_config())})
+    print(project_name(raw_config()))

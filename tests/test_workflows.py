@@ -1,0 +1,235 @@
+"""The GitHub workflows (.github/workflows/) and their scripts (scripts/ci/): linted by actionlint and zizmor, the
+roles and concurrency groups each job that plans or applies must have, which stacks a change deploys (the serving
+colour frozen), and a shallow clone refused in one line."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from scripts.ci.changed_stacks import FETCH_HINT, Changes, changed_stacks, missing_revisions, report
+
+WORKFLOWS = ("pull-request", "deploy", "shift", "retire")
+# What a step runs -> the role its job must assume (GitHub repository variables, docs/ci.md).
+ROLE_OF = {
+    "scripts.ci.plan_stacks": "${{ vars.PLAN_ROLE_ARN }}",
+    "scripts.ci.deploy_stacks": "${{ vars.DEPLOY_ROLE_ARN }}",
+    "tools.shift": "${{ vars.TRAFFIC_ROLE_ARN }}",
+    "tools.retire": "${{ vars.DEPLOY_ROLE_ARN }}",
+}
+CREDENTIALS_ACTION = "aws-actions/configure-aws-credentials"
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
+
+
+def workflow(project_dir: Path, name: str) -> dict[str, Any]:
+    # PyYAML reads the `on:` key as True (YAML 1.1): irrelevant here, only jobs are read.
+    loaded: dict[str, Any] = yaml.safe_load((project_dir / ".github" / "workflows" / f"{name}.yml").read_text())
+    return loaded
+
+
+def job_problems(name: str, job: Mapping[str, Any]) -> list[str]:
+    """What is wrong with one job: a plan or an apply with another role than its own, or without a concurrency group."""
+    runs = " ".join(str(step.get("run", "")) for step in job.get("steps", []))
+    acts = [module for module in ROLE_OF if f"-m {module}" in runs]
+    roles = [
+        step.get("with", {}).get("role-to-assume") for step in job.get("steps", []) if CREDENTIALS_ACTION in step.get("uses", "")
+    ]
+    problems = [f"{name}: runs {module} assuming {roles}, not {ROLE_OF[module]}" for module in acts if roles != [ROLE_OF[module]]]
+    concurrency = job.get("concurrency") or {}
+    if acts and not (concurrency.get("group") and concurrency.get("cancel-in-progress") is False):
+        problems.append(f"{name}: runs {acts} without a concurrency group (cancel-in-progress: false)")
+    return problems
+
+
+def all_problems(workflows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    return [p for wf, body in workflows.items() for job, spec in body["jobs"].items() for p in job_problems(f"{wf}.{job}", spec)]
+
+
+@pytest.fixture(scope="module")
+def workflows(project_dir: Path) -> dict[str, dict[str, Any]]:
+    return {name: workflow(project_dir, name) for name in WORKFLOWS}
+
+
+def test_actionlint_finds_no_error(project_dir: Path) -> None:
+    done = subprocess.run(["actionlint", "-no-color"], cwd=project_dir, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout + done.stderr) == (0, "")
+
+
+def test_zizmor_finds_nothing_offline(project_dir: Path) -> None:
+    done = subprocess.run(
+        ["zizmor", "--offline", "--no-progress", "--format", "plain", ".github/workflows"],
+        cwd=project_dir,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings to report" in done.stdout
+
+
+def test_every_job_that_plans_or_applies_has_its_role_and_a_concurrency_group(workflows: dict[str, dict[str, Any]]) -> None:
+    assert all_problems(workflows) == []
+    acting = [f"{wf}.{job}" for wf, body in workflows.items() for job, spec in body["jobs"].items() if spec.get("concurrency")]
+    assert sorted(acting) == [
+        "deploy.colour",
+        "deploy.common",
+        "deploy.traffic",
+        "pull-request.plan",
+        "retire.retire",
+        "shift.shift",
+    ]
+
+
+def test_fails_a_plan_with_the_deployer_role(workflows: dict[str, dict[str, Any]]) -> None:
+    broken = copy.deepcopy(workflows)
+    (credentials,) = [s for s in broken["pull-request"]["jobs"]["plan"]["steps"] if CREDENTIALS_ACTION in s.get("uses", "")]
+    credentials["with"]["role-to-assume"] = "${{ vars.DEPLOY_ROLE_ARN }}"
+    assert all_problems(broken) == [
+        "pull-request.plan: runs scripts.ci.plan_stacks assuming ['${{ vars.DEPLOY_ROLE_ARN }}'], not ${{ vars.PLAN_ROLE_ARN }}"
+    ]
+
+
+def test_fails_an_apply_without_a_concurrency_group(workflows: dict[str, dict[str, Any]]) -> None:
+    broken = copy.deepcopy(workflows)
+    del broken["deploy"]["jobs"]["traffic"]["concurrency"]
+    broken["shift"]["jobs"]["shift"]["concurrency"]["cancel-in-progress"] = True
+    assert [p.split(":")[0] for p in all_problems(broken)] == ["deploy.traffic", "shift.shift"]
+
+
+def test_deploys_share_one_group_per_stack_with_shift_and_retire(workflows: dict[str, dict[str, Any]]) -> None:
+    """Two runs never apply one stack at once: a shift and a deploy of traffic, a retire and a deploy of a colour."""
+    groups = {
+        f"{wf}.{job}": spec["concurrency"]["group"]
+        for wf, body in workflows.items()
+        for job, spec in body["jobs"].items()
+        if spec.get("concurrency")
+    }
+    assert groups["deploy.traffic"].replace("needs.changes", "needs.project") == groups["shift.shift"]
+    assert (
+        groups["deploy.colour"].replace("needs.changes", "needs.project").replace("matrix.colour", "inputs.colour")
+        == groups["retire.retire"]
+    )
+
+
+def test_actions_pinned_by_commit_checkout_keeps_no_credentials_and_no_expression_in_run(
+    workflows: dict[str, dict[str, Any]],
+) -> None:
+    steps = [(f"{wf}.{job}", s) for wf, body in workflows.items() for job, spec in body["jobs"].items() for s in spec["steps"]]
+    assert [(where, s["uses"]) for where, s in steps if "uses" in s and not PINNED.match(s["uses"])] == []
+    checkouts = [s for _, s in steps if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkouts
+    assert all(s["with"]["persist-credentials"] is False for s in checkouts)
+    assert [(where, s["run"]) for where, s in steps if "${{" in s.get("run", "")] == []
+    # Shallow clones: a job that synthesizes needs the colours' revisions (model/revisions.py), so full history and tags.
+    synthesizing = {where for where, s in steps if s.get("run") == "make synth"}
+    shallow = [
+        w
+        for w, s in steps
+        if w in synthesizing
+        and s.get("uses", "").startswith("actions/checkout@")
+        and (s["with"].get("fetch-depth"), s["with"].get("fetch-tags")) != (0, True)
+    ]
+    assert synthesizing
+    assert shallow == []
+
+
+# --- which stacks a change deploys ----------------------------------------------------------------
+
+CONFIG: dict[str, Any] = {
+    "project": "ci-test",
+    "clusters": {"blue": {"weight": 100, "gitops_revision": "v1"}, "green": {"weight": 0}},
+}
+
+
+def synthesized(into: Path, config: Mapping[str, Any], stacks: Mapping[str, str]) -> Path:
+    """A checkout as `make synth` leaves it, as far as changed_stacks reads it: cdktf.json, its config, cdktf.out."""
+    into.mkdir(parents=True)
+    (into / "cdktf.json").write_text(json.dumps({"context": {"config": "config.json"}}))
+    (into / "config.json").write_text(json.dumps(config))
+    for stack, body in stacks.items():
+        (into / "cdktf.out" / "stacks" / stack).mkdir(parents=True)
+        (into / "cdktf.out" / "stacks" / stack / "cdk.tf.json").write_text(body)
+    return into
+
+
+BASE_STACKS = {"common": "c1", "traffic": "t1", "blue": "b1", "green": "g1"}
+
+
+def test_a_colours_own_change_deploys_that_colour_only(tmp_path: Path) -> None:
+    base = synthesized(tmp_path / "base", CONFIG, BASE_STACKS)
+    head_config = copy.deepcopy(CONFIG)
+    head_config["clusters"]["green"]["kubernetes_version"] = "1.36"
+    head = synthesized(tmp_path / "head", head_config, {**BASE_STACKS, "green": "g2"})
+    assert changed_stacks(base, head) == Changes(deploy=["green"])
+
+
+def test_a_change_to_common_leaves_the_serving_colour_frozen(tmp_path: Path) -> None:
+    """common's edit changes every colour's synthesized stack; blue serves and its entry is unchanged: not deployed."""
+    base = synthesized(tmp_path / "base", CONFIG, BASE_STACKS)
+    head = synthesized(tmp_path / "head", CONFIG, {"common": "c2", "traffic": "t1", "blue": "b2", "green": "g2"})
+    changes = changed_stacks(base, head)
+    assert changes == Changes(deploy=["common", "green"], frozen=["blue"])
+    assert "- blue: serving, frozen, not deployed" in report(changes)
+
+
+def test_the_serving_colours_own_edit_deploys_it_and_a_dropped_colour_is_for_retire(tmp_path: Path) -> None:
+    base = synthesized(tmp_path / "base", CONFIG, BASE_STACKS)
+    head_config = {"project": "ci-test", "clusters": {"blue": {"weight": 100, "gitops_revision": "v2"}}}
+    head = synthesized(tmp_path / "head", head_config, {"common": "c1", "traffic": "t1", "blue": "b2"})
+    assert changed_stacks(base, head) == Changes(deploy=["blue"], removed=["green"])
+
+
+# --- shallow clones --------------------------------------------------------------------------------
+
+
+def git(where: Path, *args: str) -> str:
+    identity = ["-c", "user.name=ci", "-c", "user.email=ci@example.invalid", "-c", "commit.gpgsign=false"]
+    return subprocess.run(["git", *identity, *args], cwd=where, capture_output=True, text=True, check=True).stdout
+
+
+def test_a_depth_one_clone_is_refused_in_one_line_until_the_revisions_are_fetched(tmp_path: Path) -> None:
+    """actions/checkout's default (depth 1, no tags) lacks blue's tag: one line naming the key and what to set."""
+    origin = synthesized(tmp_path / "origin", CONFIG, {})
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "release")
+    git(origin, "tag", "v1")
+    (origin / "notes").write_text("after the release")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "after")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--no-tags", f"file://{origin}", str(clone))
+    assert missing_revisions(clone) == [f"clusters.blue.gitops_revision: 'v1' is not in this clone; {FETCH_HINT}"]
+    git(clone, "fetch", "-q", "--unshallow", "--tags", "origin")
+    assert missing_revisions(clone) == []
+
+
+def test_the_scripts_are_listed_and_need_no_virtualenv(project_dir: Path) -> None:
+    """The workflows run `python3 -m scripts.ci.stacks` and `--check-clone` before `make synth` makes .venv."""
+    for module in ("stacks", "changed_stacks"):
+        source = (project_dir / "scripts" / "ci" / f"{module}.py").read_text()
+        imported = set(re.findall(r"^(?:from|import) (\w+)", source, flags=re.M))
+        assert imported <= {
+            "__future__",
+            "argparse",
+            "json",
+            "os",
+            "subprocess",
+            "sys",
+            "collections",
+            "dataclasses",
+            "pathlib",
+            "typing",
+            "model",
+            "scripts",
+        }, (module, imported)
+    assert shutil.which("python3")
