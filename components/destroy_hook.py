@@ -13,6 +13,7 @@ from typing import Any
 from cdktf import DataResource, ITerraformDependable, LocalExecProvisioner
 from constructs import Construct
 
+from model.paths import VENV_PYTHON
 from model.teardown_plan import PLAN_ENV, TeardownPlan
 
 
@@ -26,7 +27,7 @@ def python_command(module: str) -> str:
     return (
         'd="$PWD"; while [ ! -f "$d/cdktf.json" ]; do '
         f'[ "$d" = / ] && {{ echo "{name}: no cdktf.json above $PWD" >&2; exit 2; }}; d="$(dirname "$d")"; done; '
-        f'cd "$d"; py=python3; [ -x .venv/bin/python ] && py=.venv/bin/python; exec "$py" -m {module}'
+        f'cd "$d"; py=python3; [ -x {VENV_PYTHON} ] && py={VENV_PYTHON}; exec "$py" -m {module}'
     )
 
 

@@ -3,7 +3,7 @@ project ships `config.json`: the cdktf CLI never parses it, so a mistake there i
 
 `load_config` reports every problem at once, before any stack is built, each naming the key, the
 bad value and what is allowed; `write_weights` changes only the weights, validated first, atomically;
-`write_colour` one colour's settings, the rest of the file byte for byte.
+`write_colour` one colour's settings, `write_state` the state setting, the rest of the file byte for byte.
 """
 
 from __future__ import annotations
@@ -127,14 +127,52 @@ def write_colour(path: Path, colour: str, settings: Mapping[str, Any]) -> Path:
         entry[key] = {**entry.get(key, {}), **value} if isinstance(value, Mapping) else value
     config_from_dict(section, source=str(target))
     text = target.read_text()
-    start, end = _value_span(text, (*keys, "clusters", colour))
+    _replace_atomically(target, text, _value_span(text, (*keys, "clusters", colour)), entry)
+    return target
+
+
+def write_state(path: Path, state: Mapping[str, Any]) -> Path:
+    """Set the `state` setting where the config lives (cdktf.json or the file it names) and return that file: the
+    whole setting is replaced (a local `directory` left beside an s3 backend would only mislead). Validated first,
+    written atomically; every other byte of the file stays as it was, and a config without `state` gets it as its
+    last setting."""
+    target, _, section, keys = _config_section(path)
+    if not isinstance(section, dict):
+        raise ConfigError(str(target), [f"(top level): {json.dumps(section)} is not allowed; use a JSON object"])
+    had = "state" in section
+    section["state"] = dict(state)
+    config_from_dict(section, source=str(target))
+    text = target.read_text()
+    if had:
+        _replace_atomically(target, text, _value_span(text, (*keys, "state")), section["state"])
+        return target
+    start, end = _value_span(text, keys)  # the config object: `"state": ...` goes before its closing brace
+    last = end - 1
+    while text[last - 1] in " \t\n\r":
+        last -= 1
+    first = _skip(text, start + 1)
+    line = text[text.rfind("\n", 0, first) + 1 : first]
+    indent = line[: len(line) - len(line.lstrip(" \t"))] or "  "
+    value = json.dumps(section["state"], indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
+    comma = "," if text[last - 1] != "{" else ""
+    _write_atomically(target, f'{text[:last]}{comma}\n{indent}"state": {value}{text[last:]}')
+    return target
+
+
+def _replace_atomically(target: Path, text: str, span: tuple[int, int], value: Any) -> None:
+    """Write value (two-space JSON, at its place and indentation) over span of text, the rest byte for byte."""
+    start, end = span
     line = text[text.rfind("\n", 0, start) + 1 : start]
     indent = line[: len(line) - len(line.lstrip(" \t"))]
-    written = text[:start] + json.dumps(entry, indent=2, ensure_ascii=False).replace("\n", "\n" + indent) + text[end:]
+    _write_atomically(
+        target, text[:start] + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent) + text[end:]
+    )
+
+
+def _write_atomically(target: Path, text: str) -> None:
     scratch = target.with_name(f".{target.name}.tmp")
-    scratch.write_text(written)
+    scratch.write_text(text)
     scratch.replace(target)
-    return target
 
 
 _DECODER = json.JSONDecoder()

@@ -10,6 +10,9 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 CHARTS_DIR = PROJECT_DIR / "argocd"
 # The configuration the project ships, tests and documents (never the operator's cdktf.json, which a team edits).
 EXAMPLE_CONFIG = PROJECT_DIR / "examples" / "blue-green.json"
+# The interpreter Terraform's local-exec steps run (the destroy hook, the log-group step), relative to the project on
+# the machine that applies; without it they run `python3` from PATH (components/destroy_hook.py `python_command`).
+VENV_PYTHON = ".venv/bin/python"
 
 
 def tools_first(path: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from model.paths import PROJECT_DIR, VENV_PYTHON
 from model.teardown_plan import FORCE_ENV
 from tests.support.configs import write_project
 from tests.support.emulated_aws import Emulated, base_config
@@ -32,6 +33,8 @@ def retire_project(tmp_path: Path, emulated: Emulated, monkeypatch: pytest.Monke
     path = write_project(tmp_path, config)
     for colour in ("blue", "green"):  # both deployed: their states hold resources
         deployed_state(tmp_path, colour)
+    for name in (".venv", "tools", "model"):  # what the destroy hook runs there: the project's Python and tools
+        (tmp_path / name).symlink_to(PROJECT_DIR / name)
     emulated.deploy_traffic({"sample-app": "app"}, {"blue": 0, "green": 100})
     runs: list[Any] = []
 
@@ -122,4 +125,39 @@ def test_the_weight_refusal_names_the_config_it_read(
     write_rules(emulated.elbv2, read_routes(emulated.elbv2, "eks-bg"), {"blue": 100, "green": 0})
     assert retire.main(["green", "--config", str(path)]) == 2
     assert capsys.readouterr().err.startswith(f"refused: clusters.green.weight is 100 in {path}: set it to 0")
+    assert runs == []
+
+
+def test_retire_refuses_before_running_anything_when_the_hook_has_no_python(
+    retire_project: tuple[Path, list[Any]], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A machine that never ran `make synth`: no .venv, and no python3 on PATH either (an empty directory)."""
+    path, runs = retire_project
+    (path.parent / ".venv").unlink()
+    monkeypatch.setattr(retire, "tools_first", lambda _: str(path.parent / "empty"))
+    assert retire.main(["blue", "--auto-approve", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"refused: the destroy hook runs {path.parent / VENV_PYTHON} (or python3 from PATH), and there is")
+    assert f"run `make synth` in {path.parent}" in err
+    assert err.rstrip().endswith("nothing was destroyed")
+    assert len(err.strip().splitlines()) == 1
+    assert runs == []
+
+
+def test_retire_refuses_when_the_hooks_python_cannot_import_boto3(
+    retire_project: tuple[Path, list[Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A .venv made by hand without the project's packages: the interpreter exists, the hook would fail on import."""
+    path, runs = retire_project
+    venv = path.parent / ".venv"
+    venv.unlink()
+    (venv / "bin").mkdir(parents=True)
+    python = venv / "bin" / "python"
+    python.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'boto3'\" >&2\nexit 1\n")
+    python.chmod(0o755)
+    assert retire.main(["blue", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"refused: the destroy hook runs {python}, which cannot import what it needs (ModuleNotFoundError: ")
+    assert "No module named 'boto3'" in err
+    assert "make synth" in err
     assert runs == []

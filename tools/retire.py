@@ -6,18 +6,27 @@ and any records of its own from before it), then runs `cdktf destroy <colour>`. 
 teardown hook (tools/teardown.py) checks again, removes the apps and waits until their targets
 have left the target groups first, so a plain `cdktf destroy blue` is just as safe; this command
 adds `--force`, for a colour that must go although it still has weight.
+
+The hook runs the project's Python on this machine (.venv/bin/python, else `python3`): before the destroy starts,
+this command checks that interpreter exists and imports what the hook needs, and refuses in one line if not. A plain
+`cdktf destroy` cannot check first (no Terraform condition can run a program at plan), but fails as safely: the hook
+is destroyed first, and when it cannot run, Terraform deletes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from model.config import Config
 from model.loading import ConfigError, load_config
+from model.paths import VENV_PYTHON, tools_first
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
 from tools.aws import Aws, aws_errors_as, find_zone
 from tools.cli import exit_status, run_cdktf
@@ -58,11 +67,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     if never:
         print(f"{args.colour} was never deployed ({never[0]}): nothing to destroy")
         return 0
+    project = args.config.resolve().parent
+    missing = hook_python_missing(project, path=tools_first(os.environ["PATH"]))
+    if missing:
+        print(f"refused: {missing}; nothing was destroyed", file=sys.stderr)
+        return 2
     command = ["destroy", args.colour, *(["--auto-approve"] if args.auto_approve else [])]
-    status = run_cdktf(command, cwd=args.config.resolve().parent, env={FORCE_ENV: "1" if args.force else "0"})
+    status = run_cdktf(command, cwd=project, env={FORCE_ENV: "1" if args.force else "0"})
     if status == 0:
         print(f"{args.colour} is destroyed; remove clusters.{args.colour} from the config when you no longer need it")
     return status
+
+
+# What the destroy hook imports when it runs (tools.teardown, its model and boto3, which tools/aws.py loads late).
+HOOK_IMPORTS = ("boto3", "tools.teardown", "tools.aws", "tools.kube")
+
+
+def hook_python_missing(project: Path, *, path: str) -> str | None:
+    """None when the interpreter the destroy hook will run in project (as components/destroy_hook.py picks it: the
+    project's .venv/bin/python, else `python3` on path) imports what the hook needs; else what is missing and how to
+    get it."""
+    venv = project / VENV_PYTHON
+    python = str(venv) if os.access(venv, os.X_OK) else shutil.which("python3", path=path)
+    get_it = f"run `make synth` in {project} (it installs the project's {VENV_PYTHON}) and retire again"
+    if python is None:
+        return f"the destroy hook runs {venv} (or python3 from PATH), and there is neither: {get_it}"
+    probe = f"import {', '.join(HOOK_IMPORTS)}"
+    done = subprocess.run(
+        [python, "-c", probe], cwd=project, env={**os.environ, "PATH": path}, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return f"the destroy hook runs {python}, which cannot import what it needs ({said}): {get_it}"
+    return None
 
 
 def deployed_state(config: Config, colour: str, aws: Aws) -> str | None:
