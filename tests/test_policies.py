@@ -82,6 +82,10 @@ JUSTIFIED = {
     ("flow_logs_trust", "MALFORMED"): TRUST_POLICY,
     ("codebuild_trust", "MALFORMED"): TRUST_POLICY,
     ("github_trust", "MALFORMED"): TRUST_POLICY,
+    ("github_trust", "UNKNOWN_FEDERATION_SOURCE"): (
+        "parliament knows the federation sources of its own list only; GitHub's OIDC provider is the one the workflows "
+        "assume roles through, and tests/test_pipeline_identities.py decides which tokens each trust lets in"
+    ),
     ("aws-load-balancer-controller/policy.json", "UNKNOWN_CONDITION_FOR_ACTION"): (
         "elasticloadbalancing:CreateAction is AWS's tag-on-create condition key, newer than parliament's action "
         "database; the document is the controller's upstream policy, kept unchanged"
