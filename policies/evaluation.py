@@ -15,7 +15,11 @@ the right key is not present, the condition is true": IAM User Guide, reference_
 variables, another operator) is refused with ValueError, never guessed: a verdict of this module is one IAM would
 give.
 
-Used by the call table's test (tests/test_deployer_calls.py) on the deployer policy (policies/deployer.py).
+A role's trust policy is decided by `trusts`: a statement whose Principal names the caller exactly (`{"Federated":
+<provider ARN>}`), then as above, on no resource (a trust policy names none) and with the caller's claims as keys.
+
+Used by the call table's test (tests/test_deployer_calls.py) on the deployer policy (policies/deployer.py), and by
+tests/test_pipeline_identities.py on the pipeline's roles (policies/pipeline.py).
 """
 
 from __future__ import annotations
@@ -69,6 +73,26 @@ def decide(
         return decision
     bounded = _decide(boundary, request)
     return decision if bounded.allowed else Decision(False, f"outside the permissions boundary: {bounded.why}")
+
+
+def trusts(document: Mapping[str, Any], *, principal: Mapping[str, str], request: Request) -> Decision:
+    """Whether a role's trust policy lets `principal` (e.g. {"Federated": <provider ARN>}) make `request` (e.g.
+    sts:AssumeRoleWithWebIdentity, its context the token's claims as `<provider>:<claim>` keys). A statement applies
+    when its Principal names the caller's exactly; only the principal kinds given are compared."""
+    applying = [
+        {key: value for key, value in statement.items() if key != "Principal"} | {"Resource": "*"}
+        for statement in document["Statement"]
+        if _names(statement.get("Principal"), principal)
+    ]
+    return _decide(applying, Request(request.action, "*", request.context))
+
+
+def _names(named: Any, principal: Mapping[str, str]) -> bool:
+    if named == "*":
+        return True
+    if not isinstance(named, Mapping):
+        raise ValueError(f"a trust statement without a Principal, or NotPrincipal, is not evaluated here: {named!r}")
+    return any(value in _listed(named.get(kind, [])) for kind, value in principal.items())
 
 
 def _decide(statements: Iterable[Mapping[str, Any]], request: Request) -> Decision:

@@ -63,6 +63,7 @@ SAMPLES = {
     "TABLE_NAME": "eks-bg-users",
     "DEPLOYER_ROLE_ARN": "arn:aws:iam::123456789012:role/platform-deployer",
     "BOUNDARY_ARN": "arn:aws:iam::123456789012:policy/boundary-eks-bg",
+    "GITHUB_SUBJECT": "repo:example-corporation/platform:environment:deploy",
     # A list: each configured secret by name, with the suffix Secrets Manager appends (model/external_secrets.py).
     "SECRET_ARNS": [
         "arn:aws:secretsmanager:ap-northeast-1:123456789012:secret:eks-bg/argocd/github-??????",
@@ -80,6 +81,11 @@ JUSTIFIED = {
     ("ec2_trust", "MALFORMED"): TRUST_POLICY,
     ("flow_logs_trust", "MALFORMED"): TRUST_POLICY,
     ("codebuild_trust", "MALFORMED"): TRUST_POLICY,
+    ("github_trust", "MALFORMED"): TRUST_POLICY,
+    ("github_trust", "UNKNOWN_FEDERATION_SOURCE"): (
+        "parliament knows the federation sources of its own list only; GitHub's OIDC provider is the one the workflows "
+        "assume roles through, and tests/test_pipeline_identities.py decides which tokens each trust lets in"
+    ),
     ("aws-load-balancer-controller/policy.json", "UNKNOWN_CONDITION_FOR_ACTION"): (
         "elasticloadbalancing:CreateAction is AWS's tag-on-create condition key, newer than parliament's action "
         "database; the document is the controller's upstream policy, kept unchanged"
