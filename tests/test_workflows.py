@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from policies.pipeline import DEFAULT_DEPLOY_ENVIRONMENT, DEFAULT_TRAFFIC_ENVIRONMENT, VARIABLES
 from scripts.ci.changed_stacks import FETCH_HINT, Changes, changed_stacks, missing_revisions, report
 
 WORKFLOWS = ("pull-request", "deploy", "shift", "retire")
@@ -233,3 +234,38 @@ def test_the_scripts_are_listed_and_need_no_virtualenv(project_dir: Path) -> Non
             "scripts",
         }, (module, imported)
     assert shutil.which("python3")
+
+
+# What GitHub puts in a job's OIDC subject (policies/pipeline.py pins each role's trust to one): a job that names an
+# environment gets `environment:<name>`; a pull request's job without one gets `pull_request`.
+TRUSTED_JOB = {
+    f"${{{{ vars.{VARIABLES['plan']} }}}}": None,
+    f"${{{{ vars.{VARIABLES['deployer']} }}}}": DEFAULT_DEPLOY_ENVIRONMENT,
+    f"${{{{ vars.{VARIABLES['traffic']} }}}}": DEFAULT_TRAFFIC_ENVIRONMENT,
+}
+
+
+def trust_problems(workflows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Each job that assumes a role runs where that role's trust admits it: a role of another environment would be
+    refused by STS at the first step, after the approval, with nothing said before."""
+    found = []
+    for wf, body in workflows.items():
+        for name, job in body["jobs"].items():
+            for step in job.get("steps", []):
+                if CREDENTIALS_ACTION not in step.get("uses", ""):
+                    continue
+                role = step["with"]["role-to-assume"]
+                if TRUSTED_JOB[role] != job.get("environment"):
+                    found.append(
+                        f"{wf}.{name}: assumes {role} in environment {job.get('environment')}, trusted in {TRUSTED_JOB[role]}"
+                    )
+    return found
+
+
+def test_every_role_is_assumed_where_its_trust_admits_it(workflows: dict[str, dict[str, Any]]) -> None:
+    assert trust_problems(workflows) == []
+    broken = copy.deepcopy(workflows)
+    broken["retire"]["jobs"]["retire"]["environment"] = DEFAULT_TRAFFIC_ENVIRONMENT
+    assert trust_problems(broken) == [
+        "retire.retire: assumes ${{ vars.DEPLOY_ROLE_ARN }} in environment traffic, trusted in deploy"
+    ]
