@@ -55,7 +55,10 @@ class TeardownError(Exception):
 
 
 # The hook also runs when a `cdktf deploy` replaces the colour's cluster (stacks/cluster.py).
-REPLACING = "if a deploy is replacing the cluster, make that change as a new colour instead (README: 'Patches, and changes that would replace')"
+REPLACING = (
+    "if a deploy is replacing the cluster, make that change as a new colour instead "
+    "(README: 'Patches, and changes that would replace')"
+)
 
 
 def live_weight(aws: Aws, plan: TeardownPlan, zone: str | None) -> tuple[int, str]:
