@@ -65,8 +65,10 @@ def offered(addon: str, version: str, *, default: str, newer: str) -> dict[str, 
 
 
 # Per add-on: EKS's default for 1.35 and a newer build (version numbers made up for the test, in EKS's format).
-DEFAULTS = {addon: f"v1.{10 + i}.0-eksbuild.1" for i, addon in enumerate(ADDONS)}
-NEWEST = {addon: f"v1.{10 + i}.2-eksbuild.3" for i, addon in enumerate(ADDONS)}
+# Made-up versions, one minor per add-on, all above any add-on's MINIMUM_VERSIONS (model/eks_addons.py: the rules
+# refuse a pin older than that, so a written pin must be one the config then accepts).
+DEFAULTS = {addon: f"v1.{60 + i}.0-eksbuild.1" for i, addon in enumerate(ADDONS)}
+NEWEST = {addon: f"v1.{60 + i}.2-eksbuild.3" for i, addon in enumerate(ADDONS)}
 
 
 @pytest.fixture
