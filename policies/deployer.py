@@ -321,6 +321,19 @@ def write(deployer: Deployer, directory: Path) -> dict[str, Path]:
     return written
 
 
+def config_unless_refused(problems: Sequence[str], path: Path) -> Config | None:
+    """The project's configuration, or None once the problems with the command line, or the configuration's own,
+    are printed (the commands then exit 2)."""
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return None
+    try:
+        return load_config(path)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m policies.deployer", description=__doc__.split("\n\n")[0])
     parser.add_argument("--account", required=True, help="the AWS account ID (12 digits)")
@@ -357,13 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for arn in arns
         if not _ROLE_ARN.match(arn)
     ]
-    if problems:
-        print("\n".join(problems), file=sys.stderr)
-        return 2
-    try:
-        config = load_config(args.config)
-    except ConfigError as err:
-        print(err, file=sys.stderr)
+    config = config_unless_refused(problems, args.config)
+    if config is None:
         return 2
     deployer = Deployer(config, args.account, tuple(args.deployer_role_arn))
     if args.out is None:

@@ -55,8 +55,15 @@ from pathlib import Path
 from typing import Any
 
 import policies
-from model.loading import ConfigError, load_config
-from policies.deployer import OPERATOR_PREFIX, UNUSED, Deployer, operator_policy_name, partition, values
+from policies.deployer import (
+    OPERATOR_PREFIX,
+    UNUSED,
+    Deployer,
+    config_unless_refused,
+    operator_policy_name,
+    partition,
+    values,
+)
 from policies.deployer_calls import Call, calls
 
 PLAN_TEMPLATE = "plan"
@@ -230,19 +237,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--traffic-environment",
         default=DEFAULT_TRAFFIC_ENVIRONMENT,
-        help=f"the protected GitHub environment of shift and retire, with reviewers (default: {DEFAULT_TRAFFIC_ENVIRONMENT})",
+        help=f"the protected GitHub environment of the shift, with reviewers (default: {DEFAULT_TRAFFIC_ENVIRONMENT})",
     )
     parser.add_argument("--deployer-role-name", default="", help="the deployer role's name (default: deployer-<project>)")
     parser.add_argument("--out", type=Path, help="write one file per document into this directory and print the commands")
     args = parser.parse_args(argv)
-    found = problems(args)
-    if found:
-        print("\n".join(found), file=sys.stderr)
-        return 2
-    try:
-        config = load_config(args.config)
-    except ConfigError as err:
-        print(err, file=sys.stderr)
+    config = config_unless_refused(problems(args), args.config)
+    if config is None:
         return 2
     pipeline = Pipeline(
         Deployer(config, args.account),
