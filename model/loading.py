@@ -150,9 +150,7 @@ def write_state(path: Path, state: Mapping[str, Any]) -> Path:
     last = end - 1
     while text[last - 1] in " \t\n\r":
         last -= 1
-    first = _skip(text, start + 1)
-    line = text[text.rfind("\n", 0, first) + 1 : first]
-    indent = line[: len(line) - len(line.lstrip(" \t"))] or "  "
+    indent = _indent_at(text, _skip(text, start + 1)) or "  "
     value = json.dumps(section["state"], indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
     comma = "," if text[last - 1] != "{" else ""
     _write_atomically(target, f'{text[:last]}{comma}\n{indent}"state": {value}{text[last:]}')
@@ -162,11 +160,16 @@ def write_state(path: Path, state: Mapping[str, Any]) -> Path:
 def _replace_atomically(target: Path, text: str, span: tuple[int, int], value: Any) -> None:
     """Write value (two-space JSON, at its place and indentation) over span of text, the rest byte for byte."""
     start, end = span
-    line = text[text.rfind("\n", 0, start) + 1 : start]
-    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    indent = _indent_at(text, start)
     _write_atomically(
         target, text[:start] + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent) + text[end:]
     )
+
+
+def _indent_at(text: str, at: int) -> str:
+    """The spaces and tabs that open the line holding position `at`."""
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _write_atomically(target: Path, text: str) -> None:
