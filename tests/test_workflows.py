@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
+from model.config import COMMON_STACK, Config
 from policies.pipeline import DEFAULT_DEPLOY_ENVIRONMENT, DEFAULT_TRAFFIC_ENVIRONMENT, VARIABLES
+from scripts.ci import stacks as ci_stacks
 from scripts.ci.changed_stacks import FETCH_HINT, Changes, changed_stacks, missing_revisions, report
 
 WORKFLOWS = ("pull-request", "deploy", "shift", "retire")
@@ -269,3 +271,8 @@ def test_every_role_is_assumed_where_its_trust_admits_it(workflows: dict[str, di
     assert trust_problems(broken) == [
         "retire.retire: assumes ${{ vars.DEPLOY_ROLE_ARN }} in environment traffic, trusted in deploy"
     ]
+
+
+def test_the_names_the_ci_scripts_spell_again_are_the_models() -> None:
+    """scripts/ci/stacks.py cannot import model/config.py (pydantic) on the runner's bare python3: its copies stay equal."""
+    assert (COMMON_STACK, Config().project) == (ci_stacks.COMMON, ci_stacks.DEFAULT_PROJECT)

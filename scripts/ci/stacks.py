@@ -14,9 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from model.paths import PROJECT_DIR
+from model.routes import TRAFFIC_STACK
 
-COMMON = "common"  # model/config.py COMMON_STACK; read here without pydantic
-TRAFFIC = "traffic"  # model/routes.py TRAFFIC_STACK
+# model/config.py's COMMON_STACK and Config.project default, spelled again: that module needs pydantic, and the clone
+# check runs on the runner's bare python3 (tests/test_workflows.py holds them equal).
+COMMON = "common"
+DEFAULT_PROJECT = "eks-bg"
+TRAFFIC = TRAFFIC_STACK
 STACKS_DIR = Path("cdktf.out") / "stacks"
 STACK_FILE = "cdk.tf.json"
 
@@ -31,7 +35,7 @@ def raw_config(project: Path = PROJECT_DIR) -> dict[str, Any]:
 
 
 def project_name(config: Mapping[str, Any]) -> str:
-    return str(config.get("project", "eks-bg"))  # model/config.py Config.project's default
+    return str(config.get("project", DEFAULT_PROJECT))
 
 
 def colours(config: Mapping[str, Any]) -> list[str]:
