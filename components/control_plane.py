@@ -79,6 +79,10 @@ class ControlPlane(Construct):
             kms_key_id=key.key_arn,
             depends_on=[_orphaned_logs_removed(self, log_group=log_group, cluster_name=cluster_name, region=region)],
         )
+        # The account's clusters, listed once per plan: what tells whether this colour's cluster exists yet, for its
+        # replacement guard and its node group's (a new colour's first plan reads nothing more).
+        listed = DataAwsEksClusters(self, "clusters")
+        self.listed_clusters = listed
         cluster = EksCluster(
             self,
             "cluster",
@@ -102,7 +106,7 @@ class ControlPlane(Construct):
             upgrade_policy={"support_type": support_type},
             depends_on=[policy, logs],
             lifecycle=TerraformResourceLifecycle(
-                precondition=[_never_replaced(self, colour=colour, cluster_name=cluster_name, settings=settings)]
+                precondition=[_never_replaced(self, listed, colour=colour, cluster_name=cluster_name, settings=settings)]
             ),
         )
         self.cluster_name = cluster.name
@@ -142,7 +146,9 @@ def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: st
     )
 
 
-def _never_replaced(scope: Construct, *, colour: str, cluster_name: str, settings: EksConfig) -> Precondition:
+def _never_replaced(
+    scope: Construct, listed: DataAwsEksClusters, *, colour: str, cluster_name: str, settings: EksConfig
+) -> Precondition:
     """Refuse, at plan, a change EKS can only make by replacing an existing cluster.
 
     A replaced cluster cannot be planned cleanly anyway: the helm and kubernetes providers are configured
@@ -153,7 +159,6 @@ def _never_replaced(scope: Construct, *, colour: str, cluster_name: str, setting
     Of the cluster's ForceNew arguments only the service network comes from the config: the name, role,
     key, IP family and admin bootstrap are fixed per colour.
     """
-    listed = DataAwsEksClusters(scope, "clusters")
     existing = DataAwsEksCluster(
         scope,
         "existing",

@@ -125,11 +125,13 @@ class NodeGroup(Construct):
 class NodeGroupGuard:
     """colour: the colour the group serves; cluster_name: its cluster's name as written (not a reference, so the live
     group is read at plan even while the cluster changes); weight: clusters.<colour>.weight, the config's word for
-    whether the colour serves (the live weights are the traffic stack's, unknown at synth)."""
+    whether the colour serves (the live weights are the traffic stack's, unknown at synth); listed_clusters: the control
+    plane's listing of the account's clusters (ControlPlane.listed_clusters), read once per plan for both guards."""
 
     colour: str
     cluster_name: str
     weight: int
+    listed_clusters: DataAwsEksClusters
 
 
 def _never_replaced_while_serving(scope: Construct, *, nodes: NodeGroupConfig, guard: NodeGroupGuard) -> Precondition:
@@ -141,7 +143,7 @@ def _never_replaced_while_serving(scope: Construct, *, nodes: NodeGroupConfig, g
     plan passes) is compared with the config; a colour without weight passes, and is replaced create-before-destroy.
     """
     name = guard.cluster_name
-    listed = DataAwsEksClusters(scope, "clusters")
+    listed = guard.listed_clusters
     groups = DataAwsEksNodeGroups(
         scope, "groups", cluster_name=name, count=Token.as_number(f'${{contains({listed.fqn}.names, "{name}") ? 1 : 0}}')
     )

@@ -92,7 +92,7 @@ class ClusterStack(TerraformStack):
             kubernetes_version=eks.version,
             subnet_ids=subnets,
             nodes=cluster.nodes,
-            guard=NodeGroupGuard(colour=colour, cluster_name=name, weight=cluster.weight),
+            guard=NodeGroupGuard(colour=colour, cluster_name=name, weight=cluster.weight, listed_clusters=eks.listed_clusters),
             partition=partition,
             permissions_boundary=boundary,
             depends_on=early.addons,

@@ -59,8 +59,9 @@ def test_the_guard_reads_the_live_cluster_of_that_name(colour: str, example_app:
     (cluster,) = document["resource"]["aws_eks_cluster"].values()
     (existing,) = document["data"]["aws_eks_cluster"].values()
     assert existing["name"] == cluster["name"]
-    # The control plane's list of clusters (the node group's guard reads one of its own).
-    (listed,) = [name for name in document["data"]["aws_eks_clusters"] if name.startswith("eks_")]
+    # The control plane's list of clusters, the only one: the node group's guard reads it too.
+    (listed,) = document["data"]["aws_eks_clusters"]
+    assert listed.startswith("eks_")
     # Read only when a cluster of that name exists: a new colour's first plan passes.
     assert existing["count"] == f'${{contains(data.aws_eks_clusters.{listed}.names, "{cluster["name"]}") ? 1 : 0}}'
     (precondition,) = cluster["lifecycle"]["precondition"]
@@ -75,7 +76,8 @@ def test_the_node_group_guard_reads_the_live_groups_of_that_cluster(colour: str,
     ((groups_id, groups),) = document["data"]["aws_eks_node_groups"].items()
     ((existing_id, existing),) = document["data"]["aws_eks_node_group"].items()
     assert groups["cluster_name"] == existing["cluster_name"] == cluster["name"]
-    assert groups["count"].startswith("${contains(data.aws_eks_clusters.")
+    (listed,) = document["data"]["aws_eks_clusters"]  # the control plane's: one ListClusters per plan
+    assert groups["count"].startswith(f"${{contains(data.aws_eks_clusters.{listed}.names")
     assert f'"{cluster["name"]}"' in groups["count"]
     # Every group of the cluster named as the stack names its own (`<cluster>-<suffix>`), by name.
     assert f"data.aws_eks_node_groups.{groups_id}[*].names" in existing["for_each"]
