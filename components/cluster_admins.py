@@ -1,9 +1,11 @@
 """Cluster administrators: an access entry + AmazonEKSClusterAdminPolicy per IAM principal, all in Terraform.
 
-The identity that deploys is one of them, by its issuer ARN (an assumed-role session maps to its role),
-beside the configured roles, as one set: listing the deploying role too gives one entry, not a
-`409 ResourceInUseException` (terraform-aws-modules/terraform-aws-eks issues 2968/2969). EKS's own
-creator bootstrap is off (components/control_plane.py), so no admin lives outside Terraform.
+The identity that deploys is one of them, beside the configured roles, as one set: listing the deploying role too
+gives one entry, not a `409 ResourceInUseException` (terraform-aws-modules/terraform-aws-eks issues 2968/2969). It is
+the configured deployer role when there is one (`eks.deployer_role_arn`), so a plan by anyone else (a pipeline's
+plan role, a colleague) proposes no change to who is admin; otherwise whoever runs Terraform, by its issuer ARN (an
+assumed-role session maps to its role). EKS's own creator bootstrap is off (components/control_plane.py), so no admin
+lives outside Terraform.
 """
 
 from __future__ import annotations
@@ -25,18 +27,22 @@ class ClusterAdmins(Construct):
         id_: str,
         *,
         cluster_name: str,
-        deployer: DataAwsCallerIdentity,
+        deployer_role_arn: str | None,
+        caller: DataAwsCallerIdentity,
         role_arns: Sequence[str],
         partition: str,
     ) -> None:
-        """deployer: who runs Terraform; whoever deploys is admin (a second operator or a CI role that runs
-        the shift or `cdktf destroy` must be in role_arns to plan against a cluster someone else deployed).
-        role_arns: default none; admins that stay, whoever deploys."""
+        """deployer_role_arn: the role that applies (config); None: whoever runs Terraform (caller), as one person
+        does from a laptop. role_arns: default none; admins that stay, whoever deploys (a second operator, or a CI role
+        that runs `cdktf destroy`, must be listed to reach a cluster someone else deployed)."""
         super().__init__(scope, id_)
-        # iam:GetRole on the session's role finds its path, which the assumed-role ARN leaves out.
-        session = DataAwsIamSessionContext(self, "deployer", arn=deployer.arn)
+        if deployer_role_arn is None:
+            # iam:GetRole on the session's role finds its path, which the assumed-role ARN leaves out.
+            deployer = DataAwsIamSessionContext(self, "deployer", arn=caller.arn).issuer_arn
+        else:
+            deployer = deployer_role_arn
         # toset(): one entry per distinct principal, decided at plan time from known values.
-        principals = TerraformIterator.from_list(Token.as_list(Fn.concat([[session.issuer_arn], list(role_arns)])))
+        principals = TerraformIterator.from_list(Token.as_list(Fn.concat([[deployer], list(role_arns)])))
         entry = EksAccessEntry(
             self,
             "entry",

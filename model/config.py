@@ -383,6 +383,11 @@ class DnsConfig(Section):
         return f"{self.sub_domain}.{self.parent_zone}"
 
 
+# An IAM role's ARN, of any partition, its path included.
+ROLE_ARN = r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$"
+_ROLE_ARN_ALLOWED = "use an IAM role ARN: arn:aws:iam::<account>:role/<name>"
+
+
 class EksConfig(Section):
     """Settings every colour's cluster shares."""
 
@@ -406,13 +411,24 @@ class EksConfig(Section):
         Shown("(required with the public endpoint)"),
     ] = ()
     admin_role_arns: Annotated[
-        tuple[Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$")], ...],
+        tuple[Annotated[str, Field(pattern=ROLE_ARN)], ...],
         Field(
-            description="IAM role ARNs given `AmazonEKSClusterAdminPolicy` through access entries; the identity that "
-            "deploys is admin anyway"
+            description="IAM role ARNs given `AmazonEKSClusterAdminPolicy` through access entries; the deploying identity "
+            "(`eks.deployer_role_arn`) is admin anyway"
         ),
-        Allowed("use an IAM role ARN: arn:aws:iam::<account>:role/<name>"),
+        Allowed(_ROLE_ARN_ALLOWED),
     ] = ()
+    deployer_role_arn: Annotated[
+        Annotated[str, Field(pattern=ROLE_ARN)] | None,
+        Field(
+            description="the IAM role that applies the colour stacks (a pipeline's deployer: `python -m policies.pipeline` "
+            "prints it): admin of every cluster, the way Terraform's helm and kubernetes providers reach it. Set it when "
+            "anyone else plans a colour (the pipeline's plan role, a colleague), or their plan replaces the deployer's "
+            "access entry with their own"
+        ),
+        Allowed(_ROLE_ARN_ALLOWED),
+        Shown("whoever runs the apply (one person's setup)"),
+    ] = None
     service_ipv4_cidr: Annotated[
         str,
         Field(description="private IPv4 network, /12 to /24, not overlapping `network.cidr`: the clusters' Service addresses"),

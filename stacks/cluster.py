@@ -71,7 +71,8 @@ class ClusterStack(TerraformStack):
             self,
             "admins",
             cluster_name=eks.cluster_name,
-            deployer=account,
+            deployer_role_arn=config.eks.deployer_role_arn,
+            caller=account,
             role_arns=config.eks.admin_role_arns,
             partition=partition,
         )

@@ -14,7 +14,16 @@ from model.config import Config, SupportType
 from model.eks_addons import ADDONS
 from model.platform import ARGO_CD
 from model.workloads import WORKLOADS, Workload, application_workloads
-from tests.support.configs import ADMIN_ROLE, EVERYTHING_ON, EXAMPLE_COLOURS, PINNED_ADDONS, VARIANT, example, validated
+from tests.support.configs import (
+    ADMIN_ROLE,
+    DEPLOYER_ROLE,
+    EVERYTHING_ON,
+    EXAMPLE_COLOURS,
+    PINNED_ADDONS,
+    VARIANT,
+    example,
+    validated,
+)
 from tests.support.synth import Synthesized
 
 COLOURS = EXAMPLE_COLOURS
@@ -177,7 +186,7 @@ def admins(app: Synthesized, colour: str = "blue") -> tuple[dict[str, Any], dict
     )
 
 
-def deployer(app: Synthesized, colour: str = "blue") -> str:
+def session_issuer(app: Synthesized, colour: str = "blue") -> str:
     """The deploying identity's issuer ARN: an assumed-role session maps to its role."""
     (name,) = app.json(colour)["data"]["aws_iam_session_context"]
     session = app.json(colour)["data"]["aws_iam_session_context"][name]
@@ -190,19 +199,26 @@ def address_of_data(app: Synthesized, colour: str, kind: str) -> str:
     return f"data.{kind}.{name}"
 
 
-@pytest.mark.parametrize(("fixture", "listed"), [("example_app", "[]"), ("variant", f'["{ADMIN}"]')])
-def test_the_deploying_identity_and_the_listed_roles_are_admins_once_each(
-    fixture: str, listed: str, request: pytest.FixtureRequest
-) -> None:
-    """One set of principals, decided at plan time: listing the deploying role as well gives one entry."""
-    app: Synthesized = request.getfixturevalue(fixture)
-    entry, association = admins(app)
-    principals = f"${{toset(concat([{deployer(app)}], {listed}))}}"
+def test_without_a_deployer_role_whoever_deploys_and_the_listed_roles_are_admins_once_each(example_app: Synthesized) -> None:
+    """One person's setup: the identity that runs Terraform is admin; one set of principals, decided at plan time, so
+    listing the deploying role as well gives one entry."""
+    entry, association = admins(example_app)
+    principals = f"${{toset(concat([{session_issuer(example_app)}], []))}}"
     assert (entry["for_each"], entry["principal_arn"], entry["type"]) == (principals, "${each.value}", "STANDARD")
     assert (association["for_each"], association["principal_arn"]) == (principals, "${each.value}")
     assert association["policy_arn"].endswith(":eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy")
     assert association["access_scope"] == {"type": "cluster"}
-    assert association["depends_on"] == [address(app, "blue", "aws_eks_access_entry", "admins/entry")]
+    assert association["depends_on"] == [address(example_app, "blue", "aws_eks_access_entry", "admins/entry")]
+
+
+@pytest.mark.parametrize("colour", ["blue", "green", "purple"])
+def test_the_configured_deployer_role_is_admin_whoever_plans(variant: Synthesized, colour: str) -> None:
+    """`eks.deployer_role_arn` set: the admins are that role and the listed ones, never the caller (a pull request's
+    plan, as the plan role, would otherwise propose replacing the deployer's entry with its own)."""
+    entry, association = admins(variant, colour)
+    principals = f'${{toset(concat(["{DEPLOYER_ROLE}"], ["{ADMIN}"]))}}'
+    assert (entry["for_each"], association["for_each"]) == (principals, principals)
+    assert "aws_iam_session_context" not in variant.json(colour).get("data", {})
 
 
 @pytest.mark.parametrize("colour", COLOURS)

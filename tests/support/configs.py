@@ -136,6 +136,7 @@ ARGOCD_SSO: dict[str, Any] = {
 # third colour, one colour with pinned add-ons and spot ARM nodes, three applications in two groups, an image and a Git
 # URL of its own, Argo CD behind single sign-on.
 ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admins"
+DEPLOYER_ROLE = "arn:aws:iam::123456789012:role/ci/deployer-eks-bg"  # the pipeline's deployer, with a path
 PINNED_ADDONS = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
 REPO_URL = "https://github.com/acme/eks-blue-green.git"
 ACME_SECRET = "acme/argocd/github"  # the Secrets Manager secret of the variant's repository credential
@@ -157,7 +158,12 @@ VARIANT: dict[str, Any] = {
     "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20", "interface_endpoints": list(INTERFACE_ENDPOINTS)},
     "deletion_protection": False,
     "traffic": {"access_logs_bucket": "acme-log-archive", "waf": {"enabled": True, "count_only": False}},
-    "eks": {"admin_role_arns": [ADMIN_ROLE], "endpoint_public_access": False, "public_access_cidrs": []},
+    "eks": {
+        "admin_role_arns": [ADMIN_ROLE],
+        "deployer_role_arn": DEPLOYER_ROLE,
+        "endpoint_public_access": False,
+        "public_access_cidrs": [],
+    },
     "clusters": {
         "blue": {
             "kubernetes_version": "1.33",
