@@ -20,13 +20,12 @@ from typing import Any
 from model.config import Config
 from model.loading import config_from_dict
 from model.paths import PROJECT_DIR, tools_first
+from scripts.ci.stacks import aws_part
 from scripts.emulator import CREDENTIALS, client, environment
 from scripts.terraformrc import configure_environment
 
 # What a user's checkout holds that the copy must not share: its config, output and state.
 OWN = {"cdktf.json", "cdktf.out", "terraform-state", ".git"}
-# Providers that cannot be installed here or planned without a cluster: a colour is planned without them.
-UNAVAILABLE = ("helm", "kubernetes")
 
 
 def link_project(directory: Path, *, own: Collection[str]) -> None:
@@ -159,21 +158,3 @@ class Project:
 
 def _aws_part_dir(stack_dir: Path) -> Path:
     return stack_dir.with_name(f"{stack_dir.name}-aws-part")
-
-
-def aws_part(document: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """A copy of a stack without the helm/kubernetes providers and their resources, and the
-    addresses removed; references to them from what remains (depends_on) are dropped too."""
-    doc = json.loads(json.dumps(document))
-    removed = [
-        f"{kind}.{name}" for kind, items in doc.get("resource", {}).items() if kind.startswith(UNAVAILABLE) for name in items
-    ]
-    doc["resource"] = {k: v for k, v in doc["resource"].items() if not k.startswith(UNAVAILABLE)}
-    for name in UNAVAILABLE:
-        doc.get("provider", {}).pop(name, None)
-        doc["terraform"]["required_providers"].pop(name, None)
-    for items in doc["resource"].values():
-        for body in items.values():
-            if "depends_on" in body:
-                body["depends_on"] = [d for d in body["depends_on"] if d not in removed]
-    return doc, removed

@@ -7,6 +7,14 @@ comment per stack (created once, edited on later pushes).
 Planned with `-lock=false`: the plan-only role may read the state but write nothing, the S3 lock file included;
 the workflow's per-stack concurrency group keeps two runs of this repository apart. Exit 1 when any plan failed
 (every stack is planned anyway).
+
+A colour is planned without its in-cluster part (its Helm releases and namespaces): refreshing them reads Helm's
+release records, which are Kubernetes Secrets beside Argo CD's own (its repository credentials, its signing key), and
+whoever opens a pull request runs this job's code. So the plan role has no access entry to any cluster, and the
+colour's AWS part (cluster, nodes, add-ons, access, Pod Identity, its load balancer rule) is planned from a copy of
+the stack without the helm/kubernetes providers, each of its resources targeted: what the state holds of the
+in-cluster part is left out of the plan, not proposed for destruction. The summary lists what was left out; the
+deploy plans and applies it whole, as the deployer.
 """
 
 from __future__ import annotations
@@ -21,19 +29,53 @@ from pathlib import Path
 from typing import Any
 
 from model.paths import PROJECT_DIR
-from scripts.ci.stacks import details, project_name, raw_config, summary, terraform
+from scripts.ci.stacks import (
+    COMMON,
+    STACK_FILE,
+    STACKS_DIR,
+    TRAFFIC,
+    aws_part,
+    details,
+    project_name,
+    raw_config,
+    summary,
+    terraform_in,
+)
+
+# Where a colour's AWS part is planned: as deep in the checkout as cdktf.out/stacks/<stack>, so a local state's
+# relative paths (its own, common's and traffic's) reach the same files.
+PLAN_DIR = Path(".cache") / "plan"
 
 
 def plan(project: Path, stack: str) -> tuple[bool, str]:
     """(planned, markdown) for one stack."""
-    init = terraform(project, stack, "init")
+    where, arguments, note = project / STACKS_DIR / stack, ["-lock=false"], ""
+    if stack not in (COMMON, TRAFFIC):
+        where, targets, left_out = without_cluster(project, stack)
+        arguments += [f"-target={address}" for address in targets]
+        note = (
+            f"The AWS part ({len(targets)} resources). Not planned here, the in-cluster part: {', '.join(left_out)} "
+            "(the plan role has no access to the cluster; the deploy plans it as the deployer).\n\n"
+        )
+    init = terraform_in(where, "init")
     if init.returncode != 0:
         return False, f"### Plan of `{stack}`: init FAILED\n\n" + details("terraform init", init.stdout + init.stderr)
-    done = terraform(project, stack, "plan", "-lock=false")
+    done = terraform_in(where, "plan", *arguments)
     output = done.stdout + done.stderr
     last = next((line for line in reversed(output.splitlines()) if line.startswith(("Plan:", "No changes."))), "")
     verdict = last or ("FAILED" if done.returncode else "planned")
-    return done.returncode == 0, f"### Plan of `{stack}`: {verdict}\n\n" + details("terraform plan", output)
+    return done.returncode == 0, f"### Plan of `{stack}`: {verdict}\n\n{note}" + details("terraform plan", output)
+
+
+def without_cluster(project: Path, stack: str) -> tuple[Path, list[str], list[str]]:
+    """The colour's stack without its in-cluster part, written to PLAN_DIR/<stack> with the stack's own backend: (that
+    directory, every resource left to target, the in-cluster resources left out)."""
+    document, left_out = aws_part(json.loads((project / STACKS_DIR / stack / STACK_FILE).read_text()))
+    where = project / PLAN_DIR / stack
+    where.mkdir(parents=True, exist_ok=True)
+    (where / STACK_FILE).write_text(json.dumps(document, indent=2))
+    targets = [f"{kind}.{name}" for kind, items in document["resource"].items() for name in items]
+    return where, targets, left_out
 
 
 def marker(project_name: str, stack: str) -> str:

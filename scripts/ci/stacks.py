@@ -23,6 +23,8 @@ DEFAULT_PROJECT = "eks-bg"
 TRAFFIC = TRAFFIC_STACK
 STACKS_DIR = Path("cdktf.out") / "stacks"
 STACK_FILE = "cdk.tf.json"
+# What runs inside a colour's cluster: Terraform reaches it through these providers (components/kube_providers.py).
+IN_CLUSTER = ("helm", "kubernetes")
 
 
 def raw_config(project: Path = PROJECT_DIR) -> dict[str, Any]:
@@ -69,12 +71,12 @@ def outputs(values: Mapping[str, Any]) -> None:
 
 def terraform(project: Path, stack: str, *args: str) -> subprocess.CompletedProcess[str]:
     """Terraform in the stack's synthesized directory (where its destroy hooks find the project's .venv upwards)."""
+    return terraform_in(project / STACKS_DIR / stack, *args)
+
+
+def terraform_in(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["terraform", *args, "-input=false", "-no-color"],
-        cwd=project / STACKS_DIR / stack,
-        capture_output=True,
-        text=True,
-        check=False,
+        ["terraform", *args, "-input=false", "-no-color"], cwd=directory, capture_output=True, text=True, check=False
     )
 
 
@@ -82,6 +84,25 @@ def details(title: str, text: str, *, limit: int = 60_000) -> str:
     """A collapsed block of Terraform's output for markdown; the tail kept when long (GitHub caps a comment at 65,536)."""
     body = text if len(text) <= limit else "... (cut: the full output is in the job's log)\n" + text[-limit:]
     return f"<details><summary>{title}</summary>\n\n```\n{body.rstrip()}\n```\n\n</details>"
+
+
+def aws_part(document: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A copy of a synthesized stack without the helm/kubernetes providers and their resources, and the addresses
+    removed; references to them from what remains (depends_on) are dropped too. What can be planned without reaching
+    the cluster: the AWS part."""
+    doc = json.loads(json.dumps(document))
+    removed = [
+        f"{kind}.{name}" for kind, items in doc.get("resource", {}).items() if kind.startswith(IN_CLUSTER) for name in items
+    ]
+    doc["resource"] = {k: v for k, v in doc["resource"].items() if not k.startswith(IN_CLUSTER)}
+    for name in IN_CLUSTER:
+        doc.get("provider", {}).pop(name, None)
+        doc["terraform"]["required_providers"].pop(name, None)
+    for items in doc["resource"].values():
+        for body in items.values():
+            if "depends_on" in body:
+                body["depends_on"] = [d for d in body["depends_on"] if d not in removed]
+    return doc, removed
 
 
 if __name__ == "__main__":

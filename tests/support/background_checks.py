@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from model.paths import PROJECT_DIR
+from scripts.ci.stacks import aws_part
 from scripts.emulator import MotoProcess, environment
-from scripts.scratch_project import Project, aws_part
+from scripts.scratch_project import Project
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
 from tests.support.configs import EXAMPLE_COLOURS, example_raw
 from tests.support.emulator_plans import (
