@@ -19,7 +19,15 @@ import yaml
 from model.config import COMMON_STACK, Config
 from policies.pipeline import DEFAULT_DEPLOY_ENVIRONMENT, DEFAULT_TRAFFIC_ENVIRONMENT, VARIABLES
 from scripts.ci import stacks as ci_stacks
-from scripts.ci.changed_stacks import FETCH_HINT, Changes, changed_stacks, missing_revisions, report
+from scripts.ci.changed_stacks import (
+    FETCH_HINT,
+    Changes,
+    base_ref_from_github,
+    changed_stacks,
+    fetched,
+    missing_revisions,
+    report,
+)
 
 WORKFLOWS = ("pull-request", "deploy", "shift", "retire")
 # What a step runs -> the role its job must assume (GitHub repository variables, docs/ci.md).
@@ -199,8 +207,9 @@ def git(where: Path, *args: str) -> str:
     return subprocess.run(["git", *identity, *args], cwd=where, capture_output=True, text=True, check=True).stdout
 
 
-def test_a_depth_one_clone_is_refused_in_one_line_until_the_revisions_are_fetched(tmp_path: Path) -> None:
-    """actions/checkout's default (depth 1, no tags) lacks blue's tag: one line naming the key and what to set."""
+def test_a_depth_one_clone_fetches_the_colours_revisions_or_says_in_one_line_what_to_set(tmp_path: Path) -> None:
+    """actions/checkout's default (depth 1, no tags) lacks blue's tag: fetched from origin when it can be; otherwise
+    one line naming the key and what to set."""
     origin = synthesized(tmp_path / "origin", CONFIG, {})
     git(origin, "init", "-q", "-b", "main")
     git(origin, "add", "-A")
@@ -212,8 +221,54 @@ def test_a_depth_one_clone_is_refused_in_one_line_until_the_revisions_are_fetche
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--depth", "1", "--no-tags", f"file://{origin}", str(clone))
     assert missing_revisions(clone) == [f"clusters.blue.gitops_revision: 'v1' is not in this clone; {FETCH_HINT}"]
-    git(clone, "fetch", "-q", "--unshallow", "--tags", "origin")
-    assert missing_revisions(clone) == []
+    assert missing_revisions(clone, fetch=True) == []  # the tag's one commit, from origin
+    assert git(clone, "tag").split() == ["v1"]
+    # A revision origin lacks too (a tag not pushed): still the one line, after the fetch was tried.
+    (clone / "config.json").write_text(json.dumps({**CONFIG, "clusters": {"blue": {"weight": 100, "gitops_revision": "v9"}}}))
+    assert missing_revisions(clone, fetch=True) == [f"clusters.blue.gitops_revision: 'v9' is not in this clone; {FETCH_HINT}"]
+
+
+def test_a_depth_one_clone_of_a_pull_request_fetches_its_base_branch(tmp_path: Path) -> None:
+    """actions/checkout clones the pull request's branch alone, one commit deep: the base branch is fetched, one
+    commit, before it is synthesized beside the checkout."""
+    origin = synthesized(tmp_path / "origin", CONFIG, {})
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "base")
+    base = git(origin, "rev-parse", "HEAD").strip()
+    git(origin, "checkout", "-q", "-b", "feature")
+    (origin / "notes").write_text("the change")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "head")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{origin}", str(clone))
+    ref = base_ref_from_github({"GITHUB_BASE_REF": "main"})
+    assert subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=clone).returncode == 1
+    fetched(clone, str(ref))
+    assert git(clone, "rev-parse", f"{ref}^{{commit}}").strip() == base
+    assert git(clone, "rev-list", "--count", "--all").strip() == "2"  # the base's one commit, not its history
+
+
+def test_a_colour_following_a_branch_this_clone_did_not_check_out_is_fetched_and_found(tmp_path: Path) -> None:
+    """green follows `main`; the clone has the pull request's branch only. Fetched, main is `origin/main` and no local
+    branch: found there, as synth finds it (model/revisions.py, commit_of)."""
+    origin = synthesized(tmp_path / "origin", CONFIG, {})
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "base")
+    git(origin, "tag", "v1")
+    git(origin, "checkout", "-q", "-b", "feature")
+    following = {**CONFIG, "clusters": {**CONFIG["clusters"], "green": {"weight": 0, "gitops_revision": "main"}}}
+    (origin / "config.json").write_text(json.dumps(following))
+    git(origin, "commit", "-q", "-am", "green follows main")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--no-tags", "--branch", "feature", f"file://{origin}", str(clone))
+    assert missing_revisions(clone) == [
+        f"clusters.blue.gitops_revision: 'v1' is not in this clone; {FETCH_HINT}",
+        f"clusters.green.gitops_revision: 'main' is not in this clone; {FETCH_HINT}",
+    ]
+    assert missing_revisions(clone, fetch=True) == []
+    assert git(clone, "branch", "--list").split() == ["*", "feature"]  # main is origin/main only
 
 
 def test_the_scripts_are_listed_and_need_no_virtualenv(project_dir: Path) -> None:
@@ -226,6 +281,7 @@ def test_the_scripts_are_listed_and_need_no_virtualenv(project_dir: Path) -> Non
             "argparse",
             "json",
             "os",
+            "re",
             "subprocess",
             "sys",
             "collections",

@@ -2,13 +2,14 @@
 
     python -m scripts.ci.changed_stacks --base-dir DIR            # DIR: a checkout of the base, synthesized
     python -m scripts.ci.changed_stacks --base-ref origin/main    # synthesizes the base in .cache/ci/base first
-    python -m scripts.ci.changed_stacks --check-clone             # the colours' revisions are in this clone
+    python -m scripts.ci.changed_stacks --check-clone             # the colours' revisions are in this clone (fetched)
 
 Order: common, then traffic, then each colour as the configuration lists them (the order a deploy must follow:
 a colour reads common's and traffic's state). The frozen rule (docs/architecture.md, "The serving colour is
 frozen"): a colour with weight whose synthesized stack changed while its own entry (`clusters.<colour>`) did not is
 never deployed from here; it is listed as "serving, frozen, not deployed". Without --base-ref or --base-dir the base
 is GitHub's: the pull request's base branch ($GITHUB_BASE_REF), or the commit before a push ($GITHUB_EVENT_PATH).
+A base the clone lacks (a depth-1 checkout) is fetched from origin, its one commit.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -24,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from model.paths import PROJECT_DIR
-from model.revisions import RevisionKind, revision_kind
+from model.revisions import RevisionError, RevisionKind, commit_of, revision_kind
 from scripts.ci.stacks import COMMON, TRAFFIC, colours, outputs, project_name, raw_config, stack_file, summary
 
 BASE_CHECKOUT = PROJECT_DIR / ".cache" / "ci" / "base"
-NO_COMMIT = "0" * 40  # a push that created the branch: GitHub's `before`
+NO_COMMIT = "0" * 40
+REMOTE = "origin"  # a push that created the branch: GitHub's `before`
 FETCH_HINT = "set `fetch-depth: 0` and `fetch-tags: true` on actions/checkout (docs/ci.md, 'Shallow clones')"
 
 
@@ -75,7 +78,7 @@ def report(changes: Changes) -> str:
 def base_ref_from_github(environ: Mapping[str, str]) -> str | None:
     """The pull request's base branch, or the commit before a push; None outside GitHub."""
     if environ.get("GITHUB_BASE_REF"):
-        return f"origin/{environ['GITHUB_BASE_REF']}"
+        return f"{REMOTE}/{environ['GITHUB_BASE_REF']}"
     event_path = environ.get("GITHUB_EVENT_PATH")
     if event_path and Path(event_path).is_file():
         before = json.loads(Path(event_path).read_text()).get("before")
@@ -91,7 +94,10 @@ def synthesized_base(ref: str, *, head: Path = PROJECT_DIR, into: Path = BASE_CH
         return None
     found = _git(head, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     if found.returncode != 0:
-        raise SystemExit(f"changed_stacks: the base {ref!r} is not in this clone (a shallow checkout?): {FETCH_HINT}")
+        fetched(head, ref)
+        found = _git(head, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if found.returncode != 0:
+        raise SystemExit(f"changed_stacks: the base {ref!r} is not in this clone and could not be fetched: {FETCH_HINT}")
     _git(head, "worktree", "remove", "--force", str(into))
     into.parent.mkdir(parents=True, exist_ok=True)
     if _git(head, "worktree", "add", "--detach", str(into), found.stdout.strip()).returncode != 0:
@@ -103,13 +109,28 @@ def synthesized_base(ref: str, *, head: Path = PROJECT_DIR, into: Path = BASE_CH
     return into
 
 
+def fetched(head: Path, ref: str) -> bool:
+    """The one commit of ref from origin, into a clone that lacks it (actions/checkout's default: depth 1, this branch
+    only, no tags), under the name synth and the comparison look it up by: `origin/<branch>` as that remote-tracking
+    ref, a full SHA (a push's `before`) as it is, any other name as a branch of origin or else a tag. Nothing is
+    fetched where origin lacks it (or cannot be reached: a checkout that kept no credentials); True if it was."""
+    if ref.startswith(f"{REMOTE}/"):
+        names = [f"refs/heads/{ref.removeprefix(f'{REMOTE}/')}:refs/remotes/{ref}"]
+    elif re.fullmatch(r"[0-9a-f]{40}", ref):
+        names = [ref]
+    else:
+        names = [f"refs/heads/{ref}:refs/remotes/{REMOTE}/{ref}", f"refs/tags/{ref}:refs/tags/{ref}"]
+    return any(_git(head, "fetch", "--no-tags", "--depth=1", REMOTE, f"+{name}").returncode == 0 for name in names)
+
+
 def _git(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(project), *args], capture_output=True, text=True, check=False)
 
 
-def missing_revisions(project: Path = PROJECT_DIR) -> list[str]:
+def missing_revisions(project: Path = PROJECT_DIR, *, fetch: bool = False) -> list[str]:
     """Each colour's revision this clone lacks (one line each): synth then cannot read a serving colour's release and
-    readiness cannot check it. A full commit SHA counts as present only if the clone has it."""
+    readiness cannot check it. A full commit SHA counts as present only if the clone has it. fetch: first fetch each
+    missing one from origin, one commit deep."""
     config = raw_config(project)
     default = config.get("gitops", {}).get("revision")
     problems = []
@@ -118,11 +139,20 @@ def missing_revisions(project: Path = PROJECT_DIR) -> list[str]:
         key, revision = (f"clusters.{colour}.gitops_revision", own) if own else ("gitops.revision", default)
         if revision is None:
             continue  # the default branch: what was checked out
-        present = _git(project, "cat-file", "-e", f"{revision}^{{commit}}")
-        kind = revision_kind(revision, project=project)
-        if kind is RevisionKind.UNKNOWN or present.returncode != 0:
+        if fetch and not _present(project, revision):
+            fetched(project, revision)
+        if not _present(project, revision):
             problems.append(f"{key}: {revision!r} is not in this clone; {FETCH_HINT}")
     return problems
+
+
+def _present(project: Path, revision: str) -> bool:
+    """Resolved as synth resolves it (a branch may be only `origin/<branch>` in a clone), and of a known kind."""
+    try:
+        commit_of(revision, key="", project=project)
+    except RevisionError:
+        return False
+    return revision_kind(revision, project=project) is not RevisionKind.UNKNOWN
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,11 +160,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--base-dir", type=Path, help="a synthesized checkout of the base")
     where.add_argument("--base-ref", help="a revision of this clone to synthesize as the base (default: GitHub's)")
-    where.add_argument("--check-clone", action="store_true", help="only check that the colours' revisions are here")
+    where.add_argument(
+        "--check-clone", action="store_true", help="only fetch what the colours' revisions need, and check they are here"
+    )
     parser.add_argument("--head-dir", type=Path, default=PROJECT_DIR, help="the synthesized checkout (default: this one)")
     args = parser.parse_args(argv)
     if args.check_clone:
-        problems = missing_revisions(args.head_dir)
+        problems = missing_revisions(args.head_dir, fetch=True)
         for problem in problems:
             print(f"changed_stacks: {problem}", file=sys.stderr)
         return 1 if problems else 0
