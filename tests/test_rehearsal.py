@@ -9,9 +9,11 @@ refused a destroy of either stack while protected; `retirement` runs on a thread
 enforces IAM: common and traffic applied as the deployer (an IAM user that holds only the deployer's managed
 policies, policies/deployer.py, as README tells a user to create them), the traffic drained to the colour without
 weight by the traffic operator (an IAM user holding only policies/traffic_operator.json) with `python -m tools.shift
---now`, a plan of traffic that wants nothing back, then the way out: protection lifted by `cdktf deploy common` and
-`cdktf deploy traffic` (deploys from Git after the shift, which must leave the live weights alone), `cdktf destroy
-traffic`, then `cdktf destroy common` with an image in the repository.
+--now`, a plan of traffic that wants nothing back, then the way out: common's protection lifted by `cdktf deploy
+common`, and `cdktf deploy traffic` again (traffic is deployed unprotected there: `retirement` says why; both are
+deploys from Git after the shift, which must leave the live weights alone), `cdktf destroy traffic`, then `cdktf
+destroy common` with an image in the repository. A third thread runs a pull request's pipeline scripts in a depth-1
+clone against `project`'s emulator and state (`pull_request`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,6 +34,7 @@ from cdktf import App
 
 from model.applications import applications, image_repository_name
 from model.loading import load_config
+from model.paths import PROJECT_DIR
 from model.routes import (
     APPLICATION_TAG,
     COLOUR_TAG,
@@ -67,7 +71,7 @@ from scripts.rehearse import (
     shift_now,
     shift_status,
 )
-from scripts.scratch_project import Project, Run
+from scripts.scratch_project import Project, Run, write_project_file
 from stacks.common import CommonStack
 from tests.support.configs import EXAMPLE_FILE, example_raw, validated, write_project
 from tests.support.synth import synthesize
@@ -184,7 +188,13 @@ def retirement(
     """The same deployment on the second emulator, with IAM enforced, its shift, then the way out, on a thread from
     here on (the syntheses, which need the jsii runtime, are done first on this one). Every Terraform run is the
     deployer's (its first deploys are Terraform's own applies: `project` rehearses the CLI's); the shift is the traffic
-    operator's; AWS is read back with the admin's credentials."""
+    operator's; AWS is read back with the admin's credentials.
+
+    common is deployed protected and its protection lifted by `cdktf deploy common` (the table's UpdateTable, ECR's
+    force delete); traffic is deployed unprotected from the start: its only protection is an attribute of the load
+    balancer, which the deployer sets at create anyway (ModifyLoadBalancerAttributes), and lifting it costs the
+    provider's 30 s wait for an active load balancer again, on the suite's longest path. Its refusal while protected
+    is `project`'s (test_destroy_is_refused_while_protected_and_its_last_lines_say_why)."""
     server = emulators[1]
     identities: Identities = enforce_deployer(server, CONFIG)  # first: nothing else may run before IAM is enforced
     project = Project.create(tmp_path_factory.mktemp("retirement") / "project", server.endpoint, CONFIG, identities.admin)
@@ -192,6 +202,7 @@ def retirement(
     synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
     project.write_config({**CONFIG, "deletion_protection": False})
     unprotected = synthesize(load_config(project.root / "cdktf.json"), project.root / "unprotected")  # as deep as cdktf.out
+    shutil.copyfile(unprotected.stack_dir("traffic") / "cdk.tf.json", project.stack_dir("traffic") / "cdk.tf.json")
     for stack in ("common", "traffic"):
         init = project.init(stack)
         assert init.returncode == 0, init.output[-3000:]
@@ -495,17 +506,6 @@ def test_every_role_common_made_carries_the_boundary(project: Project, aws: Call
     assert {role: b.get("PermissionsBoundaryArn") for role, b in carried.items()} == dict.fromkeys(COMMON_ROLES, BOUNDARY)
 
 
-def test_the_deployer_made_its_roles_with_the_boundary_the_admin_created_and_cannot_remove_it(
-    retirement: Future[Retirement],
-) -> None:
-    """With IAM enforced: the admin created the boundary first and attached it to no one; every role the deployer made
-    carries it; the deployer's DeleteRolePermissionsBoundary is refused (the unconditioned Deny the emulator keeps)."""
-    done = retirement.result()
-    assert done.boundaries == dict.fromkeys(COMMON_ROLES, BOUNDARY)
-    assert done.boundary_attachments == 0
-    assert done.removing_a_boundary == "HTTP 403 AccessDenied"
-
-
 def test_app_role_reads_the_real_table_only(project: Project, aws: Callable[[str], Any]) -> None:
     iam = aws("iam")
     (attached,) = iam.list_attached_role_policies(RoleName=f"{PROJECT}-sample-app")["AttachedPolicies"]
@@ -699,6 +699,121 @@ def read(output: str, kind: str, construct: str) -> list[str]:
     return re.findall(rf"data\.{kind}\.network_{construct}_\w+\[(\d+)\]: Read complete", output)
 
 
+# --- a pull request, as the pipeline plans it: its scripts in a depth-1 clone, against the deployed emulator ---------
+
+PR_TAGS = {"cost-centre": "platform"}  # the pull request's edit: a tag every stack carries
+PR_BRANCH = "tag-every-stack"
+
+
+@dataclass
+class PullRequest:
+    """What .github/workflows/pull-request.yml's changes and plan jobs did, run as a runner runs them."""
+
+    shallow: str  # `git rev-parse --is-shallow-repository` of the clone, as checked out
+    check: Run  # `python3 -m scripts.ci.changed_stacks --check-clone`
+    changed: Run  # `python -m scripts.ci.changed_stacks` (GitHub's base branch)
+    outputs: str  # what the steps wrote to $GITHUB_OUTPUT
+    summary: str  # what the steps wrote to $GITHUB_STEP_SUMMARY
+    plans: dict[str, Run]  # `python -m scripts.ci.plan_stacks <stack>`, each stack changed_stacks listed
+
+
+@pytest.fixture(scope="module", autouse=True)
+def pull_request(project: Project, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[PullRequest]]:
+    """A team's repository (the project's files, the rehearsal's configuration with its state, blue's release tagged),
+    a pull request that tags every stack, checked out one commit deep as actions/checkout does by default; then the
+    workflow's steps on a thread beside the rest (each is another program): the clone check, `make synth`'s two
+    commands, changed_stacks, and plan_stacks of each stack it lists, against the deployed emulator. Started with the
+    module (autouse) so it runs while the retirement waits on its load balancers."""
+    root = tmp_path_factory.mktemp("pull-request")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool.submit(open_pull_request, project, root)
+
+
+def open_pull_request(project: Project, root: Path) -> PullRequest:
+    origin, clone = root / "origin", root / "clone"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=PROJECT_DIR, capture_output=True, text=True, check=True)
+    for name in filter(None, tracked.stdout.split("\0")):
+        if (PROJECT_DIR / name).is_file() and name != "cdktf.json":
+            (origin / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(PROJECT_DIR / name, origin / name)
+    config = {**CONFIG, "state": {"directory": str(project.state_dir)}}  # the deployed state
+    write_project_file(origin, config)
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "base")
+    git(origin, "tag", str(CONFIG["clusters"]["blue"]["gitops_revision"]))  # blue serves on a release tag
+    git(origin, "checkout", "-q", "-b", PR_BRANCH)
+    write_project_file(origin, {**config, "tags": PR_TAGS})
+    git(origin, "commit", "-q", "-am", "tag every stack")
+    git(root, "clone", "-q", "--depth", "1", "--no-tags", "--branch", PR_BRANCH, f"file://{origin}", str(clone))
+    for installed in (".venv", "node_modules"):  # what `make synth` installs
+        (clone / installed).symlink_to(PROJECT_DIR / installed)
+    github = {
+        "GITHUB_BASE_REF": "main",
+        "GITHUB_OUTPUT": str(root / "output"),
+        "GITHUB_STEP_SUMMARY": str(root / "summary"),
+    }
+    shallow = git(clone, "rev-parse", "--is-shallow-repository").strip()
+    check = project.run("python3", "-m", "scripts.ci.changed_stacks", "--check-clone", cwd=clone, env=github)
+    for command in (("python", "-m", "scripts.cdktf_json"), ("cdktf", "synth")):
+        synth = project.run(*command, cwd=clone, env=github)
+        assert synth.returncode == 0, synth.output[-3000:]
+    changed = project.run("python", "-m", "scripts.ci.changed_stacks", cwd=clone, env=github)
+    stacks = json.loads(changed.output.strip().splitlines()[-1])["deploy"] if changed.returncode == 0 else []
+    plans = {stack: project.run("python", "-m", "scripts.ci.plan_stacks", stack, cwd=clone, env=github) for stack in stacks}
+    return PullRequest(
+        shallow=shallow,
+        check=check,
+        changed=changed,
+        outputs=(root / "output").read_text() if (root / "output").exists() else "",
+        summary=(root / "summary").read_text() if (root / "summary").exists() else "",
+        plans=plans,
+    )
+
+
+def git(where: Path, *args: str) -> str:
+    identity = ["-c", "user.name=ci", "-c", "user.email=ci@example.invalid", "-c", "commit.gpgsign=false"]
+    return subprocess.run(["git", *identity, *args], cwd=where, capture_output=True, text=True, check=True).stdout
+
+
+def test_a_pull_request_in_a_depth_one_clone_fetches_what_it_needs_and_lists_the_changed_stacks(
+    pull_request: Future[PullRequest],
+) -> None:
+    """The tag changes every stack; blue serves and its entry is unchanged: frozen, not planned."""
+    done = pull_request.result()
+    assert done.shallow == "true"
+    assert done.check.returncode == 0, done.check.output  # blue's tag and green's `main`, fetched one commit each
+    assert done.changed.returncode == 0, done.changed.output[-3000:]
+    assert json.loads(done.changed.output.strip().splitlines()[-1]) == {
+        "deploy": ["common", "traffic", "green"],
+        "frozen": ["blue"],
+        "removed": [],
+    }
+    assert 'stacks=["common","traffic","green"]' in done.outputs.splitlines()
+    assert "- blue: serving, frozen, not deployed (its entry `clusters.blue` is unchanged)" in done.summary
+
+
+def test_a_pull_request_gets_a_plan_of_each_changed_stack_in_the_job_summary(pull_request: Future[PullRequest]) -> None:
+    """common and traffic: their tags change in place, nothing replaced; green (never deployed here): its AWS part
+    created, its in-cluster part named and left out (the plan role has no access to a cluster)."""
+    done = pull_request.result()
+    assert list(done.plans) == ["common", "traffic", "green"]
+    for stack, run in done.plans.items():
+        assert run.returncode == 0, run.output[-3000:]
+        (verdict,) = re.findall(rf"^### Plan of `{stack}`: (.*)$", done.summary, flags=re.M)
+        counts = re.fullmatch(r"Plan: (\d+) to add, (\d+) to change, (\d+) to destroy\.", verdict)
+        assert counts, verdict
+        add, change, destroy = map(int, counts.groups())
+        wanted = (True, 0, 0) if stack == "green" else (False, True, 0)  # (adds, changes, destroys)
+        assert (add > 0, change if stack == "green" else change > 0, destroy) == wanted, verdict
+    green = done.summary[done.summary.index("### Plan of `green`") :]
+    assert "Not planned here, the in-cluster part: " in green
+    left_out = green.split("Not planned here, the in-cluster part: ")[1].split(" (the plan role")[0].split(", ")
+    assert left_out
+    assert all(address.startswith(("helm_release.", "kubernetes_namespace_v1.")) for address in left_out), left_out
+    assert "helm_release" not in green.split("<details>")[1]  # nothing of it in Terraform's plan
+
+
 # --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------
 
 
@@ -797,6 +912,17 @@ def test_destroy_removes_everything_once_unprotected(retirement: Future[Retireme
         "parameters": [],
         "security_groups": [],
     }
+
+
+def test_the_deployer_made_its_roles_with_the_boundary_the_admin_created_and_cannot_remove_it(
+    retirement: Future[Retirement],
+) -> None:
+    """With IAM enforced: the admin created the boundary first and attached it to no one; every role the deployer made
+    carries it; the deployer's DeleteRolePermissionsBoundary is refused (the unconditioned Deny the emulator keeps)."""
+    done = retirement.result()
+    assert done.boundaries == dict.fromkeys(COMMON_ROLES, BOUNDARY)
+    assert done.boundary_attachments == 0
+    assert done.removing_a_boundary == "HTTP 403 AccessDenied"
 
 
 def test_the_way_out_ran_as_the_deployer_with_iam_enforced_and_no_call_refused(retirement: Future[Retirement]) -> None:
