@@ -74,6 +74,7 @@ PROVIDER_HOST = "token.actions.githubusercontent.com"
 AUDIENCE = "sts.amazonaws.com"
 DEFAULT_DEPLOY_ENVIRONMENT = "deploy"
 DEFAULT_TRAFFIC_ENVIRONMENT = "traffic"
+DEFAULT_CONFIG = Path("cdktf.json")
 # The plan role, the deployer, the traffic operator: the repository variable each role's ARN goes to (the workflows
 # read them).
 VARIABLES = {"plan": "PLAN_ROLE_ARN", "deployer": "DEPLOY_ROLE_ARN", "traffic": "TRAFFIC_ROLE_ARN"}
@@ -165,10 +166,12 @@ def written_documents(pipeline: Pipeline) -> dict[str, dict[str, Any]]:
     }
 
 
-def commands(pipeline: Pipeline, written: Mapping[str, Path]) -> list[str]:
+def commands(pipeline: Pipeline, written: Mapping[str, Path], config_file: Path = DEFAULT_CONFIG) -> list[str]:
     """The one-time commands: the OIDC provider (IAM verifies GitHub's certificate through its own trusted CAs, so
     no thumbprint: IAM API reference, CreateOpenIDConnectProvider, ThumbprintList), the three roles, the plan role's
-    policy; the deployer's and the operator's policies are policies.deployer's; the variables the workflows read."""
+    policy; the deployer's and the operator's policies are policies.deployer's (for the same project file); the
+    variables the workflows read; and, when the project file does not name it yet, the deployer role as every
+    cluster's admin (`eks.deployer_role_arn`: a plan as the plan role would otherwise replace the deployer's access)."""
     deployer = pipeline.deployer
     project = deployer.config.project
     names = pipeline.role_names()
@@ -176,6 +179,15 @@ def commands(pipeline: Pipeline, written: Mapping[str, Path]) -> list[str]:
 
     def file(name: str) -> str:
         return shlex.quote(f"file://{written[name]}")
+
+    config_option = "" if config_file == DEFAULT_CONFIG else f" --config {shlex.quote(str(config_file))}"
+    deployer_arn = pipeline.role_arn("deployer")
+    admin = []
+    if deployer.config.eks.deployer_role_arn != deployer_arn:
+        admin.append(
+            f'# and in {config_file}\'s configuration: "eks": {{"deployer_role_arn": "{deployer_arn}"}} (now '
+            f"{deployer.config.eks.deployer_role_arn or 'unset'}): the deployer stays every cluster's admin whoever plans"
+        )
 
     return [
         f"aws iam create-open-id-connect-provider --url https://{PROVIDER_HOST} --client-id-list {AUDIENCE}"
@@ -187,9 +199,10 @@ def commands(pipeline: Pipeline, written: Mapping[str, Path]) -> list[str]:
         f"aws iam create-policy --policy-name {plan_policy_name(project)} --policy-document {file(plan_policy_name(project))}",
         f"aws iam attach-role-policy --role-name {names['plan']} --policy-arn {plan_arn}",
         f"python -m policies.deployer --account {deployer.account} --deployer-role-arn {pipeline.role_arn('deployer')} "
-        f"--traffic-operator-role-arn {pipeline.role_arn('traffic')} --out deployer-policies"
+        f"--traffic-operator-role-arn {pipeline.role_arn('traffic')}{config_option} --out deployer-policies"
         f"  # then run what it prints: {operator_policy_name(project)} and the deployer's policies, attached",
         *(f"gh variable set {VARIABLES[role]} --body {pipeline.role_arn(role)}" for role in VARIABLES),
+        *admin,
     ]
 
 
@@ -227,7 +240,7 @@ def problems(args: argparse.Namespace) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m policies.pipeline", description=__doc__.split("\n\n")[0])
     parser.add_argument("--account", required=True, help="the AWS account ID (12 digits)")
-    parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="the project file (default: cdktf.json)")
     parser.add_argument("--github-repository", required=True, help="owner/repo whose workflows assume the roles")
     parser.add_argument(
         "--deploy-environment",
@@ -255,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is None:
         print(json.dumps(written_documents(pipeline), indent=2))
         return 0
-    print("\n".join(commands(pipeline, write(pipeline, args.out))))
+    print("\n".join(commands(pipeline, write(pipeline, args.out), args.config)))
     return 0
 
 

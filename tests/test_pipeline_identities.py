@@ -307,6 +307,25 @@ def test_the_command_writes_the_documents_and_prints_the_one_time_commands(
     created = [line.split()[4] for line in printed if line.startswith("aws iam create-role ")]
     assert created == list(pipeline().role_names().values())
     assert [line.split()[3] for line in printed if line.startswith("gh variable set")] == list(VARIABLES.values())
+    # The project file is not the default: the deployer's policies are made for the same one.
+    (deployer_line,) = [line for line in printed if line.startswith("python -m policies.deployer ")]
+    assert f" --config {project} " in deployer_line
+    # It names no deployer role yet: the last line says what to set, so the plan role's plans keep the deployer admin.
+    arn = pipeline().role_arn("deployer")
+    assert printed[-1] == (
+        f'# and in {project}\'s configuration: "eks": {{"deployer_role_arn": "{arn}"}} (now unset): the deployer stays '
+        "every cluster's admin whoever plans"
+    )
+
+
+def test_a_project_file_that_names_the_deployer_role_is_told_nothing_more(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arn = pipeline().role_arn("deployer")
+    project = write_project(tmp_path, {**REALISTIC, "eks": {**REALISTIC.get("eks", {}), "deployer_role_arn": arn}})
+    argv = ["--account", ACCOUNT, "--config", str(project), "--github-repository", REPOSITORY, "--out", str(tmp_path / "o")]
+    assert main(argv) == 0
+    assert not [line for line in capsys.readouterr().out.splitlines() if "deployer_role_arn" in line]
 
 
 @pytest.mark.parametrize(
