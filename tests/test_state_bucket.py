@@ -193,6 +193,35 @@ def test_a_bucket_of_another_account_is_refused_before_anything_is_written(
     )
 
 
+@pytest.mark.parametrize("denied", ["CreateBucket", "PutBucketVersioning"])
+def test_run_as_the_deployer_it_says_whose_step_it_is(
+    project: Path, s3: dict[str, Any], capsys: pytest.CaptureFixture[str], denied: str
+) -> None:
+    """The deployer's policies hold none of the bucket's actions: refused at the create (nothing made), or failed at the
+    first setting of a bucket that exists (what is in place was reported); either way it names whose step it is."""
+    client = s3["s3"]
+    if denied == "PutBucketVersioning":
+        client.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": REGION})
+
+    class AsTheDeployer:
+        exceptions = client.exceptions
+
+        def __getattr__(self, name: str) -> Any:
+            if "".join(part.title() for part in name.split("_")) == denied:
+
+                def refuse(**call: Any) -> Any:
+                    raise ClientError({"Error": {"Code": "AccessDenied", "Message": "not authorized"}}, denied)
+
+                return refuse
+            return getattr(client, name)
+
+    assert run(project, {**s3, "s3": AsTheDeployer()}, "--bucket", BUCKET) == (2 if denied == "CreateBucket" else 1)
+    err = capsys.readouterr().err
+    assert err.startswith("refused: s3://" if denied == "CreateBucket" else "failed: s3://"), err
+    assert err.rstrip().endswith(state_bucket.ADMIN_ONLY), err
+    assert "the deployer's policies (python -m policies.deployer) hold none of its actions" in err
+
+
 @pytest.mark.usefixtures("no_aws_credentials")
 def test_without_credentials_it_says_log_in(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert state_bucket.main(["--config", str(project)]) == 2

@@ -31,6 +31,12 @@ PUBLIC_ACCESS_BLOCK = {
     name: True for name in ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets")
 }
 TLS_ONLY = "DenyInsecureTransport"  # the Sid of policies/state_bucket.json's statement
+# Who runs it, said wherever AWS refuses a call: the deployer may read and write state objects, never the bucket's
+# settings (a deployer that could loosen them could make the state public or drop its versions).
+ADMIN_ONLY = (
+    "run it as an administrator of the account: the state bucket is an administrator's one-time step, and the "
+    "deployer's policies (python -m policies.deployer) hold none of its actions, on purpose (tools/README.md lists them)"
+)
 # A state's history for 90 days: long enough to find and restore the state before a bad apply after a quarter's
 # holidays, short enough that a colour's year of applies (and the lock files each run leaves as noncurrent versions)
 # does not pile up. The current version of every state never expires.
@@ -249,13 +255,17 @@ def _create_if_absent(s3: Any, at: dict[str, str], region: str) -> bool:
         ) from None
     except s3.exceptions.BucketAlreadyOwnedByYou:  # made by another run since the check
         return False
+    except s3.exceptions.ClientError as err:
+        if err.response.get("Error", {}).get("Code") not in ("403", "AccessDenied", "Forbidden"):
+            raise
+        raise StateBucketError(f"s3://{bucket} could not be created (AccessDenied): {ADMIN_ONLY}") from None
     return True
 
 
 def _failed_at(bucket: str, setting: str, said: str) -> StateBucketFailedError:
     return StateBucketFailedError(
         f"s3://{bucket} exists, but its {setting} could not be checked or set ({said}); the settings reported above are in "
-        "place: run the command again as an administrator of the account (tools/README.md lists the actions it needs)"
+        f"place: {ADMIN_ONLY}"
     )
 
 
