@@ -133,13 +133,21 @@ def aws(emulator: str) -> Callable[[str], Any]:
     return on_the_emulator
 
 
+@dataclass
+class Deployment:
+    """`project`'s deployment as it goes: common deployed, traffic deploying on a thread."""
+
+    project: Project
+    traffic: Future[Run]  # `cdktf deploy traffic`
+
+
 @pytest.fixture(scope="module")
-def project(
-    emulator: str, aws: Callable[[str], Any], retirement: Future[Retirement], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Project]:
-    """The parent zone a user already has, then `cdktf deploy common` and `cdktf deploy traffic` through the CLI. The
-    CLI deploys what this process synthesized where `cdktf synth` writes (`--skip-synth`): tests/test_cli.py runs
-    `cdktf synth` itself and finds its output the same, so the deploy does not wait a CLI synth's seconds."""
+def deployment(emulator: str, retirement: Future[Retirement], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    """The parent zone a user already has, then `cdktf deploy common` through the CLI, and `cdktf deploy traffic` on a
+    thread: what reads only common (its tests, the network edits' plans, the pull request's synth) runs during the load
+    balancer's waits. The CLI deploys what this process synthesized where `cdktf synth` writes (`--skip-synth`):
+    tests/test_cli.py runs `cdktf synth` itself and finds its output the same, so the deploy does not wait a CLI
+    synth's seconds."""
     project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", emulator, CONFIG)
     steps: list[str] = []
     show = Rehearsal(steps.append)
@@ -151,12 +159,27 @@ def project(
         show.step("terraform init common", lambda: project.init("common"))
         show.step("terraform init traffic", lambda: project.init("traffic"))
         show.step("cdktf deploy common", lambda: project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve"))
-        show.step("cdktf deploy traffic", lambda: project.run("cdktf", "deploy", "traffic", "--skip-synth", "--auto-approve"))
     except StepFailedError as failed:
         pytest.fail(f"{failed.step}: {failed.output[-6000:]}")
-    assert "end-of-life" not in project.runs[-2].output  # the pinned Node runs the CLI
-    yield project
+    assert "end-of-life" not in project.runs[-1].output  # the pinned Node runs the CLI
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield Deployment(project, pool.submit(project.run, "cdktf", "deploy", "traffic", "--skip-synth", "--auto-approve"))
     project.cleanup()
+
+
+@pytest.fixture(scope="module")
+def common_deployed(deployment: Deployment) -> Project:
+    """The project with common deployed (traffic may still be deploying)."""
+    return deployment.project
+
+
+@pytest.fixture(scope="module")
+def project(deployment: Deployment) -> Project:
+    """The project with common and traffic deployed."""
+    deployed = deployment.traffic.result()
+    if deployed.returncode != 0:
+        pytest.fail(f"cdktf deploy traffic: {deployed.output[-6000:]}")
+    return deployment.project
 
 
 @dataclass
@@ -348,7 +371,7 @@ def tagged(resources: list[dict[str, Any]], key: str = "Tags") -> list[dict[str,
 # --- what the deploy created, read back from the emulator ------------------------------------------
 
 
-def test_network(project: Project, aws: Callable[[str], Any]) -> None:
+def test_network(common_deployed: Project, aws: Callable[[str], Any]) -> None:
     ec2 = aws("ec2")
     (vpc,) = tagged(ec2.describe_vpcs()["Vpcs"])
     assert vpc["CidrBlock"] == "10.0.0.0/16"
@@ -400,7 +423,7 @@ TOO_FEW_ZONES = "network.az_count is 4, but ap-northeast-1 offers 3 usable avail
 
 
 @pytest.fixture(scope="module")
-def network_edits(project: Project) -> Iterator[Future[dict[str, Run]]]:
+def network_edits(common_deployed: Project) -> Iterator[Future[dict[str, Run]]]:
     """`terraform plan` of common with each edit, against the state the deploy wrote, on a thread beside the rest. Only
     common is synthesized (the edits change no other stack), beside cdktf.out (the state's relative path is the same);
     the inits go one after another here (Terraform's plugin cache: Project.plan_aws_parts), the plans side by side.
@@ -408,16 +431,16 @@ def network_edits(project: Project) -> Iterator[Future[dict[str, Run]]]:
     resources refreshed; `-lock=false`: the plans only read the state."""
     stack_dirs = {}
     for edit, (network, _) in NETWORK_EDITS.items():
-        config = validated({**CONFIG, "network": network, "state": {"directory": str(project.state_dir)}})
-        app = App(outdir=str(project.root / f"network-{edit}"))
+        config = validated({**CONFIG, "network": network, "state": {"directory": str(common_deployed.state_dir)}})
+        app = App(outdir=str(common_deployed.root / f"network-{edit}"))
         CommonStack(app, config=config)
         app.synth()
-        stack_dirs[edit] = project.root / f"network-{edit}" / "stacks" / "common"
-        init = project.run("terraform", "init", "-input=false", "-no-color", cwd=stack_dirs[edit])
+        stack_dirs[edit] = common_deployed.root / f"network-{edit}" / "stacks" / "common"
+        init = common_deployed.run("terraform", "init", "-input=false", "-no-color", cwd=stack_dirs[edit])
         assert init.returncode == 0, init.output[-3000:]
     plan = ("terraform", "plan", "-refresh=false", "-lock=false", "-input=false", "-no-color")
     with ThreadPoolExecutor(max_workers=len(stack_dirs)) as pool:
-        planned = {edit: pool.submit(project.run, *plan, cwd=stack_dir) for edit, stack_dir in stack_dirs.items()}
+        planned = {edit: pool.submit(common_deployed.run, *plan, cwd=stack_dir) for edit, stack_dir in stack_dirs.items()}
         with ThreadPoolExecutor(max_workers=1) as waiting:
             yield waiting.submit(lambda: {edit: future.result() for edit, future in planned.items()})
 
@@ -436,10 +459,10 @@ def test_an_edit_that_would_replace_commons_network_is_refused_at_plan_naming_th
     assert all(other in flat for other in others)
 
 
-def test_a_fresh_account_passes_the_network_guard(project: Project) -> None:
+def test_a_fresh_account_passes_the_network_guard(common_deployed: Project) -> None:
     """`cdktf deploy common` on the empty emulator passed the guard: its listings, as the deploy's plan read them and
     the state keeps them, found no VPC or subnet of the project's names, so none was read (the deploy made them all)."""
-    state = json.loads((project.state_dir / "common.tfstate").read_text())
+    state = json.loads((common_deployed.state_dir / "common.tfstate").read_text())
     guard: dict[str, list[dict[str, Any]]] = {kind: [] for kind in ("aws_vpcs", "aws_vpc", "aws_subnets", "aws_subnet")}
     for resource in state["resources"]:
         if resource["mode"] == "data" and resource["type"] in guard:
@@ -449,7 +472,7 @@ def test_a_fresh_account_passes_the_network_guard(project: Project) -> None:
     assert (guard["aws_vpc"], guard["aws_subnet"]) == ([], [])
 
 
-def test_sub_zone_is_delegated_in_the_parent(project: Project, aws: Callable[[str], Any]) -> None:
+def test_sub_zone_is_delegated_in_the_parent(common_deployed: Project, aws: Callable[[str], Any]) -> None:
     route53 = aws("route53")
     zones = {z["Name"]: z["Id"] for z in route53.list_hosted_zones()["HostedZones"]}
     assert {f"{PARENT}.", f"{SUB_ZONE}."} <= set(zones)
@@ -459,7 +482,7 @@ def test_sub_zone_is_delegated_in_the_parent(project: Project, aws: Callable[[st
     assert sorted(r["Value"].rstrip(".") for r in ns["ResourceRecords"]) == sorted(s.rstrip(".") for s in servers)
 
 
-def test_certificate_is_issued_for_apex_and_wildcard(project: Project, aws: Callable[[str], Any]) -> None:
+def test_certificate_is_issued_for_apex_and_wildcard(common_deployed: Project, aws: Callable[[str], Any]) -> None:
     acm = aws("acm")
     (summary,) = acm.list_certificates()["CertificateSummaryList"]
     cert = acm.describe_certificate(CertificateArn=summary["CertificateArn"])["Certificate"]
@@ -467,7 +490,7 @@ def test_certificate_is_issued_for_apex_and_wildcard(project: Project, aws: Call
     assert sorted(cert["SubjectAlternativeNames"]) == sorted([SUB_ZONE, f"*.{SUB_ZONE}"])
 
 
-def test_table(project: Project, aws: Callable[[str], Any]) -> None:
+def test_table(common_deployed: Project, aws: Callable[[str], Any]) -> None:
     dynamodb = aws("dynamodb")
     table = dynamodb.describe_table(TableName=f"{PROJECT}-users")["Table"]
     assert table["KeySchema"] == [{"AttributeName": "UserId", "KeyType": "HASH"}]
@@ -478,7 +501,7 @@ def test_table(project: Project, aws: Callable[[str], Any]) -> None:
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_pod_identity_roles_and_their_policies(project: Project, aws: Callable[[str], Any], role: str) -> None:
+def test_pod_identity_roles_and_their_policies(common_deployed: Project, aws: Callable[[str], Any], role: str) -> None:
     iam = aws("iam")
     trust = iam.get_role(RoleName=role)["Role"]["AssumeRolePolicyDocument"]
     trust = json.loads(trust) if isinstance(trust, str) else trust
@@ -498,7 +521,7 @@ def test_pod_identity_roles_and_their_policies(project: Project, aws: Callable[[
     assert attached["PolicyName"] == policy
 
 
-def test_every_role_common_made_carries_the_boundary(project: Project, aws: Callable[[str], Any]) -> None:
+def test_every_role_common_made_carries_the_boundary(common_deployed: Project, aws: Callable[[str], Any]) -> None:
     """The emulator stores each role's boundary (it neither checks the policy exists nor applies it: what the boundary
     allows is tests/test_deployer_boundary.py's)."""
     iam = aws("iam")
@@ -506,7 +529,7 @@ def test_every_role_common_made_carries_the_boundary(project: Project, aws: Call
     assert {role: b.get("PermissionsBoundaryArn") for role, b in carried.items()} == dict.fromkeys(COMMON_ROLES, BOUNDARY)
 
 
-def test_app_role_reads_the_real_table_only(project: Project, aws: Callable[[str], Any]) -> None:
+def test_app_role_reads_the_real_table_only(common_deployed: Project, aws: Callable[[str], Any]) -> None:
     iam = aws("iam")
     (attached,) = iam.list_attached_role_policies(RoleName=f"{PROJECT}-sample-app")["AttachedPolicies"]
     policy = iam.get_policy(PolicyArn=attached["PolicyArn"])["Policy"]
@@ -518,7 +541,7 @@ def test_app_role_reads_the_real_table_only(project: Project, aws: Callable[[str
     assert [s["Resource"] for s in document["Statement"]] == [table_arn]
 
 
-def test_image_repositories(project: Project, aws: Callable[[str], Any]) -> None:
+def test_image_repositories(common_deployed: Project, aws: Callable[[str], Any]) -> None:
     """One per application with an image, named under the project's prefix (the deployer may manage only those)."""
     assert REPOSITORIES
     assert all(name.startswith(f"{PROJECT}/") for name in REPOSITORIES)
@@ -718,18 +741,19 @@ class PullRequest:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def pull_request(project: Project, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[PullRequest]]:
+def pull_request(deployment: Deployment, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[PullRequest]]:
     """A team's repository (the project's files, the rehearsal's configuration with its state, blue's release tagged),
     a pull request that tags every stack, checked out one commit deep as actions/checkout does by default; then the
     workflow's steps on a thread beside the rest (each is another program): the clone check, `make synth`'s two
     commands, changed_stacks, and plan_stacks of each stack it lists, against the deployed emulator. Started with the
-    module (autouse) so it runs while the retirement waits on its load balancers."""
+    module (autouse) so it runs while the load balancers are waited for: the plans wait for traffic's deploy."""
     root = tmp_path_factory.mktemp("pull-request")
     with ThreadPoolExecutor(max_workers=1) as pool:
-        yield pool.submit(open_pull_request, project, root)
+        yield pool.submit(open_pull_request, deployment, root)
 
 
-def open_pull_request(project: Project, root: Path) -> PullRequest:
+def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
+    project = deployment.project
     origin, clone = root / "origin", root / "clone"
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=PROJECT_DIR, capture_output=True, text=True, check=True)
     for name in filter(None, tracked.stdout.split("\0")):
@@ -760,6 +784,7 @@ def open_pull_request(project: Project, root: Path) -> PullRequest:
         assert synth.returncode == 0, synth.output[-3000:]
     changed = project.run("python", "-m", "scripts.ci.changed_stacks", cwd=clone, env=github)
     stacks = json.loads(changed.output.strip().splitlines()[-1])["deploy"] if changed.returncode == 0 else []
+    deployment.traffic.result()  # the plans read traffic's state too
     plans = {stack: project.run("python", "-m", "scripts.ci.plan_stacks", stack, cwd=clone, env=github) for stack in stacks}
     return PullRequest(
         shallow=shallow,
