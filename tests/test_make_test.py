@@ -1,0 +1,52 @@
+"""`make test` (scripts/make_test.py): every step runs, the rehearsal first and ahead of the rest for the CPU."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tempfile
+from typing import Any
+
+import pytest
+
+from scripts import make_test
+
+
+class Started:
+    """A process as make_test uses one: waited for, its status."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+    def wait(self) -> int:
+        return self.status
+
+
+def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events: list[Any] = []
+
+    def popen(command: tuple[str, ...], **_: Any) -> Started:
+        events.append(("beside", command))
+        return Started(1 if command == make_test.REHEARSAL else 0)
+
+    def run(command: tuple[str, ...]) -> int:
+        events.append(("foreground", command))
+        return 0
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.setattr(os, "nice", lambda increment: events.append(("nice", increment)))
+    monkeypatch.setattr(make_test, "_run", run)
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda **_: io.StringIO())
+
+    assert make_test.main() == 1  # the rehearsal failed: reported, after every other step ran
+    assert events[:3] == [
+        ("beside", make_test.REHEARSAL),
+        ("nice", make_test.BESIDE_THE_REHEARSAL),
+        ("beside", ("pytest", "-m", "background")),
+    ]
+    assert [event for event in events[3:] if event[0] != "foreground"] == []
+    assert [command for _, command in events[3:]] == list(make_test.FOREGROUND)
+    assert "make test: FAILED: pytest -m rehearsal" in capsys.readouterr().out
