@@ -30,8 +30,8 @@ from model.revisions import RevisionError, RevisionKind, commit_of, revision_kin
 from scripts.ci.stacks import COMMON, TRAFFIC, colours, outputs, project_name, raw_config, stack_file, summary
 
 BASE_CHECKOUT = PROJECT_DIR / ".cache" / "ci" / "base"
-NO_COMMIT = "0" * 40
-REMOTE = "origin"  # a push that created the branch: GitHub's `before`
+NO_COMMIT = "0" * 40  # a push that created the branch: GitHub's `before`
+REMOTE = "origin"  # what actions/checkout clones from, and a person's clone too
 FETCH_HINT = "set `fetch-depth: 0` and `fetch-tags: true` on actions/checkout (docs/ci.md, 'Shallow clones')"
 
 
