@@ -198,6 +198,23 @@ def _patch_moto_authorization(action_log: str | None) -> None:
     IAMRequestBase.check_action_permitted = recorded  # type: ignore[method-assign]
 
 
+class OneAtATime:
+    """A WSGI app that lets one request at a time into the app it wraps; the connections stay on threads of their own.
+
+    moto's backends are plain dicts and lists with no lock, and Terraform sends ten requests at once: a request that
+    changes a backend while another walks it can fail after its change is made (a 500), the AWS SDK retries it, and the
+    retry is refused as a duplicate (seen once: `EntityAlreadyExists: A policy called eks-bg-external-dns already
+    exists` on the first CreatePolicy of a fresh emulator). Each request takes milliseconds: in turn, nothing waits."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        with self.lock:
+            return list(self.app(environ, start_response))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m scripts.emulator", description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -212,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     from werkzeug.serving import make_server
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    app = DomainDispatcherApplication(create_backend_app)
+    app = OneAtATime(DomainDispatcherApplication(create_backend_app))
     server = make_server(args.host, args.port or 0, app, threaded=True, request_handler=MotoRequestHandler, fd=args.fd)
     os.environ.setdefault("MOTO_PORT", str(server.port))
     server.serve_forever()

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import errno
 import socket
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
-from scripts.emulator import MotoProcess, client
+from scripts.emulator import MotoProcess, OneAtATime, client
 
 pytestmark = pytest.mark.background
 REGION = "eu-west-1"
@@ -53,3 +56,27 @@ def test_a_server_that_exits_is_reported_at_once_with_what_it_said() -> None:
             server.ready(timeout=600)
     finally:
         server.stop()
+
+
+def test_requests_enter_the_backends_one_at_a_time() -> None:
+    """Ten requests at once, as Terraform sends them: inside the wrapped app there is never more than one, and each
+    gets its whole body."""
+    inside, most = 0, 0
+    counting = threading.Lock()
+
+    def backend(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        nonlocal inside, most
+        with counting:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.01)  # a backend walking its dicts
+        with counting:
+            inside -= 1
+        start_response("200 OK", [])
+        return [b"answer ", environ["PATH_INFO"].encode()]
+
+    app = OneAtATime(backend)
+    with ThreadPoolExecutor(10) as pool:
+        bodies = list(pool.map(lambda n: b"".join(app({"PATH_INFO": f"/{n}"}, lambda *_: None)), range(10)))
+    assert most == 1
+    assert bodies == [f"answer /{n}".encode() for n in range(10)]
