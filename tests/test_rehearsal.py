@@ -9,10 +9,10 @@ refused a destroy of either stack while protected; `retirement` runs on a thread
 enforces IAM: common and traffic applied as the deployer (an IAM user that holds only the deployer's managed
 policies, policies/deployer.py, as README tells a user to create them), the traffic drained to the colour without
 weight by the traffic operator (an IAM user holding only policies/traffic_operator.json) with `python -m tools.shift
---now`, a plan of traffic that wants nothing back, then the way out: common's protection lifted by `cdktf deploy
-common`, and `cdktf deploy traffic` again (traffic is deployed unprotected there: `retirement` says why; both are
-deploys from Git after the shift, which must leave the live weights alone), `cdktf destroy traffic`, then `cdktf
-destroy common` with an image in the repository. A third thread runs a pull request's pipeline scripts in a depth-1
+--now`, a plan of traffic that wants nothing back, then the way out: the deploy workflow's step (`python -m
+scripts.ci.deploy_stacks common traffic`, a deploy from Git after the shift, which must leave the live weights alone)
+lifts common's protection (traffic is deployed unprotected there: `retirement` says why), `cdktf destroy traffic`,
+then `cdktf destroy common` with an image in the repository. A third thread runs a pull request's pipeline scripts in a depth-1
 clone against `project`'s emulator and state (`pull_request`).
 """
 
@@ -191,7 +191,8 @@ class Retirement:
     status: Run  # `python -m tools.shift --status` as the traffic operator
     weights: dict[str, Any]  # before the drain, after it, after the deploys from Git (live_weights of each)
     plan_after_drain: Run  # `terraform plan -detailed-exitcode` of traffic as the deployer, after the drain
-    unprotect: dict[str, Run]  # `cdktf deploy common`, `cdktf deploy traffic` of the config with deletion_protection off
+    unprotect: Run  # `python -m scripts.ci.deploy_stacks common traffic` (deploy.yml's step), deletion_protection off
+    deploy_summary: str  # what it wrote to the job summary
     destroy: dict[str, Run]  # `cdktf destroy traffic`, then `cdktf destroy common`
     after_destroy: dict[str, Any]  # what AWS held then
     deployer_calls: list[tuple[str, str]]  # (allowed|denied, service:Action) of each call the deployer made
@@ -268,12 +269,21 @@ def retirement(
             cwd=project.stack_dir("traffic"),
             env=as_deployer,
         )
-        # The unprotected config's synthesis takes the place of the protected one's, as `cdktf synth` would; then deploys
-        # from Git, as a pipeline would after the shift: they must leave the live weights as the drain set them.
-        unprotect = {}
+        # The unprotected config's synthesis takes the place of the protected one's, as `make synth` would; then the
+        # deploy workflow's own step deploys from Git after the shift: it must leave the live weights as the drain set them.
         for stack in ("common", "traffic"):
             (unprotected.stack_dir(stack) / "cdk.tf.json").replace(project.stack_dir(stack) / "cdk.tf.json")
-            unprotect[stack] = project.run("cdktf", "deploy", stack, "--skip-synth", "--auto-approve", env=as_deployer)
+        summary = project.root / "deploy-summary.md"
+        unprotect = project.run(
+            "python",
+            "-m",
+            "scripts.ci.deploy_stacks",
+            "common",
+            "traffic",
+            "--project-dir",
+            str(project.root),
+            env={**as_deployer, "GITHUB_STEP_SUMMARY": str(summary)},
+        )
         redeployed = live_weights(project)
         destroy = {
             stack: project.run("cdktf", "destroy", stack, "--skip-synth", "--auto-approve", env=as_deployer)
@@ -292,6 +302,7 @@ def retirement(
             weights={"before": before, "drained": drained, "redeployed": redeployed},
             plan_after_drain=plan,
             unprotect=unprotect,
+            deploy_summary=summary.read_text() if summary.exists() else "",
             destroy=destroy,
             after_destroy=aws_holds(aws),
             deployer_calls=made,
@@ -896,13 +907,15 @@ def test_the_traffic_operator_drains_to_the_colour_without_weight(retirement: Fu
 
 
 def test_no_deploy_reverts_the_shift(retirement: Future[Retirement]) -> None:
-    """Issue #30's done-when: after the drain, a plan of traffic wants no change, and `cdktf deploy common` and `cdktf
-    deploy traffic` from Git (here: lifting the protection) leave the weights parameter and every public rule as the
-    drain set them."""
+    """Issue #30's done-when: after the drain, a plan of traffic wants no change, and the deploy workflow's step
+    applying common and traffic from Git (here: lifting the protection) leaves the weights parameter and every public
+    rule as the drain set them; its job summary says what it applied."""
     done = retirement.result()
     assert done.plan_after_drain.returncode == 0, done.plan_after_drain.output[-6000:]
-    for stack, run in done.unprotect.items():
-        assert run.returncode == 0, f"{stack}: {run.output[-6000:]}"
+    assert done.unprotect.returncode == 0, done.unprotect.output[-6000:]
+    verdicts = re.findall(r"^### Deploy of `(\w+)`: (.*)$", done.deploy_summary, flags=re.M)
+    assert [stack for stack, _ in verdicts] == ["common", "traffic"], done.deploy_summary
+    assert all(verdict.startswith("Apply complete!") for _, verdict in verdicts), done.deploy_summary
     assert done.weights["redeployed"] == done.weights["drained"]
 
 
@@ -917,7 +930,8 @@ def test_destroy_removes_everything_once_unprotected(retirement: Future[Retireme
     """Traffic first (a target group a rule forwards to cannot go: the rules go first), then common; the repository
     still holds the image: unprotected, it goes with it (ECR's force delete)."""
     done = retirement.result()
-    for stack, run in [*done.unprotect.items(), *done.destroy.items()]:
+    assert done.unprotect.returncode == 0, done.unprotect.output[-6000:]
+    for stack, run in done.destroy.items():
         assert run.returncode == 0, f"{stack}: {run.output[-6000:]}"
     assert done.after_destroy == {
         "vpcs": [],
