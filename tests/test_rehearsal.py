@@ -74,6 +74,7 @@ from scripts.rehearse import (
 from scripts.scratch_project import Project, Run, write_project_file
 from stacks.common import CommonStack
 from tests.support.configs import EXAMPLE_FILE, example_raw, validated, write_project
+from tests.support.git import git
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.rehearsal
@@ -805,11 +806,6 @@ def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
         summary=(root / "summary").read_text() if (root / "summary").exists() else "",
         plans=plans,
     )
-
-
-def git(where: Path, *args: str) -> str:
-    identity = ["-c", "user.name=ci", "-c", "user.email=ci@example.invalid", "-c", "commit.gpgsign=false"]
-    return subprocess.run(["git", *identity, *args], cwd=where, capture_output=True, text=True, check=True).stdout
 
 
 def test_a_pull_request_in_a_depth_one_clone_fetches_what_it_needs_and_lists_the_changed_stacks(

@@ -28,6 +28,7 @@ from scripts.ci.changed_stacks import (
     missing_revisions,
     report,
 )
+from tests.support.git import git
 
 WORKFLOWS = ("pull-request", "deploy", "shift", "retire")
 # What a step runs -> the role its job must assume (GitHub repository variables, docs/ci.md).
@@ -200,11 +201,6 @@ def test_the_serving_colours_own_edit_deploys_it_and_a_dropped_colour_is_for_ret
 
 
 # --- shallow clones --------------------------------------------------------------------------------
-
-
-def git(where: Path, *args: str) -> str:
-    identity = ["-c", "user.name=ci", "-c", "user.email=ci@example.invalid", "-c", "commit.gpgsign=false"]
-    return subprocess.run(["git", *identity, *args], cwd=where, capture_output=True, text=True, check=True).stdout
 
 
 def test_a_depth_one_clone_fetches_the_colours_revisions_or_says_in_one_line_what_to_set(tmp_path: Path) -> None:
