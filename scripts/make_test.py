@@ -28,7 +28,10 @@ from contextlib import ExitStack
 
 from model.paths import PROJECT_DIR
 
-REHEARSAL = ("pytest", "-m", "rehearsal")
+# The rehearsal's modules: the tier collects only these (importing every other module costs its longest path ~4 s);
+# tests/conftest.py refuses a rehearsal test anywhere else, so none is ever left out.
+REHEARSAL_MODULES = ("tests/test_rehearsal.py", "tests/test_frozen_colour.py")
+REHEARSAL = ("pytest", "-m", "rehearsal", *REHEARSAL_MODULES)
 OUT_OF_PROCESS = (REHEARSAL, ("pytest", "-m", "background"))  # in this order: the rehearsal first
 BESIDE_THE_REHEARSAL = 10  # the niceness of everything started after it
 FOREGROUND: tuple[tuple[str, ...], ...] = (

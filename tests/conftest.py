@@ -7,13 +7,14 @@ import logging
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from model.paths import PROJECT_DIR
+from scripts.make_test import REHEARSAL_MODULES
 from scripts.terraformrc import configure_environment
 
 # Fixtures for checks that run beside the suite (terraform validate, checkov).
@@ -31,6 +32,19 @@ os.environ.setdefault("CHECKPOINT_DISABLE", "1")
 os.environ.setdefault("NODE_OPTIONS", "--max-old-space-size=4096 --no-deprecation")
 os.environ.setdefault("JSII_RUNTIME_PACKAGE_CACHE_ROOT", str(PROJECT_DIR / ".cache" / "jsii"))
 configure_environment()
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects anything: every session sees every collected test
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`make test` collects only REHEARSAL_MODULES for its rehearsal tier: a rehearsal test elsewhere would never run."""
+    misplaced = misplaced_rehearsal_tests(item.nodeid for item in items if item.get_closest_marker("rehearsal"))
+    if misplaced:
+        raise pytest.UsageError(f"rehearsal tests outside scripts/make_test.py's REHEARSAL_MODULES: {', '.join(misplaced)}")
+
+
+def misplaced_rehearsal_tests(nodeids: Iterable[str]) -> list[str]:
+    """The modules of these rehearsal tests' node IDs that the rehearsal tier does not collect."""
+    return sorted({nodeid.split("::")[0] for nodeid in nodeids} - set(REHEARSAL_MODULES))
 
 
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> list[pytest.Item] | None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from scripts import make_test
+from tests.conftest import misplaced_rehearsal_tests
 
 
 class Started:
@@ -50,3 +51,11 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
     assert [event for event in events[3:] if event[0] != "foreground"] == []
     assert [command for _, command in events[3:]] == list(make_test.FOREGROUND)
     assert "make test: FAILED: pytest -m rehearsal" in capsys.readouterr().out
+
+
+def test_a_rehearsal_test_outside_the_rehearsal_modules_is_refused() -> None:
+    """The rehearsal tier collects only REHEARSAL_MODULES: a rehearsal test anywhere else is named, so it cannot be
+    left out of `make test` unseen."""
+    inside = [f"{module}::test_something" for module in make_test.REHEARSAL_MODULES]
+    assert misplaced_rehearsal_tests(inside) == []
+    assert misplaced_rehearsal_tests([*inside, "tests/test_cli.py::test_a_deploy[x]"]) == ["tests/test_cli.py"]
