@@ -44,6 +44,11 @@ _DENIED = {
     "Forbidden",
 }
 _LOG_IN = "log in to the account (`aws sso login`, or set AWS_PROFILE or the AWS_* keys) and run the command again"
+# What an operator command denied an action needs; a command another identity runs says its own (`needs`).
+NEEDS_DEPLOYER = (
+    "it needs the deployer's policies, or to move traffic the traffic operator's (policies/README.md); and, for what "
+    "reads a cluster (readiness, the teardown), a cluster admin access entry"
+)
 
 
 class Aws:
@@ -232,9 +237,10 @@ def _tagged(elbv2: Any, arns: list[str], cluster: str) -> list[str]:
     return tagged
 
 
-def aws_problem(err: BaseException) -> str | None:
+def aws_problem(err: BaseException, *, needs: str = NEEDS_DEPLOYER) -> str | None:
     """One line for an operator when err is an AWS SDK error (credentials, access, network, an API error); None for
-    anything else, which stays a bug with its traceback. botocore is imported only here, once such an error exists."""
+    anything else, which stays a bug with its traceback. botocore is imported only here, once such an error exists.
+    needs: what the identity needs, said after a denial."""
     if not type(err).__module__.startswith("botocore"):
         return None
     from botocore import exceptions as sdk
@@ -249,11 +255,7 @@ def aws_problem(err: BaseException) -> str | None:
         if code in _NOT_ACCEPTED:
             return f"AWS does not accept these credentials ({operation}: {code}: {message}): {_LOG_IN}"
         if code in _DENIED:
-            return (
-                f"AWS denied {operation} to this identity ({code}: {message}): it needs the deployer's policies, or to move "
-                "traffic the traffic operator's (policies/README.md); and, for what reads a cluster (readiness, the "
-                "teardown), a cluster admin access entry"
-            )
+            return f"AWS denied {operation} to this identity ({code}: {message}): {needs}"
         return f"AWS {operation} failed ({code}: {message})"
     if isinstance(err, sdk.NoCredentialsError | sdk.PartialCredentialsError | sdk.ProfileNotFound):
         return f"no usable AWS credentials ({said}): {_LOG_IN}"
@@ -267,13 +269,14 @@ def aws_problem(err: BaseException) -> str | None:
 
 
 @contextmanager
-def aws_errors_as(error: Callable[[str], Exception]) -> Iterator[None]:
-    """Inside, an AWS SDK error becomes error(its operator's line, aws_problem): a command that has changed something
-    says what is in place, or one that must not guess says why it stops. Anything else passes through unchanged."""
+def aws_errors_as(error: Callable[[str], Exception], *, needs: str = NEEDS_DEPLOYER) -> Iterator[None]:
+    """Inside, an AWS SDK error becomes error(its operator's line, aws_problem; needs: what a denied identity needs):
+    a command that has changed something says what is in place, or one that must not guess says why it stops. Anything
+    else passes through unchanged."""
     try:
         yield
     except Exception as err:
-        said = aws_problem(err)
+        said = aws_problem(err, needs=needs)
         if said is None:
             raise
         raise error(said) from None

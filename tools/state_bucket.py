@@ -18,7 +18,7 @@ from typing import Any
 
 import policies
 from model.loading import ConfigError, load_config, write_state
-from tools.aws import Aws, aws_errors_as
+from tools.aws import Aws, aws_errors_as, aws_problem
 from tools.cli import exit_status
 
 # SSE-S3, not SSE-KMS: Terraform's s3 backend with `encrypt` (the config's default) and no KMS key asks for AES256 on
@@ -216,7 +216,7 @@ def ensure_bucket(s3: Any, sts: Any, *, bucket: str, region: str, say: Callable[
         def failed(said: str, name: str = setting.name) -> StateBucketFailedError:
             return _failed_at(bucket, name, said)
 
-        with aws_errors_as(failed):
+        with aws_errors_as(failed, needs=ADMIN_ONLY):
             held = setting.read(s3, at)
             if setting.right(held):
                 say(f"  {setting.name}: {held} (ok)")
@@ -232,13 +232,12 @@ def _create_if_absent(s3: Any, at: dict[str, str], region: str) -> bool:
     try:
         head = s3.head_bucket(**at)
     except s3.exceptions.ClientError as err:
-        code = err.response.get("Error", {}).get("Code")
-        if code in ("403", "AccessDenied", "Forbidden"):
+        if _denied(err):
             raise StateBucketError(
                 f"bucket {bucket} exists but is not this account's ({at['ExpectedBucketOwner']}), or this identity may not "
                 "read it: choose another name with --bucket, or run as an administrator of the account that owns it"
             ) from None
-        if code not in ("404", "NoSuchBucket", "NotFound"):
+        if err.response.get("Error", {}).get("Code") not in ("404", "NoSuchBucket", "NotFound"):
             raise
     else:
         held_in = head.get("ResponseMetadata", {}).get("HTTPHeaders", {}).get("x-amz-bucket-region", region)
@@ -256,16 +255,20 @@ def _create_if_absent(s3: Any, at: dict[str, str], region: str) -> bool:
     except s3.exceptions.BucketAlreadyOwnedByYou:  # made by another run since the check
         return False
     except s3.exceptions.ClientError as err:
-        if err.response.get("Error", {}).get("Code") not in ("403", "AccessDenied", "Forbidden"):
+        if not _denied(err):
             raise
-        raise StateBucketError(f"s3://{bucket} could not be created (AccessDenied): {ADMIN_ONLY}") from None
+        raise StateBucketError(f"s3://{bucket} could not be created: {aws_problem(err, needs=ADMIN_ONLY)}") from None
     return True
+
+
+def _denied(err: Any) -> bool:
+    """S3 refused the call to this identity (a HeadBucket answers a bare 403, having no body to name a code)."""
+    return err.response.get("Error", {}).get("Code") in ("403", "AccessDenied", "Forbidden")
 
 
 def _failed_at(bucket: str, setting: str, said: str) -> StateBucketFailedError:
     return StateBucketFailedError(
-        f"s3://{bucket} exists, but its {setting} could not be checked or set ({said}); the settings reported above are in "
-        f"place: {ADMIN_ONLY}"
+        f"s3://{bucket} exists, but its {setting} could not be checked or set; the settings reported above are in place. {said}"
     )
 
 
