@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -75,6 +74,7 @@ from scripts.scratch_project import Project, Run, write_project_file
 from stacks.common import CommonStack
 from tests.support.configs import EXAMPLE_FILE, example_raw, validated, write_project
 from tests.support.git import git
+from tests.support.project_copy import INSTALLED, tracked_copy
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.rehearsal
@@ -767,13 +767,9 @@ def pull_request(deployment: Deployment, tmp_path_factory: pytest.TempPathFactor
 def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
     project = deployment.project
     origin, clone = root / "origin", root / "clone"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=PROJECT_DIR, capture_output=True, text=True, check=True)
-    for name in filter(None, tracked.stdout.split("\0")):
-        if (PROJECT_DIR / name).is_file() and name != "cdktf.json":
-            (origin / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(PROJECT_DIR / name, origin / name)
+    tracked_copy(PROJECT_DIR, origin)
     config = {**CONFIG, "state": {"directory": str(project.state_dir)}}  # the deployed state
-    write_project_file(origin, config)
+    write_project_file(origin, config)  # in place of the checkout's
     git(origin, "init", "-q", "-b", "main")
     git(origin, "add", "-A")
     git(origin, "commit", "-q", "-m", "base")
@@ -782,7 +778,7 @@ def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
     write_project_file(origin, {**config, "tags": PR_TAGS})
     git(origin, "commit", "-q", "-am", "tag every stack")
     git(root, "clone", "-q", "--depth", "1", "--no-tags", "--branch", PR_BRANCH, f"file://{origin}", str(clone))
-    for installed in (".venv", "node_modules"):  # what `make synth` installs
+    for installed in INSTALLED:  # what `make synth` installs
         (clone / installed).symlink_to(PROJECT_DIR / installed)
     github = {
         "GITHUB_BASE_REF": "main",

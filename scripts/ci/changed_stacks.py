@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from model.paths import PROJECT_DIR
-from model.revisions import RevisionError, RevisionKind, commit_of, revision_kind
+from model.revisions import FULL_SHA, RevisionError, RevisionKind, commit_of, revision_kind
 from scripts.ci.stacks import COMMON, TRAFFIC, colours, outputs, project_name, raw_config, stack_file, summary
 
 BASE_CHECKOUT = PROJECT_DIR / ".cache" / "ci" / "base"
@@ -116,7 +115,7 @@ def fetched(head: Path, ref: str) -> bool:
     fetched where origin lacks it (or cannot be reached: a checkout that kept no credentials); True if it was."""
     if ref.startswith(f"{REMOTE}/"):
         names = [f"refs/heads/{ref.removeprefix(f'{REMOTE}/')}:refs/remotes/{ref}"]
-    elif re.fullmatch(r"[0-9a-f]{40}", ref):
+    elif FULL_SHA.match(ref):
         names = [ref]
     else:
         names = [f"refs/heads/{ref}:refs/remotes/{REMOTE}/{ref}", f"refs/tags/{ref}:refs/tags/{ref}"]

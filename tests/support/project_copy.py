@@ -12,6 +12,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.support.git import git
+
 # Installed by `make synth`, and large: a copy shares the checkout's (linked) instead of installing its own.
 INSTALLED = (".venv", "node_modules")
 # What the Makefile compares the installations' stamps against: older than any stamp, nothing is reinstalled.
@@ -43,7 +45,6 @@ def runnable_copy(project_dir: Path, into: Path) -> Path:
         (into / name).symlink_to((project_dir / name).resolve())
     for name in LOCK_FILES:
         os.utime(into / name, (OLD, OLD))
-    identity = ["-c", "user.name=copy", "-c", "user.email=copy@example.invalid", "-c", "commit.gpgsign=false"]
-    for command in (["init", "-q"], ["add", "-A"], [*identity, "commit", "-q", "-m", "the project as copied"]):
-        subprocess.run(["git", *command], cwd=into, capture_output=True, text=True, check=True)
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the project as copied"]):
+        git(into, *command)
     return into
