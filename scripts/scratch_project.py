@@ -123,17 +123,17 @@ class Project:
 
     def plan_aws_parts(self, stacks: Mapping[Path, dict[str, str]]) -> list[Run]:
         """Plan synthesized colours without their helm/kubernetes part against common's real state, each into
-        `<stack>-aws-part/plan` (beside the colour's directory: the path to common's state is relative). The inits
-        go one after another (Terraform's plugin cache is not safe under concurrent `terraform init`:
-        hashicorp/terraform issue 31964), the plans side by side (each mostly waits on its provider and the emulator).
+        `<stack>-aws-part/plan` (beside the colour's directory: the path to common's state is relative), side by
+        side (each mostly waits on its provider and the emulator; inits share nothing: scripts/terraformrc.py).
         stacks: a stack's directory -> variables for its plan on top of the project's (other credentials, say)."""
-        inits = [self._aws_part_init(stack_dir) for stack_dir in stacks]
-        failed = [init for init in inits if init.returncode != 0]
-        if failed:
-            return failed
         plan = ("terraform", "plan", "-input=false", "-no-color", "-out=plan")
+
+        def init_and_plan(stack_dir: Path, env: dict[str, str]) -> Run:
+            init = self._aws_part_init(stack_dir)
+            return init if init.returncode != 0 else self.run(*plan, cwd=_aws_part_dir(stack_dir), env=env)
+
         with ThreadPoolExecutor(max_workers=len(stacks)) as pool:
-            return list(pool.map(lambda item: self.run(*plan, cwd=_aws_part_dir(item[0]), env=item[1]), stacks.items()))
+            return list(pool.map(lambda item: init_and_plan(*item), stacks.items()))
 
     def _aws_part_init(self, stack_dir: Path) -> Run:
         aws_only, _ = aws_part(json.loads((stack_dir / "cdk.tf.json").read_text()))

@@ -2,8 +2,17 @@
 
 This machine (and CI) has hashicorp/aws in a filesystem mirror and no route to the Terraform
 registry. When the mirror exists, providers in it are installed from it, anything else from
-the registry, and a plugin cache keeps `terraform init` cheap. Prints the config's path, or
-nothing when there is no mirror (then Terraform's normal configuration applies).
+the registry. Prints the config's path, or nothing when there is no mirror (then Terraform's
+normal configuration applies).
+
+No `plugin_cache_dir`, on purpose. An init from an unpacked mirror links the working
+directory's provider straight to the mirror's (read-only, shared by nothing that writes), so a
+cache saves nothing here. And a cache is shared state that every `terraform init` without a
+lock-file entry rewrites (it removes the cache's entry and links it again: Terraform 1.4's
+`plugin_cache_may_break_dependency_lock_file` rule; hashicorp/terraform issue 31964), while
+other working directories' providers resolve through it: a plan that started its provider in
+that moment failed with "could not read package directory" (a fresh clone's CI run, where the
+rehearsal's inits and plans run side by side).
 """
 
 from __future__ import annotations
@@ -27,18 +36,19 @@ def write_config(mirror: Path = MIRROR, config: Path = CONFIG) -> Path | None:
     providers = mirrored_providers(mirror) if mirror.is_dir() else []
     if not providers:
         return None
-    cache = config.parent / "plugin-cache"
-    cache.mkdir(parents=True, exist_ok=True)
+    config.parent.mkdir(parents=True, exist_ok=True)
     quoted = ", ".join(f'"{p}"' for p in providers)
     text = (
-        f'plugin_cache_dir = "{cache}"\n'
         "provider_installation {\n"
         f'  filesystem_mirror {{\n    path    = "{mirror}"\n    include = [{quoted}]\n  }}\n'
         f"  direct {{\n    exclude = [{quoted}]\n  }}\n"
         "}\n"
     )
     if not config.exists() or config.read_text() != text:
-        config.write_text(text)
+        # Whole or not at all: every process that loads scripts/env.py writes it, while others' Terraform reads it.
+        written = config.with_name(f"{config.name}.{os.getpid()}")
+        written.write_text(text)
+        written.replace(config)
     return config
 
 

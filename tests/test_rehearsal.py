@@ -438,7 +438,7 @@ TOO_FEW_ZONES = "network.az_count is 4, but ap-northeast-1 offers 3 usable avail
 def network_edits(common_deployed: Project) -> Iterator[Future[dict[str, Run]]]:
     """`terraform plan` of common with each edit, against the state the deploy wrote, on a thread beside the rest. Only
     common is synthesized (the edits change no other stack), beside cdktf.out (the state's relative path is the same);
-    the inits go one after another here (Terraform's plugin cache: Project.plan_aws_parts), the plans side by side.
+    each init and plan on a thread of its own (inits share nothing: scripts/terraformrc.py).
     `-refresh=false`: the guard's data sources are read at every plan, and nothing it checks needs the managed
     resources refreshed; `-lock=false`: the plans only read the state."""
     stack_dirs = {}
@@ -448,11 +448,15 @@ def network_edits(common_deployed: Project) -> Iterator[Future[dict[str, Run]]]:
         CommonStack(app, config=config)
         app.synth()
         stack_dirs[edit] = common_deployed.root / f"network-{edit}" / "stacks" / "common"
-        init = common_deployed.run("terraform", "init", "-input=false", "-no-color", cwd=stack_dirs[edit])
-        assert init.returncode == 0, init.output[-3000:]
+    init = ("terraform", "init", "-input=false", "-no-color")
     plan = ("terraform", "plan", "-refresh=false", "-lock=false", "-input=false", "-no-color")
+
+    def init_and_plan(stack_dir: Path) -> Run:
+        initialised = common_deployed.run(*init, cwd=stack_dir)
+        return initialised if initialised.returncode != 0 else common_deployed.run(*plan, cwd=stack_dir)
+
     with ThreadPoolExecutor(max_workers=len(stack_dirs)) as pool:
-        planned = {edit: pool.submit(common_deployed.run, *plan, cwd=stack_dir) for edit, stack_dir in stack_dirs.items()}
+        planned = {edit: pool.submit(init_and_plan, stack_dir) for edit, stack_dir in stack_dirs.items()}
         with ThreadPoolExecutor(max_workers=1) as waiting:
             yield waiting.submit(lambda: {edit: future.result() for edit, future in planned.items()})
 

@@ -39,7 +39,7 @@ from tests.support.emulator_plans import (
 )
 from tests.support.hook_run import HookRun, hook_directory, run_hook
 from tests.support.release_upgrade import plan_upgrade
-from tests.support.terraform import init_and_validate
+from tests.support.terraform import MirrorInits, init_and_validate, init_from_a_mirror
 
 if TYPE_CHECKING:
     # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
@@ -93,6 +93,13 @@ def terraform_validation(
         (root / name / "cdk.tf.json").write_text(json.dumps(document))
     (root / "main.tf.json").write_text(json.dumps({"module": {name: {"source": f"./{name}"} for name in modules}}))
     return background_pool.submit(lambda: (root, init_and_validate(root)))
+
+
+@pytest.fixture(scope="session")
+def mirror_inits(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[MirrorInits]:
+    """Three `terraform init`s at once from a stand-in provider mirror (tests/test_terraformrc.py)."""
+    root = tmp_path_factory.mktemp("mirror-inits")
+    return background_pool.submit(init_from_a_mirror, root, directories=3)
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,3 +31,60 @@ def provider_versions(stack_dir: Path) -> dict[str, str]:
     out = run(stack_dir, "version", "-json")
     selections: dict[str, str] = json.loads(out.stdout)["provider_selections"]
     return selections
+
+
+@dataclass(frozen=True)
+class MirrorInits:
+    """Working directories initialised side by side from a provider mirror through scripts/terraformrc.py's config,
+    and what the directory beside that config held before and after."""
+
+    mirror: Path
+    directories: list[Path]
+    runs: list[subprocess.CompletedProcess[str]]
+    beside_config_before: dict[str, tuple[int, int]]
+    beside_config_after: dict[str, tuple[int, int]]
+
+    def provider_link(self, directory: Path) -> Path:
+        """Where the directory's installed provider points, one hop."""
+        installed = directory / ".terraform" / "providers" / MIRRORED / MIRRORED_VERSION
+        (platform,) = installed.iterdir()
+        return Path(os.readlink(platform))
+
+
+# A stand-in under a host of its own: a filesystem mirror serves any source address, and none is fetched.
+MIRRORED = "providers.example/stand-in/aws"
+MIRRORED_VERSION = "5.100.0"
+
+
+def init_from_a_mirror(root: Path, *, directories: int) -> MirrorInits:
+    """A mirror of a stand-in aws provider for this machine's platform (an init links it, never runs it), the config
+    scripts/terraformrc.py writes for it, then `terraform init` of a stack needing it in several directories at once,
+    as the rehearsal's threads do."""
+    from scripts.terraformrc import write_config
+
+    platform = json.loads(subprocess.run(["terraform", "version", "-json"], capture_output=True, text=True).stdout)
+    mirror = root / "mirror"
+    binary = mirror / MIRRORED / MIRRORED_VERSION / platform["platform"] / f"terraform-provider-aws_v{MIRRORED_VERSION}_x5"
+    binary.parent.mkdir(parents=True)
+    binary.write_text("a stand-in: init installs a provider without running it\n")
+    config = write_config(mirror, root / "config" / "terraformrc")
+    assert config is not None
+    stack = {"terraform": {"required_providers": {"aws": {"source": MIRRORED, "version": MIRRORED_VERSION}}}}
+    workdirs = [root / f"stack-{n}" for n in range(directories)]
+    for workdir in workdirs:
+        workdir.mkdir()
+        (workdir / "main.tf.json").write_text(json.dumps(stack))
+    before = _entries(config.parent)
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(config)}
+    with ThreadPoolExecutor(max_workers=directories) as pool:
+        runs = list(pool.map(lambda workdir: run(workdir, "init", "-input=false", "-no-color", env=env), workdirs))
+    return MirrorInits(mirror, workdirs, runs, before, _entries(config.parent))
+
+
+def _entries(directory: Path) -> dict[str, tuple[int, int]]:
+    """Every path under a directory (links not followed), with its inode and modification time in nanoseconds."""
+    found = {}
+    for path in [directory, *directory.rglob("*")]:
+        status = path.lstat()
+        found[str(path.relative_to(directory))] = (status.st_ino, status.st_mtime_ns)
+    return found
