@@ -1,9 +1,10 @@
-"""Rehearsal: the user's own `cdktf deploy common` and `cdktf deploy traffic`, the traffic moved, and `cdktf destroy`,
-through the pinned CLI, against an AWS API emulator (moto). Terraform and the AWS APIs act on what we generate: the
-result is read back with boto3, re-planned for drift, used by the cluster stacks' plans, and destroyed.
+"""Rehearsal: the user's own `cdktf deploy common` and `cdktf deploy traffic` through the pinned CLI, the traffic
+moved, and the way out (`cdktf destroy` refused while protected, then destroyed as the deployer), against an AWS API
+emulator (moto). Terraform and the AWS APIs act on what we generate: the result is read back with boto3, re-planned
+for drift, used by the cluster stacks' plans, and destroyed.
 
-Two deployments of the same configuration (the shipped example's applications and colours), each on an emulator of its
-own, side by side (most of either is the AWS provider's own waits, ~60 s of them the load balancer's): `project` is
+Deployments of the same configuration (the shipped example's applications and colours), each on an emulator of its
+own, side by side (most of each is the AWS provider's own waits, ~60 s of them the load balancer's): `project` is
 deployed by `cdktf deploy common` and `cdktf deploy traffic`, read back, re-planned, used by the colours' plans and
 refused a destroy of either stack while protected; `retirement` runs on a thread meanwhile, on an emulator that
 enforces IAM: common and traffic applied as the deployer (an IAM user that holds only the deployer's managed
@@ -11,9 +12,10 @@ policies, policies/deployer.py, as README tells a user to create them), the traf
 weight by the traffic operator (an IAM user holding only policies/traffic_operator.json) with `python -m tools.shift
 --now`, a plan of traffic that wants nothing back, then the way out: the deploy workflow's step (`python -m
 scripts.ci.deploy_stacks common traffic`, a deploy from Git after the shift, which must leave the live weights alone)
-lifts common's protection (traffic is deployed unprotected there: `retirement` says why), `cdktf destroy traffic`,
-then `cdktf destroy common` with an image in the repository. A third thread runs a pull request's pipeline scripts in a depth-1
-clone against `project`'s emulator and state (`pull_request`).
+lifts common's protection (traffic is deployed unprotected there: `retirement` says why), and `terraform destroy` of
+traffic. common's own way out, as the deployer too, runs on a third emulator from the start (`retirement` says why):
+applied unprotected, an image pushed to its repository, destroyed. A further thread runs a pull request's pipeline
+scripts in a depth-1 clone against `project`'s emulator and state (`pull_request`).
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ CONFIG: dict[str, Any] = {
     "deletion_protection": True,
 }
 SETTINGS_OF_CONFIG = validated(CONFIG)
+UNPROTECTED = {**CONFIG, "deletion_protection": False}
 # role -> (namespace, service account) it trusts, and the policy attached to it (README: roles are `<project>-<name>`)
 ROLES = {
     f"{PROJECT}-{w.name}": (w.namespace, w.service_account, w.aws_managed_policy or f"{PROJECT}-{w.name}")
@@ -110,20 +113,31 @@ BOUNDARY = f"arn:aws:iam::{EMULATOR_ACCOUNT}:policy/boundary-{PROJECT}"
 SETTINGS = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
 
 
+@dataclass(frozen=True)
+class Emulators:
+    """AWS emulators, each a process of its own."""
+
+    project: MotoProcess
+    retirement: MotoProcess  # enforces IAM: common and traffic deployed, traffic shifted and destroyed
+    commons_way_out: MotoProcess  # enforces IAM: common deployed and destroyed
+
+    def all(self) -> tuple[MotoProcess, ...]:
+        return (self.project, self.retirement, self.commons_way_out)
+
+
 @pytest.fixture(scope="module")
-def emulators() -> Iterator[tuple[MotoProcess, MotoProcess]]:
-    """Two AWS emulators, each a process of its own: `project`'s, and `retirement`'s, which can enforce IAM."""
-    servers = (MotoProcess(SETTINGS), MotoProcess(SETTINGS, iam=True))
-    for server in servers:
+def emulators() -> Iterator[Emulators]:
+    servers = Emulators(MotoProcess(SETTINGS), MotoProcess(SETTINGS, iam=True), MotoProcess(SETTINGS, iam=True))
+    for server in servers.all():
         server.ready()
     yield servers
-    for server in servers:
+    for server in servers.all():
         server.stop()
 
 
 @pytest.fixture(scope="module")
-def emulator(emulators: tuple[MotoProcess, MotoProcess]) -> str:
-    return emulators[0].endpoint
+def emulator(emulators: Emulators) -> str:
+    return emulators.project.endpoint
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +199,7 @@ def project(deployment: Deployment) -> Project:
 
 @dataclass
 class Retirement:
-    """What the second emulator's deployment, its shift and its way out did and left."""
+    """What the enforcing emulators' deployments, the shift and the ways out did and left."""
 
     deployed_traffic: Traffic  # what `terraform apply` of traffic as the deployer made
     drain: Run  # `python -m tools.shift --to <the colour without weight> --now` as the traffic operator
@@ -194,9 +208,9 @@ class Retirement:
     plan_after_drain: Run  # `terraform plan -detailed-exitcode` of traffic as the deployer, after the drain
     unprotect: Run  # `python -m scripts.ci.deploy_stacks common traffic` (deploy.yml's step), deletion_protection off
     deploy_summary: str  # what it wrote to the job summary
-    destroy: dict[str, Run]  # `cdktf destroy traffic`, then `cdktf destroy common`
-    after_destroy: dict[str, Any]  # what AWS held then
-    deployer_calls: list[tuple[str, str]]  # (allowed|denied, service:Action) of each call the deployer made
+    destroy: dict[str, Run]  # `terraform destroy` of traffic after the shift, and of common on the third emulator
+    after_destroy: dict[str, dict[str, Any]]  # what each emulator held after its destroy, by the stack destroyed
+    deployer_calls: list[tuple[str, str]]  # (allowed|denied, service:Action) of each call the deployer made, on both
     operator_calls: list[tuple[str, str]]  # the same, of the traffic operator
     outside_the_policy: str  # the error code of a call the deployer's policy does not allow, made last
     operator_deploys: str  # the error code of the traffic operator deleting a listener rule
@@ -206,32 +220,64 @@ class Retirement:
     removing_a_boundary: str  # the error code of the deployer's DeleteRolePermissionsBoundary, made last
 
 
+@dataclass(frozen=True)
+class CommonsWayOut:
+    destroy: Run  # `terraform destroy` of common, with an image in its repository
+    after_destroy: dict[str, Any]  # what AWS held then
+    deployer_calls: list[tuple[str, str]]
+
+
 @pytest.fixture(scope="module")
-def retirement(
-    emulators: tuple[MotoProcess, MotoProcess], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Future[Retirement]]:
+def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[Retirement]]:
     """The same deployment on the second emulator, with IAM enforced, its shift, then the way out, on a thread from
     here on (the syntheses, which need the jsii runtime, are done first on this one). Every Terraform run is the
-    deployer's (its first deploys are Terraform's own applies: `project` rehearses the CLI's); the shift is the traffic
-    operator's; AWS is read back with the admin's credentials.
+    deployer's, Terraform's own applies and destroys (`project` rehearses the CLI's deploys and its refusal to destroy
+    while protected; `make rehearse` its destroys); the shift is the traffic operator's; AWS is read back with the
+    admin's credentials.
+
+    common's way out runs from the start on a third emulator, beside: applied unprotected as the deployer, an image
+    pushed, destroyed. It is common's destroy the suite proves either way (the deployer's calls, ECR's force delete,
+    nothing left), and after the shift it was the last ~40 s of the suite's longest path (two Route53 changes the
+    provider waits on, one after the other: the records, then the zone). What traffic's destroy leaves of it is checked
+    on the second emulator, down to the records it made in common's zone.
 
     common is deployed protected and its protection lifted by `cdktf deploy common` (the table's UpdateTable, ECR's
     force delete); traffic is deployed unprotected from the start: its only protection is an attribute of the load
     balancer, which the deployer sets at create anyway (ModifyLoadBalancerAttributes), and lifting it costs the
     provider's 30 s wait for an active load balancer again, on the suite's longest path. Its refusal while protected
     is `project`'s (test_destroy_is_refused_while_protected_and_its_last_lines_say_why)."""
-    server = emulators[1]
+    server = emulators.retirement
     identities: Identities = enforce_deployer(server, CONFIG)  # first: nothing else may run before IAM is enforced
+    other = emulators.commons_way_out
+    others: Identities = enforce_deployer(other, CONFIG)
     project = Project.create(tmp_path_factory.mktemp("retirement") / "project", server.endpoint, CONFIG, identities.admin)
     create_parent_zone(project, PARENT)
     synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
-    project.write_config({**CONFIG, "deletion_protection": False})
+    project.write_config(UNPROTECTED)
     unprotected = synthesize(load_config(project.root / "cdktf.json"), project.root / "unprotected")  # as deep as cdktf.out
     shutil.copyfile(unprotected.stack_dir("traffic") / "cdk.tf.json", project.stack_dir("traffic") / "cdk.tf.json")
-    for stack in ("common", "traffic"):
-        init = project.init(stack)
-        assert init.returncode == 0, init.output[-3000:]
+    beside = Project.create(project.root.with_name("commons-way-out"), other.endpoint, UNPROTECTED, others.admin)
+    create_parent_zone(beside, PARENT)
+    shutil.copytree(unprotected.stack_dir("common"), beside.stack_dir("common"))  # its state path is relative
+    stacks = [(project, "common"), (project, "traffic"), (beside, "common")]
+    with ThreadPoolExecutor(max_workers=len(stacks)) as inits:
+        for init in inits.map(lambda where: where[0].init(where[1]), stacks):
+            assert init.returncode == 0, init.output[-3000:]
     as_deployer, as_operator = identities.deployer, identities.operator
+
+    def commons_way_out() -> CommonsWayOut:
+        def terraform(command: str) -> Run:
+            where = beside.stack_dir("common")
+            return beside.run("terraform", command, "-auto-approve", "-input=false", "-no-color", cwd=where, env=others.deployer)
+
+        applied = terraform("apply")
+        assert applied.returncode == 0, applied.output[-6000:]
+        push_image(client("ecr", other.endpoint, REGION, others.admin))
+        return CommonsWayOut(
+            destroy=terraform("destroy"),
+            after_destroy=aws_holds(lambda service: client(service, other.endpoint, REGION, others.admin)),
+            deployer_calls=calls_of(other, DEPLOYER_USER),
+        )
 
     def aws(service: str) -> Any:
         return client(service, server.endpoint, REGION, identities.admin)
@@ -286,10 +332,9 @@ def retirement(
             env={**as_deployer, "GITHUB_STEP_SUMMARY": str(summary)},
         )
         redeployed = live_weights(project)
-        destroy = {
-            stack: project.run("cdktf", "destroy", stack, "--skip-synth", "--auto-approve", env=as_deployer)
-            for stack in ("traffic", "common")
-        }
+        destroy = ("terraform", "destroy", "-auto-approve", "-input=false", "-no-color")
+        traffic_destroyed = project.run(*destroy, cwd=project.stack_dir("traffic"), env=as_deployer)
+        common_destroyed = common_beside.result()
         made = calls_of(server, DEPLOYER_USER)
         operator_made = calls_of(server, OPERATOR_USER)
         intruder = client("iam", server.endpoint, REGION, as_deployer)
@@ -304,22 +349,24 @@ def retirement(
             plan_after_drain=plan,
             unprotect=unprotect,
             deploy_summary=summary.read_text() if summary.exists() else "",
-            destroy=destroy,
-            after_destroy=aws_holds(aws),
-            deployer_calls=made,
+            destroy={"traffic": traffic_destroyed, "common": common_destroyed.destroy},
+            after_destroy={"traffic": aws_holds(aws), "common": common_destroyed.after_destroy},
+            deployer_calls=made + common_destroyed.deployer_calls,
             operator_calls=operator_made,
             outside_the_policy=refused_code(lambda: intruder.create_user(UserName="not-the-deployers-to-make")),
             operator_deploys=operator_deploys,
             wrong_secret=f"{refused_code(forger.list_hosted_zones)}: {b''.join(answered).decode(errors='replace')}",
             boundaries=boundaries,
             boundary_attachments=boundary_attachments,
-            # Authorized before the role is looked up: the role is gone by now, the Deny answers first.
+            # The explicit Deny answers (authorized before the role is looked up).
             removing_a_boundary=refused_code(lambda: intruder.delete_role_permissions_boundary(RoleName=COMMON_ROLES[0])),
         )
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        common_beside = pool.submit(commons_way_out)
         yield pool.submit(way_out)
     project.cleanup()
+    beside.cleanup()
 
 
 def refused_code(call: Callable[[], Any]) -> str:
@@ -346,6 +393,8 @@ def aws_holds(aws: Callable[[str], Any]) -> dict[str, Any]:
     (parent,) = [z for z in zones if z["Name"] == f"{PARENT}."]
     parent_records = route53.list_resource_record_sets(HostedZoneId=parent["Id"])["ResourceRecordSets"]
     tables = aws("dynamodb").list_tables()["TableNames"]
+    sub_zone = [z["Id"] for z in zones if z["Name"] == f"{SUB_ZONE}."]
+    records = route53.list_resource_record_sets(HostedZoneId=sub_zone[0])["ResourceRecordSets"] if sub_zone else None
     repositories = [r["repositoryName"] for r in aws("ecr").describe_repositories()["repositories"]]
     return {
         "vpcs": tagged(aws("ec2").describe_vpcs()["Vpcs"]),
@@ -355,6 +404,7 @@ def aws_holds(aws: Callable[[str], Any]) -> dict[str, Any]:
         "addresses": tagged(aws("ec2").describe_addresses()["Addresses"]),
         "zones": [z["Name"] for z in zones],
         "delegation": [r["Type"] for r in parent_records if r["Name"] == f"{SUB_ZONE}."],
+        "records": None if records is None else sorted({r["Type"] for r in records} - {"NS", "SOA"}),
         "certificates": aws("acm").list_certificates()["CertificateSummaryList"],
         "table": aws("dynamodb").describe_table(TableName=f"{PROJECT}-users")["Table"]["TableStatus"]
         if f"{PROJECT}-users" in tables
@@ -922,19 +972,30 @@ def drain_target_of_config() -> str:
 # --- the way out: traffic, then common, once unprotected -----------------------------------------------------------
 
 
+# What the traffic stack makes, as aws_holds reads it: after its destroy, none of it is left, and common stands.
+TRAFFIC_HOLDS = ("load_balancers", "target_groups", "parameters")
+
+
 def test_destroy_removes_everything_once_unprotected(retirement: Future[Retirement]) -> None:
-    """Traffic first (a target group a rule forwards to cannot go: the rules go first), then common; the repository
-    still holds the image: unprotected, it goes with it (ECR's force delete)."""
+    """Traffic after the shift (a target group a rule forwards to cannot go: the rules go first): nothing of it is
+    left, down to its records in common's zone (the certificate's validation CNAMEs are common's). common, once
+    unprotected: its repository still holds the image, and goes with it (ECR's force delete)."""
     done = retirement.result()
     assert done.unprotect.returncode == 0, done.unprotect.output[-6000:]
     for stack, run in done.destroy.items():
         assert run.returncode == 0, f"{stack}: {run.output[-6000:]}"
-    assert done.after_destroy == {
+    after_traffic = done.after_destroy["traffic"]
+    assert {key: after_traffic[key] for key in TRAFFIC_HOLDS} == {key: [] for key in TRAFFIC_HOLDS}
+    assert after_traffic["records"] == ["CNAME"]
+    assert after_traffic["security_groups"] == ["default"]  # common's: the VPC's, emptied (components/network.py)
+    assert (after_traffic["table"], after_traffic["zones"]) == ("ACTIVE", [f"{PARENT}.", f"{SUB_ZONE}."])
+    assert done.after_destroy["common"] == {
         "vpcs": [],
         "nat_gateways": [],
         "addresses": [],
         "zones": [f"{PARENT}."],
         "delegation": [],
+        "records": None,
         "certificates": [],
         "table": None,
         "images": None,
