@@ -194,8 +194,8 @@ def _patch_moto_authorization(action_log: str | None) -> None:
                 with lock, open(action_log, "a") as log:
                     log.write(f"{outcome} {self._access_key.arn} {self._action}\n")
 
-    IAMRequestBase.check_signature = signature_checked_right  # type: ignore[method-assign]
-    IAMRequestBase.check_action_permitted = recorded  # type: ignore[method-assign]
+    IAMRequestBase.check_signature = signature_checked_right
+    IAMRequestBase.check_action_permitted = recorded
 
 
 class OneAtATime:

@@ -80,7 +80,7 @@ def ssm() -> Iterator[Any]:
         store = ssm_backends[ACCOUNT][REGION]._parameters
         name = patch.release_parameter("1.35", "AL2023_x86_64_STANDARD")
         store[name].append(
-            Parameter(  # type: ignore[abstract]  # moto's own class, as its store holds it
+            Parameter(  # moto's own class, as its store holds it
                 account_id=ACCOUNT,
                 name=name,
                 value=RELEASE,

@@ -140,7 +140,7 @@ class Emulated:
         from moto.backends import get_backend
 
         for service in SERVICES:
-            get_backend(service).reset()  # type: ignore[call-overload]
+            get_backend(service).reset()
         self.footprints, self.clusters, self.shared = {}, [], None
 
     def deploy_cluster(self, colour: str, version: str | None = None) -> None:
