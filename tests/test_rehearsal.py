@@ -227,6 +227,23 @@ class CommonsWayOut:
     deployer_calls: list[tuple[str, str]]
 
 
+def commons_way_out(project: Project, server: MotoProcess, identities: Identities) -> CommonsWayOut:
+    """common applied unprotected as the deployer, an image pushed by the admin (a build), common destroyed."""
+
+    def terraform(command: str) -> Run:
+        where = project.stack_dir("common")
+        return project.run("terraform", command, "-auto-approve", "-input=false", "-no-color", cwd=where, env=identities.deployer)
+
+    applied = terraform("apply")
+    assert applied.returncode == 0, applied.output[-6000:]
+    push_image(client("ecr", server.endpoint, REGION, identities.admin))
+    return CommonsWayOut(
+        destroy=terraform("destroy"),
+        after_destroy=aws_holds(lambda service: client(service, server.endpoint, REGION, identities.admin)),
+        deployer_calls=calls_of(server, DEPLOYER_USER),
+    )
+
+
 @pytest.fixture(scope="module")
 def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[Retirement]]:
     """The same deployment on the second emulator, with IAM enforced, its shift, then the way out, on a thread from
@@ -241,43 +258,30 @@ def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -
     provider waits on, one after the other: the records, then the zone). What traffic's destroy leaves of it is checked
     on the second emulator, down to the records it made in common's zone.
 
-    common is deployed protected and its protection lifted by `cdktf deploy common` (the table's UpdateTable, ECR's
-    force delete); traffic is deployed unprotected from the start: its only protection is an attribute of the load
+    common is deployed protected and its protection lifted by the deploy workflow's step (the table's UpdateTable,
+    ECR's force delete); traffic is deployed unprotected from the start: its only protection is an attribute of the load
     balancer, which the deployer sets at create anyway (ModifyLoadBalancerAttributes), and lifting it costs the
     provider's 30 s wait for an active load balancer again, on the suite's longest path. Its refusal while protected
     is `project`'s (test_destroy_is_refused_while_protected_and_its_last_lines_say_why)."""
     server = emulators.retirement
     identities: Identities = enforce_deployer(server, CONFIG)  # first: nothing else may run before IAM is enforced
-    other = emulators.commons_way_out
-    others: Identities = enforce_deployer(other, CONFIG)
+    common_server = emulators.commons_way_out
+    common_identities = enforce_deployer(common_server, CONFIG)
     project = Project.create(tmp_path_factory.mktemp("retirement") / "project", server.endpoint, CONFIG, identities.admin)
     create_parent_zone(project, PARENT)
     synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
     project.write_config(UNPROTECTED)
     unprotected = synthesize(load_config(project.root / "cdktf.json"), project.root / "unprotected")  # as deep as cdktf.out
     shutil.copyfile(unprotected.stack_dir("traffic") / "cdk.tf.json", project.stack_dir("traffic") / "cdk.tf.json")
-    beside = Project.create(project.root.with_name("commons-way-out"), other.endpoint, UNPROTECTED, others.admin)
-    create_parent_zone(beside, PARENT)
-    shutil.copytree(unprotected.stack_dir("common"), beside.stack_dir("common"))  # its state path is relative
-    stacks = [(project, "common"), (project, "traffic"), (beside, "common")]
+    common_root = project.root.with_name("commons-way-out")
+    common_project = Project.create(common_root, common_server.endpoint, UNPROTECTED, common_identities.admin)
+    create_parent_zone(common_project, PARENT)
+    shutil.copytree(unprotected.stack_dir("common"), common_project.stack_dir("common"))  # its state path is relative
+    stacks = [(project, "common"), (project, "traffic"), (common_project, "common")]
     with ThreadPoolExecutor(max_workers=len(stacks)) as inits:
         for init in inits.map(lambda where: where[0].init(where[1]), stacks):
             assert init.returncode == 0, init.output[-3000:]
     as_deployer, as_operator = identities.deployer, identities.operator
-
-    def commons_way_out() -> CommonsWayOut:
-        def terraform(command: str) -> Run:
-            where = beside.stack_dir("common")
-            return beside.run("terraform", command, "-auto-approve", "-input=false", "-no-color", cwd=where, env=others.deployer)
-
-        applied = terraform("apply")
-        assert applied.returncode == 0, applied.output[-6000:]
-        push_image(client("ecr", other.endpoint, REGION, others.admin))
-        return CommonsWayOut(
-            destroy=terraform("destroy"),
-            after_destroy=aws_holds(lambda service: client(service, other.endpoint, REGION, others.admin)),
-            deployer_calls=calls_of(other, DEPLOYER_USER),
-        )
 
     def aws(service: str) -> Any:
         return client(service, server.endpoint, REGION, identities.admin)
@@ -363,10 +367,10 @@ def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -
         )
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        common_beside = pool.submit(commons_way_out)
+        common_beside = pool.submit(commons_way_out, common_project, common_server, common_identities)
         yield pool.submit(way_out)
     project.cleanup()
-    beside.cleanup()
+    common_project.cleanup()
 
 
 def refused_code(call: Callable[[], Any]) -> str:
