@@ -62,7 +62,7 @@ def init_from_a_mirror(root: Path, *, directories: int) -> MirrorInits:
     as the rehearsal's threads do."""
     from scripts.terraformrc import write_config
 
-    platform = json.loads(subprocess.run(["terraform", "version", "-json"], capture_output=True, text=True).stdout)
+    platform = json.loads(run(root, "version", "-json").stdout)
     mirror = root / "mirror"
     binary = mirror / MIRRORED / MIRRORED_VERSION / platform["platform"] / f"terraform-provider-aws_v{MIRRORED_VERSION}_x5"
     binary.parent.mkdir(parents=True)
