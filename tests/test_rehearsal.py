@@ -227,18 +227,19 @@ class CommonsWayOut:
     deployer_calls: list[tuple[str, str]]
 
 
+def as_deployer(project: Project, stack: str, command: str, identities: Identities) -> Run:
+    """`terraform apply` or `terraform destroy` of one stack, approved, with the deployer's credentials."""
+    where = project.stack_dir(stack)
+    return project.run("terraform", command, "-auto-approve", "-input=false", "-no-color", cwd=where, env=identities.deployer)
+
+
 def commons_way_out(project: Project, server: MotoProcess, identities: Identities) -> CommonsWayOut:
     """common applied unprotected as the deployer, an image pushed by the admin (a build), common destroyed."""
-
-    def terraform(command: str) -> Run:
-        where = project.stack_dir("common")
-        return project.run("terraform", command, "-auto-approve", "-input=false", "-no-color", cwd=where, env=identities.deployer)
-
-    applied = terraform("apply")
+    applied = as_deployer(project, "common", "apply", identities)
     assert applied.returncode == 0, applied.output[-6000:]
     push_image(client("ecr", server.endpoint, REGION, identities.admin))
     return CommonsWayOut(
-        destroy=terraform("destroy"),
+        destroy=as_deployer(project, "common", "destroy", identities),
         after_destroy=aws_holds(lambda service: client(service, server.endpoint, REGION, identities.admin)),
         deployer_calls=calls_of(server, DEPLOYER_USER),
     )
@@ -281,20 +282,15 @@ def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -
     with ThreadPoolExecutor(max_workers=len(stacks)) as inits:
         for init in inits.map(lambda where: where[0].init(where[1]), stacks):
             assert init.returncode == 0, init.output[-3000:]
-    as_deployer, as_operator = identities.deployer, identities.operator
+    deployer, as_operator = identities.deployer, identities.operator
 
     def aws(service: str) -> Any:
         return client(service, server.endpoint, REGION, identities.admin)
 
-    def run(stack: str, *command: str) -> Run:
-        done = project.run(*command, cwd=project.stack_dir(stack), env=as_deployer)
-        assert done.returncode == 0, done.output[-6000:]
-        return done
-
     def way_out() -> Retirement:
-        apply = ("terraform", "apply", "-auto-approve", "-input=false", "-no-color")
         for stack in ("common", "traffic"):
-            run(stack, *apply)
+            applied = as_deployer(project, stack, "apply", identities)
+            assert applied.returncode == 0, applied.output[-6000:]
         boundaries = {
             role: aws("iam").get_role(RoleName=role)["Role"].get("PermissionsBoundary", {}).get("PermissionsBoundaryArn")
             for role in COMMON_ROLES
@@ -318,7 +314,7 @@ def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -
             "-input=false",
             "-no-color",
             cwd=project.stack_dir("traffic"),
-            env=as_deployer,
+            env=deployer,
         )
         # The unprotected config's synthesis takes the place of the protected one's, as `make synth` would; then the
         # deploy workflow's own step deploys from Git after the shift: it must leave the live weights as the drain set them.
@@ -333,16 +329,15 @@ def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -
             "traffic",
             "--project-dir",
             str(project.root),
-            env={**as_deployer, "GITHUB_STEP_SUMMARY": str(summary)},
+            env={**deployer, "GITHUB_STEP_SUMMARY": str(summary)},
         )
         redeployed = live_weights(project)
-        destroy = ("terraform", "destroy", "-auto-approve", "-input=false", "-no-color")
-        traffic_destroyed = project.run(*destroy, cwd=project.stack_dir("traffic"), env=as_deployer)
+        traffic_destroyed = as_deployer(project, "traffic", "destroy", identities)
         common_destroyed = common_beside.result()
         made = calls_of(server, DEPLOYER_USER)
         operator_made = calls_of(server, OPERATOR_USER)
-        intruder = client("iam", server.endpoint, REGION, as_deployer)
-        forger = client("route53", server.endpoint, REGION, {**as_deployer, "AWS_SECRET_ACCESS_KEY": "not-the-secret"})
+        intruder = client("iam", server.endpoint, REGION, deployer)
+        forger = client("route53", server.endpoint, REGION, {**deployer, "AWS_SECRET_ACCESS_KEY": "not-the-secret"})
         answered: list[bytes] = []  # moto answers in IAM's error format, which Route53's parser cannot read: the raw body
         forger.meta.events.register("before-parse.route53.*", lambda response_dict, **_: answered.append(response_dict["body"]))
         return Retirement(
