@@ -31,12 +31,14 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
 
     def popen(command: tuple[str, ...], **_: Any) -> Started:
         events.append(("beside", command))
+        assert {name: os.environ.get(name) for name in make_test.GO_GC} == make_test.GO_GC  # Terraform's, inherited
         return Started(1 if command == make_test.REHEARSAL else 0)
 
     def run(command: tuple[str, ...]) -> int:
         events.append(("foreground", command))
         return 0
 
+    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k not in make_test.GO_GC})  # this one's own
     monkeypatch.setattr(subprocess, "Popen", popen)
     monkeypatch.setattr(os, "nice", lambda increment: events.append(("nice", increment)))
     monkeypatch.setattr(make_test, "_run", run)
