@@ -28,7 +28,7 @@ from model.platform import VERSIONED
 from tests.support.configs import SAMPLE_APP, example_raw
 from tests.support.project_copy import tracked_copy
 
-pytestmark = [pytest.mark.rehearsal]
+pytestmark = [pytest.mark.background]  # two syntheses, each a process of its own
 
 TAG = "platform-a"
 CONFIG = "project.json"

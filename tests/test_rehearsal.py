@@ -620,7 +620,9 @@ def traffic(project: Project) -> Traffic:
     return read_traffic(project)
 
 
-def test_the_shared_load_balancer_and_its_listeners(project: Project, traffic: Traffic, aws: Callable[[str], Any]) -> None:
+def test_the_shared_load_balancer_and_its_listeners(
+    traffic: Traffic, common_outputs: dict[str, Any], aws: Callable[[str], Any]
+) -> None:
     """Internet-facing in common's public subnets, behind its own group; HTTPS with common's certificate, HTTP 301 to it."""
     balancer = traffic.load_balancer
     assert (balancer["LoadBalancerName"], scheme(balancer), balancer["Type"]) == (
@@ -628,7 +630,7 @@ def test_the_shared_load_balancer_and_its_listeners(project: Project, traffic: T
         "internet-facing",
         "application",
     )
-    outputs = common_outputs(project)
+    outputs = common_outputs
     assert sorted(zone["SubnetId"] for zone in balancer["AvailabilityZones"]) == sorted(outputs["public_subnet_ids"])
     (group,) = aws("ec2").describe_security_groups(GroupIds=balancer["SecurityGroups"])["SecurityGroups"]
     assert group["GroupName"] == f"{load_balancer_name(PROJECT)}-alb"
@@ -675,26 +677,36 @@ def test_the_weights_parameter_holds_the_configured_weights(traffic: Traffic) ->
 # --- the deployed state is stable and serves the cluster stacks ------------------------------------
 
 
-def common_outputs(project: Project) -> dict[str, Any]:
-    outputs = json.loads(project.run("terraform", "output", "-json", cwd=project.stack_dir("common")).output)
-    return {name: output["value"] for name, output in outputs.items()}
+@pytest.fixture(scope="module")
+def common_outputs(common_deployed: Project) -> dict[str, Any]:
+    """`terraform output -json` of common, read once."""
+    shown = common_deployed.run("terraform", "output", "-json", cwd=common_deployed.stack_dir("common"))
+    return {name: output["value"] for name, output in json.loads(shown.output).items()}
 
 
 def of_type(planned: dict[str, dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [values for address, values in planned.items() if address.startswith(f"{kind}.")]
 
 
-@pytest.fixture(scope="module")
-def drift(project: Project) -> Iterator[Future[list[Run]]]:
-    """`terraform plan -detailed-exitcode` of common and of traffic (0: no change), started here and left to run beside
-    the colours' plans (`plans`, which only read their states)."""
+@pytest.fixture(scope="module", autouse=True)
+def drift(deployment: Deployment) -> Iterator[Future[list[Run]]]:
+    """`terraform plan -detailed-exitcode` of common and of traffic (0: no change), on a thread from the module's start:
+    common's once common is deployed (traffic's deploy changes nothing of it), during traffic's deploy; traffic's once
+    traffic is, beside the colours' plans (`plans`, which only read their states)."""
+    project = deployment.project
+    command = ("terraform", "plan", "-detailed-exitcode", "-lock=false", "-input=false", "-no-color")
+
+    def plan_both() -> list[Run]:
+        common = project.run(*command, cwd=project.stack_dir("common"))
+        deployment.traffic.result()
+        return [common, project.run(*command, cwd=project.stack_dir("traffic"))]
+
     with ThreadPoolExecutor(max_workers=1) as pool:
-        command = ("terraform", "plan", "-detailed-exitcode", "-lock=false", "-input=false", "-no-color")
-        yield pool.submit(lambda: [project.run(*command, cwd=project.stack_dir(stack)) for stack in ("common", "traffic")])
+        yield pool.submit(plan_both)
 
 
 @pytest.fixture(scope="module")
-def ci_role(project: Project, aws: Callable[[str], Any]) -> dict[str, Any]:
+def ci_role(common_deployed: Project, aws: Callable[[str], Any]) -> dict[str, Any]:
     """A CI job's role, with a path (which the ARN of a session of it leaves out)."""
     trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
     role: dict[str, Any] = aws("iam").create_role(RoleName="deployer", Path="/ci/", AssumeRolePolicyDocument=json.dumps(trust))[
@@ -703,14 +715,15 @@ def ci_role(project: Project, aws: Callable[[str], Any]) -> dict[str, Any]:
     return role
 
 
-@pytest.fixture(scope="module")
-def plans(
-    project: Project, aws: Callable[[str], Any], ci_role: dict[str, Any], drift: Future[list[Run]]
-) -> dict[str, dict[str, dict[str, Any]]]:
-    """Each colour's AWS part planned against common's and traffic's real state, side by side: blue and green as configured, and
-    `ci`: blue as a CI job would plan it, in a session of its role, the role listed in eks.admin_role_arns too, the
-    API endpoint public only and narrowed to the operators."""
-    role = ci_role
+@pytest.fixture(scope="module", autouse=True)
+def colour_plans(
+    deployment: Deployment, aws: Callable[[str], Any], ci_role: dict[str, Any]
+) -> Iterator[Future[dict[str, tuple[Run, dict[str, dict[str, Any]]]]]]:
+    """Each colour's AWS part planned against common's and traffic's real state, and its plan shown, side by side: blue
+    and green as configured, and `ci`: blue as a CI job would plan it, in a session of its role, the role listed in
+    eks.admin_role_arns too, the API endpoint public only and narrowed to the operators. Synthesized here (jsii runs
+    on the main thread), planned on threads once traffic is deployed."""
+    project, role = deployment.project, ci_role
     session = aws("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="ci-job")["Credentials"]
     eks = {"endpoint_private_access": False, "public_access_cidrs": ["203.0.113.0/24"], "admin_role_arns": [role["Arn"], OTHER]}
     config = validated({**CONFIG, "eks": eks, "state": {"directory": str(project.state_dir)}})
@@ -723,19 +736,34 @@ def plans(
     stacks: dict[str, tuple[Path, dict[str, str]]] = {
         "blue": (project.stack_dir("blue"), {}),
         "green": (project.stack_dir("green"), {}),
+        "ci": (public_only.stack_dir("blue"), as_the_job),
     }
-    stacks["ci"] = (public_only.stack_dir("blue"), as_the_job)
-    runs = project.plan_aws_parts(dict(stacks.values()))
-    assert [run.returncode for run in runs] == [0, 0, 0], "\n".join(run.output[-3000:] for run in runs if run.returncode)
-    return {name: project.planned(stack_dir) for name, (stack_dir, _) in stacks.items()}
+
+    def plan_and_show(stack_dir: Path, env: dict[str, str]) -> tuple[Run, dict[str, dict[str, Any]]]:
+        deployment.traffic.result()
+        (run,) = project.plan_aws_parts({stack_dir: env})
+        return run, project.planned(stack_dir) if run.returncode == 0 else {}
+
+    with ThreadPoolExecutor(max_workers=len(stacks)) as pool:
+        planned = {name: pool.submit(plan_and_show, *stack) for name, stack in stacks.items()}
+        with ThreadPoolExecutor(max_workers=1) as waiting:
+            yield waiting.submit(lambda: {name: future.result() for name, future in planned.items()})
+
+
+@pytest.fixture(scope="module")
+def plans(colour_plans: Future[dict[str, tuple[Run, dict[str, dict[str, Any]]]]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """What each colour's plan (`colour_plans`) will do, by resource address."""
+    done = colour_plans.result()
+    failed = [run.output[-3000:] for run, _ in done.values() if run.returncode != 0]
+    assert not failed, "\n".join(failed)
+    return {name: planned for name, (_, planned) in done.items()}
 
 
 @pytest.mark.parametrize("colour", ["blue", "green"])  # the colours of CONFIG (the defaults)
 def test_cluster_stack_reads_every_output_from_commons_real_state(
-    project: Project, plans: dict[str, dict[str, dict[str, Any]]], colour: str
+    plans: dict[str, dict[str, dict[str, Any]]], common_outputs: dict[str, Any], colour: str
 ) -> None:
-    planned = plans[colour]
-    outputs = common_outputs(project)
+    planned, outputs = plans[colour], common_outputs
     (cluster,) = of_type(planned, "aws_eks_cluster")
     assert cluster["vpc_config"][0]["subnet_ids"] == sorted(outputs["private_subnet_ids"])
     role_arns = sorted(v["role_arn"] for v in of_type(planned, "aws_eks_pod_identity_association"))
@@ -745,7 +773,7 @@ def test_cluster_stack_reads_every_output_from_commons_real_state(
 
 
 def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_only_endpoint(
-    project: Project, plans: dict[str, dict[str, dict[str, Any]]], ci_role: dict[str, Any]
+    plans: dict[str, dict[str, dict[str, Any]]], ci_role: dict[str, Any], common_outputs: dict[str, Any]
 ) -> None:
     """Planned by the CI job of the `plans` fixture: the role it assumed, listed as an admin too, gets one access
     entry; with the endpoint public only, the nodes' NAT address is allowed beside the operators'."""
@@ -756,7 +784,7 @@ def test_a_ci_role_that_is_also_listed_is_one_admin_and_nodes_reach_a_public_onl
         [role["Arn"], OTHER]
     )
     (cluster,) = of_type(planned, "aws_eks_cluster")
-    (nat,) = common_outputs(project)["nat_public_ips"]
+    (nat,) = common_outputs["nat_public_ips"]
     assert sorted(cluster["vpc_config"][0]["public_access_cidrs"]) == sorted(["203.0.113.0/24", f"{nat}/32"])
 
 
@@ -800,9 +828,10 @@ class PullRequest:
     shallow: str  # `git rev-parse --is-shallow-repository` of the clone, as checked out
     check: Run  # `python3 -m scripts.ci.changed_stacks --check-clone`
     changed: Run  # `python -m scripts.ci.changed_stacks` (GitHub's base branch)
-    outputs: str  # what the steps wrote to $GITHUB_OUTPUT
-    summary: str  # what the steps wrote to $GITHUB_STEP_SUMMARY
+    outputs: str  # what the changes job's steps wrote to $GITHUB_OUTPUT
+    summary: str  # what the changes job's steps wrote to $GITHUB_STEP_SUMMARY
     plans: dict[str, Run]  # `python -m scripts.ci.plan_stacks <stack>`, each stack changed_stacks listed
+    plan_summaries: dict[str, str]  # what each plan job wrote to its $GITHUB_STEP_SUMMARY
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -810,8 +839,10 @@ def pull_request(deployment: Deployment, tmp_path_factory: pytest.TempPathFactor
     """A team's repository (the project's files, the rehearsal's configuration with its state, blue's release tagged),
     a pull request that tags every stack, checked out one commit deep as actions/checkout does by default; then the
     workflow's steps on a thread beside the rest (each is another program): the clone check, `make synth`'s two
-    commands, changed_stacks, and plan_stacks of each stack it lists, against the deployed emulator. Started with the
-    module (autouse) so it runs while the load balancers are waited for: the plans wait for traffic's deploy."""
+    commands, changed_stacks, and plan_stacks of each stack it lists, side by side as the plan job's matrix runs them
+    (each job with a summary of its own), against the deployed emulator. Started with the module (autouse) so it runs
+    while the load balancers are waited for: common's plan runs then, the others' wait for traffic's deploy (traffic's
+    state, which they read)."""
     root = tmp_path_factory.mktemp("pull-request")
     with ThreadPoolExecutor(max_workers=1) as pool:
         yield pool.submit(open_pull_request, deployment, root)
@@ -845,16 +876,28 @@ def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
         assert synth.returncode == 0, synth.output[-3000:]
     changed = project.run("python", "-m", "scripts.ci.changed_stacks", cwd=clone, env=github)
     stacks = json.loads(changed.output.strip().splitlines()[-1])["deploy"] if changed.returncode == 0 else []
-    deployment.traffic.result()  # the plans read traffic's state too
-    plans = {stack: project.run("python", "-m", "scripts.ci.plan_stacks", stack, cwd=clone, env=github) for stack in stacks}
+
+    def plan_job(stack: str) -> Run:
+        if stack != "common":
+            deployment.traffic.result()  # traffic's plan and a colour's read traffic's state
+        job = {**github, "GITHUB_STEP_SUMMARY": str(root / f"summary-{stack}")}
+        return project.run("python", "-m", "scripts.ci.plan_stacks", stack, cwd=clone, env=job)
+
+    with ThreadPoolExecutor(max_workers=max(len(stacks), 1)) as matrix:
+        plans = dict(zip(stacks, matrix.map(plan_job, stacks), strict=True))
     return PullRequest(
         shallow=shallow,
         check=check,
         changed=changed,
-        outputs=(root / "output").read_text() if (root / "output").exists() else "",
-        summary=(root / "summary").read_text() if (root / "summary").exists() else "",
+        outputs=read_if_written(root / "output"),
+        summary=read_if_written(root / "summary"),
         plans=plans,
+        plan_summaries={stack: read_if_written(root / f"summary-{stack}") for stack in stacks},
     )
+
+
+def read_if_written(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
 
 
 def test_a_pull_request_in_a_depth_one_clone_fetches_what_it_needs_and_lists_the_changed_stacks(
@@ -881,13 +924,13 @@ def test_a_pull_request_gets_a_plan_of_each_changed_stack_in_the_job_summary(pul
     assert list(done.plans) == ["common", "traffic", "green"]
     for stack, run in done.plans.items():
         assert run.returncode == 0, run.output[-3000:]
-        (verdict,) = re.findall(rf"^### Plan of `{stack}`: (.*)$", done.summary, flags=re.M)
+        (verdict,) = re.findall(rf"^### Plan of `{stack}`: (.*)$", done.plan_summaries[stack], flags=re.M)
         counts = re.fullmatch(r"Plan: (\d+) to add, (\d+) to change, (\d+) to destroy\.", verdict)
         assert counts, verdict
         add, change, destroy = map(int, counts.groups())
         wanted = (True, 0, 0) if stack == "green" else (False, True, 0)  # (adds, changes, destroys)
         assert (add > 0, change if stack == "green" else change > 0, destroy) == wanted, verdict
-    green = done.summary[done.summary.index("### Plan of `green`") :]
+    green = done.plan_summaries["green"]
     assert "Not planned here, the in-cluster part: " in green
     left_out = green.split("Not planned here, the in-cluster part: ")[1].split(" (the plan role")[0].split(", ")
     assert left_out
@@ -898,18 +941,50 @@ def test_a_pull_request_gets_a_plan_of_each_changed_stack_in_the_job_summary(pul
 # --- destroy: refused while protected, complete once it is not, with an image in the repository ----------------------
 
 
-@pytest.mark.parametrize(
-    ("stack", "keeps"),
-    [
-        ("traffic", "the load balancer every application is reached through"),
-        ("common", "the DynamoDB table eks-bg-users"),
-    ],
-)
+# What each stack's protection keeps, as its refusal names it.
+KEEPS = {"traffic": "the load balancer every application is reached through", "common": "the DynamoDB table eks-bg-users"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def refused_destroys(deployment: Deployment, aws: Callable[[str], Any]) -> Iterator[dict[str, Future[Run]]]:
+    """`cdktf destroy <stack>` while protected, each on a thread as soon as its stack is deployed: common's during
+    traffic's deploy, traffic's beside the plans after it. A build has pushed the app image first. Each runs in a copy
+    of the deployment (refusing_copy): Terraform writes a local state file in place at the end of every apply, a
+    refused destroy's too, and the plans beside it read these states."""
+    push_image(aws("ecr"))
+    copies: list[Project] = []
+
+    def refuse(stack: str) -> Run:
+        if stack != "common":
+            deployment.traffic.result()
+        copies.append(refusing_copy(deployment.project, stack))
+        return copies[-1].run("cdktf", "destroy", stack, "--skip-synth", "--auto-approve")  # of the deploy's synth
+
+    with ThreadPoolExecutor(max_workers=len(KEEPS)) as pool:
+        yield {stack: pool.submit(refuse, stack) for stack in KEEPS}
+    for copy in copies:
+        copy.cleanup()
+
+
+def refusing_copy(project: Project, stack: str) -> Project:
+    """project's deployment of stack, copied: the synthesis (the CLI reads every stack's), stack's Terraform working
+    directory and the states it reads (its own; common's, which traffic's reads), on the same emulator."""
+    copy = Project.create(project.root.with_name(f"refusing-{stack}"), project.endpoint, project.config)
+    shutil.copytree(
+        project.root / "cdktf.out", copy.root / "cdktf.out", ignore=shutil.ignore_patterns(".terraform*", "*-aws-part")
+    )
+    shutil.copytree(project.stack_dir(stack), copy.stack_dir(stack), symlinks=True, dirs_exist_ok=True)
+    copy.state_dir.mkdir()
+    for state in {"common", stack}:
+        shutil.copy(project.state_dir / f"{state}.tfstate", copy.state_dir)
+    return copy
+
+
+@pytest.mark.parametrize(("stack", "keeps"), KEEPS.items())
 def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(
-    project: Project, aws: Callable[[str], Any], stack: str, keeps: str
+    project: Project, refused_destroys: dict[str, Future[Run]], aws: Callable[[str], Any], stack: str, keeps: str
 ) -> None:
-    push_image(aws("ecr"))  # a build has pushed the app image
-    destroy = project.run("cdktf", "destroy", stack, "--skip-synth", "--auto-approve")  # of the deploy's synth
+    destroy = refused_destroys[stack].result()
     assert destroy.returncode != 0
     last = "\n".join(destroy.output.splitlines()[-25:])
     assert f"deletion_protection is on: {stack} keeps {keeps}" in last, last
