@@ -29,6 +29,7 @@ from tools.common_guard import GUARD_ENV
 REFUSE_WHILE_PROTECTED = 'if [ "$PROTECTED" = true ]; then printf "%s\\n" "$MESSAGE" >&2; exit 1; fi'
 # Then, protected or not, refuse while a cluster runs in common's VPC (its id travels in the input too).
 REFUSE_WHILE_IN_USE = python_command("tools.common_guard")
+GUARD_COMMAND = f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}"
 
 
 class DeletionGuard(Construct):
@@ -70,7 +71,7 @@ class DeletionGuard(Construct):
                 "uses": uses,
             },
             after=after,
-            command=f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}",
+            command=GUARD_COMMAND,
             environment={
                 "PROTECTED": "${self.input.protected}",
                 "MESSAGE": "${self.input.message}",

@@ -32,6 +32,17 @@ def python_command(module: str) -> str:
 
 
 HOOK_COMMAND = python_command("tools.teardown")
+# The cdktf CLI runs Terraform in a pty and ends its output at the pty's exit (@cdktf/cli-core's pty-process.js resolves
+# on onExit), which can overtake the last data still in the pty: a refusal printed just before Terraform exits was
+# lost now and then under load (the rehearsal's `cdktf destroy traffic` ended at "Provisioning with 'local-exec'...").
+# A failing hook waits before it exits, so Terraform has streamed its output (the `(local-exec):` lines) to the CLI
+# well before its own exit. Success does not wait.
+FAILURE_GRACE_SECONDS = 2
+
+
+def with_failure_grace(command: str) -> str:
+    """command, run in a subshell (its `exit`s end only that), and when it fails: a wait, then its exit status."""
+    return f"( {command} ) || {{ status=$?; sleep {FAILURE_GRACE_SECONDS}; exit $status; }}"
 
 
 class Teardown(Construct):
@@ -59,6 +70,9 @@ def destroyed_first(
     environment: dict[str, str],
 ) -> DataResource:
     """A `terraform_data` that depends on `after` (every other resource of its stack), so a destroy takes it
-    first, and whose destroy provisioner runs `command`: when that fails, nothing else of the stack goes."""
-    provisioner = LocalExecProvisioner(type="local-exec", when="destroy", command=command, environment=environment)
+    first, and whose destroy provisioner runs `command`: when that fails, nothing else of the stack goes (and what it
+    said reaches the CLI first: with_failure_grace)."""
+    provisioner = LocalExecProvisioner(
+        type="local-exec", when="destroy", command=with_failure_grace(command), environment=environment
+    )
     return DataResource(scope, id_, input=input, depends_on=list(after), provisioners=[provisioner])

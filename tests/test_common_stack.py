@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from cdktf import Testing
 
-from components.deletion_guard import REFUSE_WHILE_IN_USE, REFUSE_WHILE_PROTECTED
+from components.deletion_guard import GUARD_COMMAND, REFUSE_WHILE_IN_USE, REFUSE_WHILE_PROTECTED
+from components.destroy_hook import with_failure_grace
 from model.config import Config, subnet_cidrs
 from model.contract import common_outputs
 from model.platform import component
@@ -390,7 +391,7 @@ def test_the_guard_refuses_while_a_cluster_runs_in_commons_vpc_whatever_deletion
     assert guard["input"]["vpc_id"] == ref(synthesized, "aws_vpc", "network/vpc", "id")
     assert (guard["input"]["region"], guard["input"]["project"]) == ("ap-northeast-1", "eks-bg")
     (provisioner,) = guard["provisioner"]
-    assert provisioner["local-exec"]["command"] == f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}"
+    assert provisioner["local-exec"]["command"] == with_failure_grace(GUARD_COMMAND)
     assert REFUSE_WHILE_IN_USE.endswith("-m tools.common_guard")
     assert provisioner["local-exec"]["environment"][GUARD_ENV] == "${jsonencode(self.input)}"
 
@@ -402,7 +403,7 @@ def test_the_guards_command_checks_the_clusters_once_not_protected(protected: bo
     """Run where no project is above: protected, the shell refusal answers before any Python; unprotected, the
     cluster check is what runs next (it stops at once here, finding no project)."""
     done = subprocess.run(
-        ["sh", "-c", f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}"],
+        ["sh", "-c", GUARD_COMMAND],  # what with_failure_grace adds: tests/test_teardown_stack.py
         cwd=tmp_path,
         env={"PROTECTED": json.dumps(protected), "MESSAGE": "deletion_protection is on: ...", "PATH": os.environ["PATH"]},
         capture_output=True,

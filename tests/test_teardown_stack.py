@@ -3,10 +3,14 @@ carries the right plan, and Terraform really runs it (against the moto server) w
 
 from __future__ import annotations
 
+import os
+import subprocess
 from concurrent.futures import Future
+from pathlib import Path
 
 import pytest
 
+from components.destroy_hook import FAILURE_GRACE_SECONDS, HOOK_COMMAND, with_failure_grace
 from model.teardown_plan import PLAN_ENV
 from tests.support.configs import EXAMPLE_COLOURS, example
 from tests.support.hook_run import HookRun
@@ -82,3 +86,22 @@ def test_terraform_runs_the_hook_on_destroy_and_keeps_everything_while_the_colou
     assert status == 0, output
     assert f"teardown: {done.colour}: applications, targets, load balancers and records are gone" in output
     assert done.state_after_destroy == []
+
+
+@pytest.mark.parametrize(("command", "status"), [("echo refused >&2; exit 3", 3), ("echo fine", 0)])
+def test_a_failing_hook_waits_before_it_exits_so_the_cli_shows_what_it_said(
+    example_app: Synthesized, tmp_path: Path, command: str, status: int
+) -> None:
+    """The provisioner runs the hook through with_failure_grace: a failure keeps its status and output and waits
+    FAILURE_GRACE_SECONDS first (a stand-in `sleep` on PATH records the wait); success does not wait."""
+    (provisioner,) = example_app.resource("blue", "terraform_data", HOOK)["provisioner"]
+    assert provisioner["local-exec"]["command"] == with_failure_grace(HOOK_COMMAND)
+    waits = tmp_path / "waits"
+    stand_in = tmp_path / "bin" / "sleep"
+    stand_in.parent.mkdir()
+    stand_in.write_text(f'#!/bin/sh\necho "$1" >> {waits}\n')
+    stand_in.chmod(0o755)
+    env = {**os.environ, "PATH": f"{stand_in.parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["/bin/sh", "-c", with_failure_grace(command)], env=env, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout + done.stderr) == (status, "refused\n" if status else "fine\n")
+    assert (waits.read_text() if waits.exists() else "") == (f"{FAILURE_GRACE_SECONDS}\n" if status else "")
