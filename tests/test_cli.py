@@ -1,14 +1,12 @@
-"""The commands README gives, through the pinned cdktf CLI, as a user runs them: `cdktf synth` in a scratch copy of
-the project (a background check: tests/support/background_checks.py), and by hand after `source scripts/env.sh`
-(one CLI process per case, on the main thread while the background checks run)."""
+"""The commands README gives, through the pinned cdktf CLI, as a user runs them: by hand after `source scripts/env.sh`,
+in a scratch copy of the project (tests/support/by_hand.py). The example's `cdktf synth` is a background check
+(tests/support/background_checks.py); the others, one CLI process per case, run on the main thread meanwhile."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,109 +14,59 @@ import pytest
 from model.loading import load_config
 from model.paths import PROJECT_DIR
 from scripts.emulator import MotoProcess, aws_settings, client
-from scripts.scratch_project import Project, link_project, write_project_file
+from tests.support.by_hand import ByHand, CliSynth, by_hand, example_config_text, scratch_project
 from tests.support.configs import example_raw
-from tests.support.new_shell import a_new_users_environment
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.background("cli_synth")
 REGION = "ap-northeast-1"
+SPINNER = re.compile("[\u2800-\u28ff]")  # the CLI's spinner frames are braille characters
 
 
 @pytest.fixture(scope="module")
-def project(cli_synth: Future[Project]) -> Project:
+def cli(cli_synth: Future[CliSynth]) -> CliSynth:
     return cli_synth.result(timeout=600)
 
 
-def test_cli_synth_writes_every_stack_and_prints_each_warning_once_and_no_error(project: Project) -> None:
-    synth, node = project.runs
+def test_cdktf_synth_by_hand_writes_every_stack_and_prints_each_warning_once_no_error_and_no_spinner(cli: CliSynth) -> None:
+    """The Makefile's environment by one line: no `[ERROR]` (jsii's deprecation notices, HashiCorp's checkpoint call,
+    a missing Terraform CLI config), no spinner frames in a log, the stacks written and the earlier one gone.
+    Warnings (the placeholder Git URL, the default image tag) print once each, as warnings, not as "[ERROR]"."""
+    synth = cli.synth
     assert synth.returncode == 0, synth.output[-3000:]
     assert "Generated Terraform code for the stacks: blue, common, green, traffic" in synth.output
-    # Warnings (the placeholder Git URL, the default image tag) print once each, as warnings, not as "[ERROR]".
     assert "[ERROR]" not in synth.output, synth.output
+    assert SPINNER.findall(synth.output) == [], synth.output
     assert synth.output.count("warning: gitops.repo_url is the placeholder") == 1, synth.output
+    assert synth.stacks == ["blue", "common", "green", "traffic"]
     # The pinned Node runs the CLI and the jsii runtime: no end-of-life banner.
     assert "end-of-life" not in synth.output
-    assert node.output.startswith(("v22.", "v24.")), node.output
+    assert cli.node.output.startswith(("v22.", "v24.")), cli.node.output
 
 
-def test_cli_synth_equals_the_in_process_synth(project: Project) -> None:
+def test_cli_synth_equals_the_in_process_synth(cli: CliSynth) -> None:
     """What `cdktf synth` wrote through cdktf.json's app command is what the tests examine (synthesized beside it,
     at the same depth: state paths are relative to each stack's directory), and what the rehearsal deploys."""
-    in_process = synthesize(load_config(project.root / "cdktf.json"), project.root / "in-process")
+    in_process = synthesize(load_config(cli.project / "cdktf.json"), cli.project / "in-process")
     for stack in ("common", "blue", "green"):
-        assert json.loads((project.stack_dir(stack) / "cdk.tf.json").read_text()) == in_process.json(stack), stack
+        written = cli.project / "cdktf.out" / "stacks" / stack / "cdk.tf.json"
+        assert json.loads(written.read_text()) == in_process.json(stack), stack
 
 
-def test_cli_output_holds_no_absolute_path_of_the_project(project: Project) -> None:
+def test_cli_output_holds_no_absolute_path_of_the_project(cli: CliSynth) -> None:
     """cdktf.out made here applies from another checkout: no chart or state path of this one in it."""
-    out = project.root / "cdktf.out"
+    out = cli.project / "cdktf.out"
     texts = {p: p.read_text(errors="ignore") for p in out.rglob("*") if p.is_file() and "assets" not in p.parts}
     assert len(texts) >= 4
-    for place in (str(project.root), str(PROJECT_DIR)):
+    for place in (str(cli.project), str(PROJECT_DIR)):
         assert [str(p.relative_to(out)) for p, text in texts.items() if place in text] == [], place
 
 
 # --- `source scripts/env.sh`, then the CLI by hand: what README tells an operator to run ---------------------------
 
-SPINNER = re.compile("[\u2800-\u28ff]")  # the CLI's spinner frames are braille characters
-
-
-@dataclass
-class ByHand:
-    returncode: int
-    output: str
-    stacks: list[str]
-
-
-def scratch_project(tmp_path: Path, config_text: str) -> Path:
-    """A scratch copy with config_text as its config.json, over the stacks of an earlier synth."""
-    project = tmp_path / "project"
-    link_project(project, own={"cdktf.json", "config.json", "cdktf.out", "terraform-state", ".git"})
-    # The project's CLI settings (app command, language), naming config.json as the shipped project file does.
-    cdktf = json.loads(write_project_file(project, {}).read_text())
-    (project / "cdktf.json").write_text(json.dumps({**cdktf, "context": {"config": "config.json"}}, indent=2))
-    (project / "config.json").write_text(config_text)
-    (project / "cdktf.out" / "stacks" / "yesterday").mkdir(parents=True)
-    (project / "cdktf.out" / "stacks" / "yesterday" / "cdk.tf.json").write_text("{}")
-    return project
-
-
-def by_hand(project: Path, command: str, aws: dict[str, str] | None = None) -> ByHand:
-    """`source scripts/env.sh && <command>` in the project, from a new user's shell (aws: its AWS_* settings, none
-    by default); output to a pipe, as in CI."""
-    env = a_new_users_environment(without_prefixes=("AWS_",))
-    done = subprocess.run(
-        ["bash", "-c", f"source scripts/env.sh && {command}"],
-        cwd=project,
-        env={**env, **(aws or {})},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    stacks_dir = project / "cdktf.out" / "stacks"
-    stacks = sorted(p.name for p in stacks_dir.iterdir()) if stacks_dir.exists() else []
-    return ByHand(done.returncode, done.stdout + done.stderr, stacks)
-
 
 def synth_by_hand(tmp_path: Path, config_text: str) -> ByHand:
     return by_hand(scratch_project(tmp_path, config_text), "cdktf synth")
-
-
-def example_config_text() -> str:
-    return json.dumps({"$schema": "./config.schema.json", **example_raw()}, indent=2) + "\n"
-
-
-def test_cdktf_synth_by_hand_after_sourcing_env_sh_prints_no_error_and_no_spinner(tmp_path: Path) -> None:
-    """The Makefile's environment by one line: no `[ERROR]` (jsii's deprecation notices, HashiCorp's checkpoint call,
-    a missing Terraform CLI config), no spinner frames in a log, the stacks written and the earlier one gone."""
-    run = synth_by_hand(tmp_path, example_config_text())
-    assert run.returncode == 0, run.output[-3000:]
-    assert "Generated Terraform code for the stacks: blue, common, green, traffic" in run.output
-    assert "[ERROR]" not in run.output, run.output
-    assert SPINNER.findall(run.output) == [], run.output
-    assert run.stacks == ["blue", "common", "green", "traffic"]
 
 
 def test_cdktf_synth_by_hand_names_a_json_mistake_once_by_file_line_and_column(tmp_path: Path) -> None:

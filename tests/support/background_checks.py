@@ -25,9 +25,9 @@ import pytest
 from model.paths import PROJECT_DIR
 from scripts.ci.stacks import aws_part
 from scripts.emulator import MotoProcess, environment
-from scripts.scratch_project import Project
+from tests.support.by_hand import CliSynth, cli_synth_by_hand
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
-from tests.support.configs import EXAMPLE_COLOURS, example_raw
+from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.emulator_plans import (
     REGION,
     EmulatorPlans,
@@ -133,17 +133,10 @@ def checkov_report(
 
 
 @pytest.fixture(scope="session")
-def cli_synth(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[Project]:
-    """`cdktf synth` through the pinned CLI, as a user runs it, in a scratch copy of the project holding the shipped
-    example (tests/test_cli.py). No AWS is called: the copy's AWS settings point at a closed port."""
-    project = Project.create(tmp_path_factory.mktemp("cli") / "project", "http://127.0.0.1:9", example_raw())
-
-    def synth() -> Project:
-        project.run("cdktf", "synth")
-        project.run("node", "--version")
-        return project
-
-    return background_pool.submit(synth)
+def cli_synth(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[CliSynth]:
+    """`cdktf synth` through the pinned CLI as README tells a user to run it (`source scripts/env.sh` first, from a
+    new user's shell, no AWS settings), in a scratch copy of the project holding the shipped example (tests/test_cli.py)."""
+    return background_pool.submit(cli_synth_by_hand, tmp_path_factory.mktemp("cli"))
 
 
 @pytest.fixture(scope="session")

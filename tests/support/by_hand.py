@@ -1,0 +1,72 @@
+"""README's commands run by hand: `source scripts/env.sh && <command>` from a new user's shell, in a scratch copy of
+the project whose cdktf.json names config.json as the shipped project file does (tests/test_cli.py; its `cdktf synth`
+runs from the session's start as a background check, tests/support/background_checks.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.scratch_project import link_project, write_project_file
+from tests.support.configs import example_raw
+from tests.support.new_shell import a_new_users_environment
+
+LEFTOVER = "yesterday"  # a stack an earlier synth wrote, which the next synth removes
+
+
+@dataclass
+class ByHand:
+    returncode: int
+    output: str
+    stacks: list[str]  # what cdktf.out/stacks holds afterwards
+
+
+def scratch_project(directory: Path, config_text: str) -> Path:
+    """directory/project: a scratch copy with config_text as its config.json, over the stacks of an earlier synth."""
+    project = directory / "project"
+    link_project(project, own={"cdktf.json", "config.json", "cdktf.out", "terraform-state", ".git"})
+    # The project's CLI settings (app command, language), naming config.json as the shipped project file does.
+    cdktf = json.loads(write_project_file(project, {}).read_text())
+    (project / "cdktf.json").write_text(json.dumps({**cdktf, "context": {"config": "config.json"}}, indent=2))
+    (project / "config.json").write_text(config_text)
+    (project / "cdktf.out" / "stacks" / LEFTOVER).mkdir(parents=True)
+    (project / "cdktf.out" / "stacks" / LEFTOVER / "cdk.tf.json").write_text("{}")
+    return project
+
+
+def by_hand(project: Path, command: str, aws: dict[str, str] | None = None) -> ByHand:
+    """`source scripts/env.sh && <command>` in the project, from a new user's shell (aws: its AWS_* settings, none
+    by default); output to a pipe, as in CI."""
+    env = a_new_users_environment(without_prefixes=("AWS_",))
+    done = subprocess.run(
+        ["bash", "-c", f"source scripts/env.sh && {command}"],
+        cwd=project,
+        env={**env, **(aws or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    stacks_dir = project / "cdktf.out" / "stacks"
+    stacks = sorted(p.name for p in stacks_dir.iterdir()) if stacks_dir.exists() else []
+    return ByHand(done.returncode, done.stdout + done.stderr, stacks)
+
+
+def example_config_text() -> str:
+    return json.dumps({"$schema": "./config.schema.json", **example_raw()}, indent=2) + "\n"
+
+
+@dataclass
+class CliSynth:
+    """`cdktf synth` by hand in a scratch copy holding the shipped example, and `node --version` there."""
+
+    project: Path
+    synth: ByHand
+    node: ByHand
+
+
+def cli_synth_by_hand(directory: Path) -> CliSynth:
+    project = scratch_project(directory, example_config_text())
+    return CliSynth(project, by_hand(project, "cdktf synth"), by_hand(project, "node --version"))
