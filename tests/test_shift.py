@@ -95,6 +95,9 @@ class World:
         clock.on_sleep.append(self.tick)
 
     def tick(self, before: datetime, after: datetime) -> None:
+        whole_minutes = list(minutes(before, after))
+        if not whole_minutes and self.unhealthy_at is None and self.drained_at is None:
+            return  # traffic is a minute's: nothing moves before the next whole minute (the shift polls every 10 s)
         forwarded = self.aws.forwarded()
         if self.drained_at is not None and forwarded["sample-app"].get(self.target) == self.drained_at:
             self.drained_at = None
@@ -105,7 +108,7 @@ class World:
             weight = forwarded[app].get(self.target, 0)
             if self.unhealthy_at == (app, weight):
                 self.aws.deregister_pods(self.target, app)
-            for minute in minutes(before, after):
+            for minute in whole_minutes:
                 requests = self.requests_per_weight[app] * weight
                 errors = round(requests * self.error_ratio_at.get((app, weight), 0.0))
                 refused = round(requests * self.refused_ratio_at.get((app, weight), 0.0))

@@ -403,6 +403,16 @@ def one_boto3_session_for_moto(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(moto.eks.utils, "Session", functools.cache(boto3.Session))
 
 
+def one_key_for_moto_certificates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto's ACM makes a new 2048-bit RSA key for every RequestCertificate and loads it back, checking it (~70 ms; a
+    traffic world requests one): one key, loaded once, serves every emulated certificate (nothing here reads a key)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    monkeypatch.setattr(rsa, "generate_private_key", functools.cache(rsa.generate_private_key))
+    monkeypatch.setattr(serialization, "load_pem_private_key", functools.cache(serialization.load_pem_private_key))
+
+
 def teach_percentiles(monkeypatch: pytest.MonkeyPatch) -> None:
     """moto 5.2 answers only Sum/Average/Minimum/Maximum/SampleCount; teach it nearest-rank
     percentiles (pNN), which CloudWatch computes for TargetResponseTime p99."""
