@@ -15,6 +15,10 @@
 - NODE_OPTIONS: cdktf keeps its own heap setting only when NODE_OPTIONS names one; jsii's deprecation notices are
   noise (each an `[ERROR]` line through the CLI);
 - JSII_RUNTIME_PACKAGE_CACHE_ROOT: jsii unpacks each provider's bindings once into .cache/jsii, not on every run;
+- PYTHONPYCACHEPREFIX, PYTHONDONTWRITEBYTECODE empty: Python keeps the bytecode it compiles in .cache/pycache, never
+  beside the sources (what a PYTHONDONTWRITEBYTECODE=1 of the machine's is usually there for), and writes it: with
+  that setting every one of the ~70 Python processes a `make test` starts compiled every module it imported again
+  (the cdktf bindings, boto3, moto, pytest; measured on a fresh clone, ~24 CPU-seconds of ~455, 16 s of its wall);
 - CI=true when output goes to no terminal (a log, a pipe): the cdktf CLI then prints no spinner frames.
   A CI variable already set is kept.
 
@@ -36,6 +40,7 @@ TOOL_DIRS = (str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".ven
 # --max-old-space-size: the cdktf CLI warns about a NODE_OPTIONS without it, and would otherwise set it itself.
 NODE_OPTIONS = "--max-old-space-size=4096 --no-deprecation"
 JSII_CACHE = PROJECT_DIR / ".cache" / "jsii"
+BYTECODE_CACHE = PROJECT_DIR / ".cache" / "pycache"
 SKIP_PROVIDER_LOCK = "CDKTF_SKIP_PROVIDER_LOCK"
 
 
@@ -48,6 +53,8 @@ def environment(current: Mapping[str, str], *, terminal: bool) -> dict[str, str]
         "CHECKPOINT_DISABLE": "1",
         "NODE_OPTIONS": NODE_OPTIONS,
         "JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(JSII_CACHE),
+        "PYTHONPYCACHEPREFIX": str(BYTECODE_CACHE),
+        "PYTHONDONTWRITEBYTECODE": "",  # empty is unset to Python; an exported empty value overrides the caller's
     }
     mirror_config = write_config()
     if mirror_config:

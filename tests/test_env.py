@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,12 +31,31 @@ def test_the_tools_come_first_once_and_the_variables_make_had_are_set() -> None:
     assert "--no-deprecation" in got["NODE_OPTIONS"]
     assert "--max-old-space-size=" in got["NODE_OPTIONS"]  # else the cdktf CLI warns and sets its own
     assert got["JSII_RUNTIME_PACKAGE_CACHE_ROOT"] == str(PROJECT_DIR / ".cache" / "jsii")
+    assert got["PYTHONPYCACHEPREFIX"] == str(PROJECT_DIR / ".cache" / "pycache")
     assert "CI" not in got  # a terminal keeps the CLI's spinner
 
 
 def test_output_to_no_terminal_sets_ci_unless_ci_says_otherwise() -> None:
     assert project_env.environment({"PATH": "/bin"}, terminal=False)["CI"] == "true"
     assert "CI" not in project_env.environment({"PATH": "/bin", "CI": "false"}, terminal=False)
+
+
+def test_python_keeps_its_bytecode_in_the_projects_cache_even_where_the_machine_says_write_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second process that imports a module reads the bytecode the first compiled: none beside the source."""
+    cache = tmp_path / "pycache"
+    monkeypatch.setattr(project_env, "BYTECODE_CACHE", cache)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "probe.py").write_text("ANSWER = 42\n")
+    machine = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**machine, **project_env.environment(machine, terminal=False)}
+    for _ in range(2):
+        subprocess.run(["python3", "-c", "import probe"], cwd=tmp_path / "src", env=env, check=True, timeout=60)
+    # The prefix mirrors the source's absolute path.
+    compiled = cache / str(tmp_path / "src").lstrip(os.sep) / f"probe.{sys.implementation.cache_tag}.pyc"
+    assert compiled.is_file()
+    assert not (tmp_path / "src" / "__pycache__").exists()
 
 
 def test_the_provider_mirror_is_used_when_the_machine_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
