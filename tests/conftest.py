@@ -3,6 +3,7 @@ synthesizes its configurations once and asserts many times on the result."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -54,6 +55,19 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
     if name == "Testing" and getattr(obj, "__module__", "") == "cdktf":
         return []
     return None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_botocore_loader() -> Iterator[None]:
+    """Every boto3 Session of the session shares one botocore data loader, so each service's model and the endpoint
+    data are parsed once per process instead of once per Session: the operator commands the tests call, each making
+    its own Session as a command run by hand does, and moto's resets of the default one (~3 CPU-s of the unit tier)."""
+    import botocore.loaders
+    import botocore.session
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(botocore.session, "create_loader", functools.cache(botocore.loaders.create_loader))
+        yield
 
 
 @pytest.fixture(scope="session")

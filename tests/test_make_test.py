@@ -61,3 +61,13 @@ def test_a_rehearsal_test_outside_the_rehearsal_modules_is_refused() -> None:
     inside = [f"{module}::test_something" for module in make_test.REHEARSAL_MODULES]
     assert misplaced_rehearsal_tests(inside) == []
     assert misplaced_rehearsal_tests([*inside, "tests/test_cli.py::test_a_deploy[x]"]) == ["tests/test_cli.py"]
+
+
+def test_every_boto3_session_of_the_suite_reads_botocores_data_once() -> None:
+    """tests/conftest.py: the operator commands the tests call each make a Session, as a command run by hand does; the
+    second finds the service models and endpoint data the first parsed (~12 CPU-s of the unit tier)."""
+    import boto3
+
+    first, second = (boto3.Session(region_name="eu-west-1")._session for _ in range(2))
+    assert first is not second
+    assert first.get_component("data_loader") is second.get_component("data_loader")
