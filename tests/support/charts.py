@@ -46,7 +46,8 @@ def render(chart: str | Path, values: dict[str, Any], *, release: str, namespace
         rendered = loaded.render(values, name=release, namespace=namespace)
     finally:
         loaded.close()
-    return [doc for text in rendered.values() for doc in yaml.safe_load_all(text) if doc]
+    # libyaml's parser (PyYAML's C binding, same YAML 1.1 safe schema): the pure-Python one parsed ~1 CPU-s more.
+    return [doc for text in rendered.values() for doc in yaml.load_all(text, Loader=yaml.CSafeLoader) if doc]
 
 
 def lint_errors(chart: str | Path, values: dict[str, Any]) -> list[str]:
