@@ -22,7 +22,7 @@ from model.loading import config_from_dict
 from model.paths import PROJECT_DIR, tools_first
 from scripts.ci.stacks import aws_part
 from scripts.emulator import CREDENTIALS, client, environment
-from scripts.terraformrc import configure_environment
+from scripts.terraformrc import configure_environment, forget_provider_checksums
 
 # What a user's checkout holds that the copy must not share: its config, output and state.
 OWN = {"cdktf.json", "cdktf.out", "terraform-state", ".git"}
@@ -114,6 +114,8 @@ class Project:
         )
         run = Run(" ".join(command), done.returncode, done.stdout + done.stderr, time.monotonic() - start)
         self.runs.append(run)
+        if command[:2] == ("terraform", "init") and done.returncode == 0:
+            forget_provider_checksums(cwd or self.root)
         return run
 
     def init(self, stack: str) -> Run:

@@ -18,6 +18,7 @@ rehearsal's inits and plans run side by side).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from model.paths import PROJECT_DIR
 
 MIRROR = Path(os.environ.get("TF_PROVIDER_MIRROR", "/opt/tf-plugins"))
 CONFIG = PROJECT_DIR / ".cache" / "terraform" / "terraformrc"
+LOCK_FILE = ".terraform.lock.hcl"
+_CHECKSUMS = re.compile(r"^[ \t]*hashes[ \t]*=[ \t]*\[[^\]]*\][ \t]*\n", re.MULTILINE)
 
 
 def mirrored_providers(mirror: Path = MIRROR) -> list[str]:
@@ -50,6 +53,17 @@ def write_config(mirror: Path = MIRROR, config: Path = CONFIG) -> Path | None:
         written.write_text(text)
         written.replace(config)
     return config
+
+
+def forget_provider_checksums(working_dir: Path) -> None:
+    """For a scratch working directory of the tests or a rehearsal, after its `terraform init`: its lock file keeps
+    each provider's version but no checksum. With checksums, every later command (plan, apply, show, output, ...)
+    hashes the whole installed provider against them first: the aws provider is 675 MB, ~0.45 CPU-s a command and
+    ~45 commands a `make test`. The package is this machine's mirror, linked, and nothing here is kept; a user's lock
+    file, and those of the cdktf CLI's and the pipeline scripts' own inits, keep their checksums."""
+    lock = working_dir / LOCK_FILE
+    if lock.is_file():
+        lock.write_text(_CHECKSUMS.sub("", lock.read_text()))
 
 
 def configure_environment() -> None:

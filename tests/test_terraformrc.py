@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.terraformrc import mirrored_providers, write_config
-from tests.support.terraform import MIRRORED, MirrorInits
+from scripts.terraformrc import LOCK_FILE, mirrored_providers, write_config
+from tests.support.terraform import MIRRORED, MIRRORED_VERSION, MirrorInits
 
 pytestmark = [pytest.mark.background("mirror_inits")]
 
@@ -27,6 +27,16 @@ def test_inits_side_by_side_each_link_the_mirrors_provider(inits: MirrorInits) -
     for directory in inits.directories:
         link = inits.provider_link(directory)
         assert link.is_relative_to(inits.mirror), f"{directory.name}'s provider is {link}, not the mirror's"
+
+
+def test_a_scratch_directorys_lock_file_keeps_each_providers_version_and_no_checksum(inits: MirrorInits) -> None:
+    """tests/support/terraform.run (and the rehearsal's Project.run) after an init: no later command hashes the
+    provider package against the lock file (scripts/terraformrc.forget_provider_checksums)."""
+    for directory in inits.directories:
+        lock = (directory / LOCK_FILE).read_text()
+        assert f'provider "{MIRRORED}" {{' in lock, lock
+        assert f'version     = "{MIRRORED_VERSION}"' in lock, lock
+        assert "hashes" not in lock, lock
 
 
 def test_an_init_writes_nothing_beside_the_config(inits: MirrorInits) -> None:

@@ -11,10 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scripts.terraformrc import forget_provider_checksums
+
 
 def run(stack_dir: Path, *args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """env: the whole environment of the run (default: this process's)."""
-    return subprocess.run(["terraform", *args], cwd=stack_dir, capture_output=True, text=True, check=False, env=env)
+    """env: the whole environment of the run (default: this process's). After an init, the lock file keeps no provider
+    checksum (scripts/terraformrc.py: no command after it hashes the provider)."""
+    done = subprocess.run(["terraform", *args], cwd=stack_dir, capture_output=True, text=True, check=False, env=env)
+    if args[:1] == ("init",) and done.returncode == 0:
+        forget_provider_checksums(stack_dir)
+    return done
 
 
 def init_and_validate(stack_dir: Path) -> dict[str, Any]:
