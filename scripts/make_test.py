@@ -13,7 +13,9 @@ runs, so one run reports every failure; the exit status is 1 when any failed.
 The rehearsal is the long pole: most of it waits on the AWS provider's own timers, and when it needs a CPU it must
 not queue behind the suite, or every wait ends later. So it starts first, at this process's priority, and everything
 started after it runs at niceness 10 (it fills the CPUs while the rehearsal waits). On a quiet 2-core host the whole
-run then takes about as long as the rehearsal alone, instead of ~50 s more.
+run then takes about as long as the rehearsal alone, instead of ~50 s more. The other out-of-process checks run at
+niceness 15, behind the unit tier: the unit tier is one process on one core, so whichever of the two ends last ends
+`make test`, and the checks' tier can still use both cores then (its checks run side by side on threads).
 
 It is bound by CPU too (~400 CPU-seconds on 2 cores), over a third of it Terraform's and the AWS provider's, ~70
 processes of Go that each allocate a few hundred MB and exit within seconds: their garbage collector waits for the
@@ -25,6 +27,7 @@ A setting of the caller's own is kept.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -39,8 +42,10 @@ from model.paths import PROJECT_DIR
 # tests/conftest.py refuses a rehearsal test anywhere else, so none is ever left out.
 REHEARSAL_MODULES = ("tests/test_rehearsal.py",)
 REHEARSAL = ("pytest", "-m", "rehearsal", *REHEARSAL_MODULES)
-OUT_OF_PROCESS = (REHEARSAL, ("pytest", "-m", "background"))  # in this order: the rehearsal first
+BACKGROUND = ("pytest", "-m", "background")
+OUT_OF_PROCESS = (REHEARSAL, BACKGROUND)  # in this order: the rehearsal first
 BESIDE_THE_REHEARSAL = 10  # the niceness of everything started after it
+BEHIND_THE_UNIT_TIER = 5  # the background tier's on top of that
 GO_GC = {"GOGC": "800", "GOMEMLIMIT": "1GiB"}  # every process of every tier inherits them
 FOREGROUND: tuple[tuple[str, ...], ...] = (
     ("ruff", "check", "."),
@@ -59,7 +64,9 @@ def main() -> int:
         beside = []
         for command in OUT_OF_PROCESS:
             output = stack.enter_context(tempfile.TemporaryFile(mode="w+"))
-            beside.append((command, output, subprocess.Popen(command, cwd=PROJECT_DIR, stdout=output, stderr=subprocess.STDOUT)))
+            lower = functools.partial(os.nice, BEHIND_THE_UNIT_TIER) if command == BACKGROUND else None
+            process = subprocess.Popen(command, cwd=PROJECT_DIR, stdout=output, stderr=subprocess.STDOUT, preexec_fn=lower)
+            beside.append((command, output, process))
             if command == REHEARSAL:
                 os.nice(BESIDE_THE_REHEARSAL)  # this process, and so whatever it starts from now on
         failed = [" ".join(command) for command in FOREGROUND if _run(command) != 0]

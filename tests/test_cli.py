@@ -13,9 +13,7 @@ import pytest
 
 from model.loading import load_config
 from model.paths import PROJECT_DIR
-from scripts.emulator import MotoProcess, aws_settings, client
 from tests.support.by_hand import ByHand, CliSynth, by_hand, example_config_text, scratch_project
-from tests.support.configs import example_raw
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.background("cli_synth")
@@ -87,19 +85,13 @@ def test_cdktf_synth_by_hand_names_a_json_mistake_once_by_file_line_and_column(t
     assert run.stacks == []
 
 
-def test_cdktf_diff_common_by_hand_initialises_offline_and_plans_without_an_error_line(
-    tmp_path: Path, background_moto: MotoProcess
-) -> None:
+@pytest.mark.background("cli_diff")
+def test_cdktf_diff_common_by_hand_initialises_offline_and_plans_without_an_error_line(cli_diff: Future[ByHand]) -> None:
     """`cdktf diff common` by hand (README's review step; deploy and destroy initialise the same way): Terraform takes
     the providers from the machine's mirror, and the CLI does not ask the public registry to lock them (it would fail
     offline: "Could not retrieve providers for locking", `terraform init failed`). Against the emulator, in a zone
-    of its own."""
-    zone = "by-hand.example.net"
-    endpoint = background_moto.ready()
-    client("route53", endpoint, REGION).create_hosted_zone(Name=zone, CallerReference=f"{zone}-{tmp_path.name}")
-    config = {**example_raw(), "dns": {**example_raw()["dns"], "parent_zone": zone}}
-    project = scratch_project(tmp_path, json.dumps({"$schema": "./config.schema.json", **config}, indent=2))
-    run = by_hand(project, "cdktf diff common", aws_settings(endpoint, REGION))
+    of its own (tests/support/by_hand.py, a background check started with the session)."""
+    run = cli_diff.result(timeout=600)
     assert run.returncode == 0, run.output[-3000:]
     assert "Terraform has been successfully initialized" in run.output
     assert "Plan:" in run.output

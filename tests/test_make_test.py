@@ -29,8 +29,10 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
 ) -> None:
     events: list[Any] = []
 
-    def popen(command: tuple[str, ...], **_: Any) -> Started:
+    def popen(command: tuple[str, ...], *, preexec_fn: Any, **_: Any) -> Started:
         events.append(("beside", command))
+        if preexec_fn is not None:
+            preexec_fn()  # in the child, before it runs the command
         assert {name: os.environ.get(name) for name in make_test.GO_GC} == make_test.GO_GC  # Terraform's, inherited
         return Started(1 if command == make_test.REHEARSAL else 0)
 
@@ -45,13 +47,14 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
     monkeypatch.setattr(tempfile, "TemporaryFile", lambda **_: io.StringIO())
 
     assert make_test.main() == 1  # the rehearsal failed: reported, after every other step ran
-    assert events[:3] == [
+    assert events[:4] == [
         ("beside", make_test.REHEARSAL),
         ("nice", make_test.BESIDE_THE_REHEARSAL),
         ("beside", ("pytest", "-m", "background")),
+        ("nice", make_test.BEHIND_THE_UNIT_TIER),  # the background tier's own, behind the unit tier
     ]
-    assert [event for event in events[3:] if event[0] != "foreground"] == []
-    assert [command for _, command in events[3:]] == list(make_test.FOREGROUND)
+    assert [event for event in events[4:] if event[0] != "foreground"] == []
+    assert [command for _, command in events[4:]] == list(make_test.FOREGROUND)
     assert "make test: FAILED: pytest -m rehearsal" in capsys.readouterr().out
 
 

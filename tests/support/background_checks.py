@@ -1,11 +1,12 @@
-"""Checks that run as other programs (`terraform validate`, checkov), started when the session's
-first test starts and run while the rest of the suite does.
+"""Checks that run as other programs (`terraform validate`, checkov, the CLI by hand, a copy of the project's own
+runs), started when the session's first test starts and run on a pool of threads while the rest of the suite does.
 
-The suite is one Python process on one core; these two are ~14 s of their own processes'
-work that would otherwise sit on the suite's critical path. Their fixtures synthesize on the
-main thread (jsii is not thread-safe), hand the subprocess part to a thread and return a
-Future. Tests that wait on them carry `pytest.mark.background` and are moved to the end of the
-session, so by the time they wait the result is usually there.
+Their fixtures synthesize on the main thread (jsii is not thread-safe), hand the subprocess part to a thread and
+return a Future. Tests that wait on them carry `pytest.mark.background(<fixture>)` and run last, after the tests that
+do out-of-process work of their own (on the main thread, meanwhile): by the time they wait, the result is usually
+there. The longest chains start first, each on a worker of its own, so that the session does not end waiting on one
+that started late: under `make test` this tier shares two cores with the unit tier and the rehearsal, and whatever it
+still runs alone at its end is `make test`'s last seconds.
 
 A pytest plugin (registered in tests/conftest.py): fixtures requested from the session's
 start-up must be session-scoped and visible to the session, which test modules' are not.
@@ -25,7 +26,8 @@ import pytest
 from model.paths import PROJECT_DIR
 from scripts.ci.stacks import aws_part
 from scripts.emulator import MotoProcess, environment
-from tests.support.by_hand import CliSynth, cli_synth_by_hand
+from tests.support.added_application import AddedApplication, add_an_application
+from tests.support.by_hand import ByHand, CliSynth, cli_diff_by_hand, cli_synth_by_hand
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.emulator_plans import (
@@ -37,6 +39,7 @@ from tests.support.emulator_plans import (
     node_guard_module,
     plan_all,
 )
+from tests.support.frozen_colour import synthesized_before_and_after
 from tests.support.hook_run import HookRun, hook_directory, run_hook
 from tests.support.release_upgrade import plan_upgrade
 from tests.support.terraform import MirrorInits, init_and_validate, init_from_a_mirror
@@ -50,25 +53,64 @@ if TYPE_CHECKING:
 IN_CLUSTER = [*["helm_release"] * 4, *["kubernetes_namespace_v1"] * 2]
 
 
+# The checks that run on the pool, in the order they start: the longest chains of other programs first (each holds a
+# worker for a minute or more under make test), so that none is what the session still waits on at its end.
+CHECKS = (
+    "added_application",
+    "frozen_colour",
+    "cli_synth",
+    "cli_diff",
+    "checkov_report",
+    "emulator_plans",
+    "hook_run",
+    "release_upgrade",
+    "terraform_validation",
+    "mirror_inits",
+)
+# Most of a check's time is spent in other programs: a worker per long chain, and the short ones share the rest.
+WORKERS = 4
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that wait on a background check go last (stable: modules stay whole and in order)."""
-    items.sort(key=lambda item: item.get_closest_marker("background") is not None)
+    """Out-of-process tests go last, and of those, the ones waiting on a check of the pool after the ones doing their own
+    work (which runs meanwhile: the checks are usually done when waited on). Stable: modules stay in order."""
+
+    def order(item: pytest.Item) -> tuple[bool, bool]:
+        marker = item.get_closest_marker("background")
+        return marker is not None, marker is not None and bool(marker.args) and marker.args[0] in CHECKS
+
+    items.sort(key=order)
 
 
 @pytest.fixture(scope="session")
 def background_pool() -> Iterator[ThreadPoolExecutor]:
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="background-check") as pool:
+    with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="background-check") as pool:
         yield pool
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _start_background_checks(request: pytest.FixtureRequest) -> None:
     """Before the first test: start every check a selected test will wait on (none when no
-    selected test needs one, so `pytest tests/test_config.py` synthesizes nothing)."""
+    selected test needs one, so `pytest tests/test_config.py` synthesizes nothing), in CHECKS' order."""
     markers = (marker for item in request.session.items for marker in item.iter_markers("background"))
     wanted = {marker.args[0] for marker in markers if marker.args}
-    for fixture in sorted(wanted):
+    for fixture in sorted(wanted, key=lambda name: (CHECKS.index(name) if name in CHECKS else len(CHECKS), name)):
         request.getfixturevalue(fixture)
+
+
+@pytest.fixture(scope="session")
+def added_application(
+    project_dir: Path, background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
+) -> Future[AddedApplication]:
+    """An application added to a copy of the project by configuration only, and what a team runs then
+    (tests/support/added_application.py, tests/test_adding_an_application.py)."""
+    return background_pool.submit(add_an_application, project_dir, tmp_path_factory.mktemp("added-application") / "project")
+
+
+@pytest.fixture(scope="session")
+def frozen_colour(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[tuple[Path, Path]]:
+    """Blue on a tag and green on main, synthesized before and after main moves on (tests/support/frozen_colour.py)."""
+    return background_pool.submit(synthesized_before_and_after, tmp_path_factory.mktemp("frozen") / "repo")
 
 
 @pytest.fixture(scope="session")
@@ -137,6 +179,14 @@ def cli_synth(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.Temp
     """`cdktf synth` through the pinned CLI as README tells a user to run it (`source scripts/env.sh` first, from a
     new user's shell, no AWS settings), in a scratch copy of the project holding the shipped example (tests/test_cli.py)."""
     return background_pool.submit(cli_synth_by_hand, tmp_path_factory.mktemp("cli"))
+
+
+@pytest.fixture(scope="session")
+def cli_diff(
+    background_moto: MotoProcess, background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
+) -> Future[ByHand]:
+    """`cdktf diff common` by hand against the background emulator (tests/test_cli.py)."""
+    return background_pool.submit(lambda: cli_diff_by_hand(tmp_path_factory.mktemp("cli-diff"), background_moto.ready()))
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from scripts.emulator import aws_settings, client
 from scripts.scratch_project import link_project, write_project_file
 from tests.support.configs import example_raw
 from tests.support.new_shell import a_new_users_environment
@@ -70,3 +71,15 @@ class CliSynth:
 def cli_synth_by_hand(directory: Path) -> CliSynth:
     project = scratch_project(directory, example_config_text())
     return CliSynth(project, by_hand(project, "cdktf synth"), by_hand(project, "node --version"))
+
+
+# `cdktf diff common` by hand against the emulator, in a parent zone of its own (tests/test_cli.py).
+DIFF_REGION = "ap-northeast-1"
+DIFF_ZONE = "by-hand.example.net"
+
+
+def cli_diff_by_hand(directory: Path, endpoint: str) -> ByHand:
+    client("route53", endpoint, DIFF_REGION).create_hosted_zone(Name=DIFF_ZONE, CallerReference=f"{DIFF_ZONE}-{directory.name}")
+    config = {**example_raw(), "dns": {**example_raw()["dns"], "parent_zone": DIFF_ZONE}}
+    project = scratch_project(directory, json.dumps({"$schema": "./config.schema.json", **config}, indent=2))
+    return by_hand(project, "cdktf diff common", aws_settings(endpoint, DIFF_REGION))
