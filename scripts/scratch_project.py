@@ -6,6 +6,7 @@ Used by `make rehearse` (scripts/rehearse.py), `make bench` and the tests that r
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -100,8 +101,16 @@ class Project:
             "PATH": tools_first(os.environ["PATH"]),
         }
 
-    def run(self, *command: str, cwd: Path | None = None, timeout: int = 900, env: dict[str, str] | None = None) -> Run:
-        """env: variables set for this run on top of the project's (other credentials, say)."""
+    def run(
+        self,
+        *command: str,
+        cwd: Path | None = None,
+        timeout: int = 900,
+        env: dict[str, str] | None = None,
+        nice: int = 0,
+    ) -> Run:
+        """env: variables set for this run on top of the project's (other credentials, say); nice: the command's
+        niceness above this process's (what others wait on goes first when they want a CPU at once)."""
         start = time.monotonic()
         done = subprocess.run(
             command,
@@ -111,6 +120,7 @@ class Project:
             text=True,
             timeout=timeout,
             check=False,
+            preexec_fn=functools.partial(os.nice, nice) if nice else None,
         )
         run = Run(" ".join(command), done.returncode, done.stdout + done.stderr, time.monotonic() - start)
         self.runs.append(run)

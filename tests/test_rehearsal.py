@@ -111,6 +111,10 @@ BOUNDARY = f"arn:aws:iam::{EMULATOR_ACCOUNT}:policy/boundary-{PROJECT}"
 
 # The emulators issue certificates at once and hold AWS's managed policies (the vpc-cni role takes AmazonEKS_CNI_Policy).
 SETTINGS = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
+# The niceness of what neither of the two longest paths waits on (the retirement's, and `project`'s deploys and the
+# colours' plans after them): the network edits' plans, the drift plans, the pull request's jobs, the refused destroys
+# and common's way out. Most of it starts when common is deployed, all at once, while traffic's deploys need a CPU too.
+SLACK = 5
 
 
 @dataclass(frozen=True)
@@ -148,43 +152,59 @@ def aws(emulator: str) -> Callable[[str], Any]:
     return on_the_emulator
 
 
+@pytest.fixture(scope="module")
+def protected_synthesis(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """CONFIG synthesized once, as `make synth` writes it (cdktf.out beside a terraform-state directory): both
+    deployments deploy a copy (its paths are relative to each stack's directory)."""
+    root = tmp_path_factory.mktemp("protected")
+    write_project_file(root, {**CONFIG, "state": {"directory": str(root / "terraform-state")}})
+    return synthesize(load_config(root / "cdktf.json"), root / "cdktf.out").outdir
+
+
 @dataclass
 class Deployment:
-    """`project`'s deployment as it goes: common deployed, traffic deploying on a thread."""
+    """`project`'s deployment as it goes, on a thread: `cdktf deploy common`, then `cdktf deploy traffic`."""
 
     project: Project
-    traffic: Future[Run]  # `cdktf deploy traffic`
+    common: Future[Run]  # `cdktf deploy common`
+    traffic: Future[Run]  # `cdktf deploy traffic`, once common is deployed
 
 
 @pytest.fixture(scope="module")
-def deployment(emulator: str, retirement: Future[Retirement], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
-    """The parent zone a user already has, then `cdktf deploy common` through the CLI, and `cdktf deploy traffic` on a
-    thread: what reads only common (its tests, the network edits' plans, the pull request's synth) runs during the load
-    balancer's waits. The CLI deploys what this process synthesized where `cdktf synth` writes (`--skip-synth`):
-    tests/test_cli.py runs `cdktf synth` itself and finds its output the same, so the deploy does not wait a CLI
-    synth's seconds."""
+def deployment(emulator: str, protected_synthesis: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    """The parent zone a user already has, then `cdktf deploy common` and `cdktf deploy traffic` through the CLI, on a
+    thread from the module's first moments (after the retirement's start: its way out is the longer): the rest (the
+    syntheses of the other fixtures, what reads only common) runs during the AWS provider's waits. The CLI deploys
+    what `make synth` writes, synthesized in this process (`--skip-synth`): tests/test_cli.py runs `cdktf synth` itself
+    and finds its output the same, so the deploy does not wait a CLI synth's seconds."""
     project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", emulator, CONFIG)
     steps: list[str] = []
     show = Rehearsal(steps.append)
     try:
         show.step(f"create the parent zone {PARENT}", lambda: create_parent_zone(project, PARENT))
-        show.step(
-            "synthesize", lambda: str(synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out").outdir)
-        )
+        shutil.copytree(protected_synthesis, project.root / "cdktf.out")
         show.step("terraform init common", lambda: project.init("common"))
         show.step("terraform init traffic", lambda: project.init("traffic"))
-        show.step("cdktf deploy common", lambda: project.run("cdktf", "deploy", "common", "--skip-synth", "--auto-approve"))
     except StepFailedError as failed:
         pytest.fail(f"{failed.step}: {failed.output[-6000:]}")
-    assert "end-of-life" not in project.runs[-1].output  # the pinned Node runs the CLI
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        yield Deployment(project, pool.submit(project.run, "cdktf", "deploy", "traffic", "--skip-synth", "--auto-approve"))
+
+    def deploy(stack: str) -> Run:
+        return project.run("cdktf", "deploy", stack, "--skip-synth", "--auto-approve")
+
+    with ThreadPoolExecutor(max_workers=1) as pool:  # one after the other: traffic reads common's state
+        common = pool.submit(deploy, "common")
+        traffic = pool.submit(lambda: deploy("traffic") if common.result().returncode == 0 else common.result())
+        yield Deployment(project, common, traffic)
     project.cleanup()
 
 
 @pytest.fixture(scope="module")
 def common_deployed(deployment: Deployment) -> Project:
     """The project with common deployed (traffic may still be deploying)."""
+    deployed = deployment.common.result()
+    if deployed.returncode != 0:
+        pytest.fail(f"cdktf deploy common: {deployed.output[-6000:]}")
+    assert "end-of-life" not in deployed.output  # the pinned Node runs the CLI
     return deployment.project
 
 
@@ -193,7 +213,9 @@ def project(deployment: Deployment) -> Project:
     """The project with common and traffic deployed."""
     deployed = deployment.traffic.result()
     if deployed.returncode != 0:
-        pytest.fail(f"cdktf deploy traffic: {deployed.output[-6000:]}")
+        pytest.fail(
+            f"cdktf deploy {'traffic' if deployment.common.result().returncode == 0 else 'common'}: {deployed.output[-6000:]}"
+        )
     return deployment.project
 
 
@@ -227,31 +249,34 @@ class CommonsWayOut:
     deployer_calls: list[tuple[str, str]]
 
 
-def as_deployer(project: Project, stack: str, command: str, identities: Identities) -> Run:
+def as_deployer(project: Project, stack: str, command: str, identities: Identities, *, nice: int = 0) -> Run:
     """`terraform apply` or `terraform destroy` of one stack, approved, with the deployer's credentials."""
     where = project.stack_dir(stack)
-    return project.run("terraform", command, "-auto-approve", "-input=false", "-no-color", cwd=where, env=identities.deployer)
+    approved = ("-auto-approve", "-input=false", "-no-color")
+    return project.run("terraform", command, *approved, cwd=where, env=identities.deployer, nice=nice)
 
 
 def commons_way_out(project: Project, server: MotoProcess, identities: Identities) -> CommonsWayOut:
     """common applied unprotected as the deployer, an image pushed by the admin (a build), common destroyed."""
-    applied = as_deployer(project, "common", "apply", identities)
+    applied = as_deployer(project, "common", "apply", identities, nice=SLACK)
     assert applied.returncode == 0, applied.output[-6000:]
     push_image(client("ecr", server.endpoint, REGION, identities.admin))
     return CommonsWayOut(
-        destroy=as_deployer(project, "common", "destroy", identities),
+        destroy=as_deployer(project, "common", "destroy", identities, nice=SLACK),
         after_destroy=aws_holds(lambda service: client(service, server.endpoint, REGION, identities.admin)),
         deployer_calls=calls_of(server, DEPLOYER_USER),
     )
 
 
 @pytest.fixture(scope="module")
-def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[Retirement]]:
+def retirement(
+    emulators: Emulators, protected_synthesis: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Future[Retirement]]:
     """The same deployment on the second emulator, with IAM enforced, its shift, then the way out, on a thread from
-    here on (the syntheses, which need the jsii runtime, are done first on this one). Every Terraform run is the
-    deployer's, Terraform's own applies and destroys (`project` rehearses the CLI's deploys and its refusal to destroy
-    while protected; `make rehearse` its destroys); the shift is the traffic operator's; AWS is read back with the
-    admin's credentials.
+    here on (the synthesis of the unprotected configuration, which needs the jsii runtime, is done first on this one;
+    the protected one is `protected_synthesis`, copied). Every Terraform run is the deployer's, Terraform's own applies
+    and destroys (`project` rehearses the CLI's deploys and its refusal to destroy while protected; `make rehearse` its
+    destroys); the shift is the traffic operator's; AWS is read back with the admin's credentials.
 
     common's way out runs from the start on a third emulator, beside: applied unprotected as the deployer, an image
     pushed, destroyed. It is common's destroy the suite proves either way (the deployer's calls, ECR's force delete,
@@ -270,7 +295,7 @@ def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -
     common_identities = enforce_deployer(common_server, CONFIG)
     project = Project.create(tmp_path_factory.mktemp("retirement") / "project", server.endpoint, CONFIG, identities.admin)
     create_parent_zone(project, PARENT)
-    synthesize(load_config(project.root / "cdktf.json"), project.root / "cdktf.out")
+    shutil.copytree(protected_synthesis, project.root / "cdktf.out")
     project.write_config(UNPROTECTED)
     unprotected = synthesize(load_config(project.root / "cdktf.json"), project.root / "unprotected")  # as deep as cdktf.out
     shutil.copyfile(unprotected.stack_dir("traffic") / "cdk.tf.json", project.stack_dir("traffic") / "cdk.tf.json")
@@ -366,6 +391,13 @@ def retirement(emulators: Emulators, tmp_path_factory: pytest.TempPathFactory) -
         yield pool.submit(way_out)
     project.cleanup()
     common_project.cleanup()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _deployments_first(retirement: Future[Retirement], deployment: Deployment) -> None:
+    """Before any other fixture of the module (pytest sets up a module's autouse fixtures in the order of their names):
+    the retirement starts (the longer path: after traffic's deploy come the shift, a deploy and traffic's destroy),
+    then `project`'s deployment; everything else runs during their waits."""
 
 
 def refused_code(call: Callable[[], Any]) -> str:
@@ -483,26 +515,29 @@ NETWORK_EDITS: dict[str, tuple[dict[str, Any], str]] = {
 TOO_FEW_ZONES = "network.az_count is 4, but ap-northeast-1 offers 3 usable availability zone(s)"
 
 
-@pytest.fixture(scope="module")
-def network_edits(common_deployed: Project) -> Iterator[Future[dict[str, Run]]]:
+@pytest.fixture(scope="module", autouse=True)
+def network_edits(deployment: Deployment) -> Iterator[Future[dict[str, Run]]]:
     """`terraform plan` of common with each edit, against the state the deploy wrote, on a thread beside the rest. Only
-    common is synthesized (the edits change no other stack), beside cdktf.out (the state's relative path is the same);
-    each init and plan on a thread of its own (inits share nothing: scripts/terraformrc.py).
+    common is synthesized (the edits change no other stack), beside cdktf.out (the state's relative path is the same),
+    from the module's start; each init and plan on a thread of its own (inits share nothing: scripts/terraformrc.py),
+    the plans once common is deployed.
     `-refresh=false`: the guard's data sources are read at every plan, and nothing it checks needs the managed
     resources refreshed; `-lock=false`: the plans only read the state."""
+    project = deployment.project
     stack_dirs = {}
     for edit, (network, _) in NETWORK_EDITS.items():
-        config = validated({**CONFIG, "network": network, "state": {"directory": str(common_deployed.state_dir)}})
-        app = App(outdir=str(common_deployed.root / f"network-{edit}"))
+        config = validated({**CONFIG, "network": network, "state": {"directory": str(project.state_dir)}})
+        app = App(outdir=str(project.root / f"network-{edit}"))
         CommonStack(app, config=config)
         app.synth()
-        stack_dirs[edit] = common_deployed.root / f"network-{edit}" / "stacks" / "common"
+        stack_dirs[edit] = project.root / f"network-{edit}" / "stacks" / "common"
     init = ("terraform", "init", "-input=false", "-no-color")
     plan = ("terraform", "plan", "-refresh=false", "-lock=false", "-input=false", "-no-color")
 
     def init_and_plan(stack_dir: Path) -> Run:
-        initialised = common_deployed.run(*init, cwd=stack_dir)
-        return initialised if initialised.returncode != 0 else common_deployed.run(*plan, cwd=stack_dir)
+        initialised = project.run(*init, cwd=stack_dir, nice=SLACK)
+        deployment.common.result()
+        return initialised if initialised.returncode != 0 else project.run(*plan, cwd=stack_dir, nice=SLACK)
 
     with ThreadPoolExecutor(max_workers=len(stack_dirs)) as pool:
         planned = {edit: pool.submit(init_and_plan, stack_dir) for edit, stack_dir in stack_dirs.items()}
@@ -697,16 +732,17 @@ def drift(deployment: Deployment) -> Iterator[Future[list[Run]]]:
     command = ("terraform", "plan", "-detailed-exitcode", "-lock=false", "-input=false", "-no-color")
 
     def plan_both() -> list[Run]:
-        common = project.run(*command, cwd=project.stack_dir("common"))
+        deployment.common.result()
+        common = project.run(*command, cwd=project.stack_dir("common"), nice=SLACK)
         deployment.traffic.result()
-        return [common, project.run(*command, cwd=project.stack_dir("traffic"))]
+        return [common, project.run(*command, cwd=project.stack_dir("traffic"), nice=SLACK)]
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         yield pool.submit(plan_both)
 
 
 @pytest.fixture(scope="module")
-def ci_role(common_deployed: Project, aws: Callable[[str], Any]) -> dict[str, Any]:
+def ci_role(aws: Callable[[str], Any]) -> dict[str, Any]:
     """A CI job's role, with a path (which the ARN of a session of it leaves out)."""
     trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
     role: dict[str, Any] = aws("iam").create_role(RoleName="deployer", Path="/ci/", AssumeRolePolicyDocument=json.dumps(trust))[
@@ -870,18 +906,18 @@ def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
         "GITHUB_STEP_SUMMARY": str(root / "summary"),
     }
     shallow = git(clone, "rev-parse", "--is-shallow-repository").strip()
-    check = project.run("python3", "-m", "scripts.ci.changed_stacks", "--check-clone", cwd=clone, env=github)
+    check = project.run("python3", "-m", "scripts.ci.changed_stacks", "--check-clone", cwd=clone, env=github, nice=SLACK)
     for command in (("python", "-m", "scripts.cdktf_json"), ("cdktf", "synth")):
-        synth = project.run(*command, cwd=clone, env=github)
+        synth = project.run(*command, cwd=clone, env=github, nice=SLACK)
         assert synth.returncode == 0, synth.output[-3000:]
-    changed = project.run("python", "-m", "scripts.ci.changed_stacks", cwd=clone, env=github)
+    changed = project.run("python", "-m", "scripts.ci.changed_stacks", cwd=clone, env=github, nice=SLACK)
     stacks = json.loads(changed.output.strip().splitlines()[-1])["deploy"] if changed.returncode == 0 else []
 
     def plan_job(stack: str) -> Run:
-        if stack != "common":
-            deployment.traffic.result()  # traffic's plan and a colour's read traffic's state
+        # common's plan reads common's state; traffic's and a colour's read traffic's too
+        (deployment.common if stack == "common" else deployment.traffic).result()
         job = {**github, "GITHUB_STEP_SUMMARY": str(root / f"summary-{stack}")}
-        return project.run("python", "-m", "scripts.ci.plan_stacks", stack, cwd=clone, env=job)
+        return project.run("python", "-m", "scripts.ci.plan_stacks", stack, cwd=clone, env=job, nice=SLACK)
 
     with ThreadPoolExecutor(max_workers=max(len(stacks), 1)) as matrix:
         plans = dict(zip(stacks, matrix.map(plan_job, stacks), strict=True))
@@ -951,16 +987,22 @@ def refused_destroys(deployment: Deployment, aws: Callable[[str], Any]) -> Itera
     traffic's deploy, traffic's beside the plans after it. A build has pushed the app image first. Each runs in a copy
     of the deployment (refusing_copy): Terraform writes a local state file in place at the end of every apply, a
     refused destroy's too, and the plans beside it read these states."""
-    push_image(aws("ecr"))
     copies: list[Project] = []
 
-    def refuse(stack: str) -> Run:
-        if stack != "common":
-            deployment.traffic.result()
-        copies.append(refusing_copy(deployment.project, stack))
-        return copies[-1].run("cdktf", "destroy", stack, "--skip-synth", "--auto-approve")  # of the deploy's synth
+    def push() -> None:
+        deployment.common.result()  # the repository is common's
+        push_image(aws("ecr"))
 
-    with ThreadPoolExecutor(max_workers=len(KEEPS)) as pool:
+    with ThreadPoolExecutor(max_workers=1) as pushing, ThreadPoolExecutor(max_workers=len(KEEPS)) as pool:
+        image = pushing.submit(push)
+
+        def refuse(stack: str) -> Run:
+            (deployment.common if stack == "common" else deployment.traffic).result()
+            image.result()
+            copies.append(refusing_copy(deployment.project, stack))
+            destroy = ("cdktf", "destroy", stack, "--skip-synth", "--auto-approve")  # of the deploy's synth
+            return copies[-1].run(*destroy, nice=SLACK)
+
         yield {stack: pool.submit(refuse, stack) for stack in KEEPS}
     for copy in copies:
         copy.cleanup()
