@@ -119,7 +119,7 @@ def rehearse(config: dict[str, Any], scratch: Path, out: Callable[[str], None] =
         colours = list(project.settings.clusters)
         show.step(
             f"plan each colour's AWS part against common's and traffic's state as the deployer ({', '.join(colours)}, "
-            "side by side)",
+            "in one Terraform run)",
             lambda: _colour_plans(project, colours, deployer),
         )
         target, before = drain_target(project), live_weights(project)
@@ -444,12 +444,9 @@ def _no_drift(project: Project, env: dict[str, str], stack: str = COMMON_STACK) 
 
 
 def _colour_plans(project: Project, colours: list[str], env: dict[str, str]) -> str | Run:
-    stack_dirs = [project.stack_dir(colour) for colour in colours]
-    plans = project.plan_aws_parts({stack_dir: env for stack_dir in stack_dirs})
-    failed = next((plan for plan in plans if plan.returncode != 0), None)
-    if failed:
-        return failed
-    found = {colour: project.planned(stack_dir) for colour, stack_dir in zip(colours, stack_dirs, strict=True)}
+    plan, found = project.plan_aws_parts({colour: project.stack_dir(colour) for colour in colours}, env)
+    if plan.returncode != 0:
+        return plan
     kinds = sorted({address.split(".")[0].removeprefix("aws_") for planned in found.values() for address in planned})
     counts = ", ".join(f"{colour} {len(planned)}" for colour, planned in found.items())
     return f"resources: {counts} ({', '.join(kinds)})"

@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import time
 from collections.abc import Collection, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,40 +132,40 @@ class Project:
         `terraform providers lock` against the registry."""
         return self.run("terraform", "init", "-input=false", "-no-color", cwd=self.stack_dir(stack))
 
-    def plan_aws_parts(self, stacks: Mapping[Path, dict[str, str]]) -> list[Run]:
-        """Plan synthesized colours without their helm/kubernetes part against common's real state, each into
-        `<stack>-aws-part/plan` (beside the colour's directory: the path to common's state is relative), side by
-        side (each mostly waits on its provider and the emulator; inits share nothing: scripts/terraformrc.py).
-        stacks: a stack's directory -> variables for its plan on top of the project's (other credentials, say)."""
-        plan = ("terraform", "plan", "-input=false", "-no-color", "-out=plan")
-
-        def init_and_plan(stack_dir: Path, env: dict[str, str]) -> Run:
-            init = self._aws_part_init(stack_dir)
-            return init if init.returncode != 0 else self.run(*plan, cwd=_aws_part_dir(stack_dir), env=env)
-
-        with ThreadPoolExecutor(max_workers=len(stacks)) as pool:
-            return list(pool.map(lambda item: init_and_plan(*item), stacks.items()))
-
-    def _aws_part_init(self, stack_dir: Path) -> Run:
-        aws_only, _ = aws_part(json.loads((stack_dir / "cdk.tf.json").read_text()))
-        where = _aws_part_dir(stack_dir)
+    def plan_aws_parts(self, stacks: Mapping[str, Path], env: dict[str, str] | None = None) -> tuple[Run, dict[str, Any]]:
+        """Plan synthesized colours without their helm/kubernetes part against common's and traffic's real state, in
+        one Terraform run: each stack a module of one root, `aws-parts` beside the first stack's directory (the paths
+        to the states are relative to the working directory: the same from there for stacks at the same depth). The
+        aws provider's schema is loaded, and the plan shown, once instead of once per stack.
+        stacks: a name -> a stack's directory; env: variables for the run on top of the project's (other credentials).
+        Returns the plan's run and each stack's planned values by resource address (none if the plan failed)."""
+        where = next(iter(stacks.values())).with_name("aws-parts")
         where.mkdir(exist_ok=True)
-        aws_only["terraform"]["backend"] = {"local": {"path": "aws-part.tfstate"}}
-        (where / "cdk.tf.json").write_text(json.dumps(aws_only))
-        return self.run("terraform", "init", "-input=false", "-no-color", cwd=where)
-
-    def planned(self, stack_dir: Path) -> dict[str, Any]:
-        """The planned values of plan_aws_parts' plan of one stack, by resource address."""
-        where = _aws_part_dir(stack_dir)
+        for name, stack_dir in stacks.items():
+            aws_only, _ = aws_part(json.loads((stack_dir / "cdk.tf.json").read_text()))
+            del aws_only["terraform"]["backend"]  # a module has none
+            (where / name).mkdir(exist_ok=True)
+            (where / name / "cdk.tf.json").write_text(json.dumps(aws_only))
+        root = {
+            "terraform": {"backend": {"local": {"path": "aws-parts.tfstate"}}},
+            "module": {name: {"source": f"./{name}"} for name in stacks},
+        }
+        (where / "main.tf.json").write_text(json.dumps(root))
+        init = self.run("terraform", "init", "-input=false", "-no-color", cwd=where)
+        if init.returncode != 0:
+            return init, {}
+        plan = self.run("terraform", "plan", "-input=false", "-no-color", "-out=plan", cwd=where, env=env)
+        if plan.returncode != 0:
+            return plan, {}
         shown = json.loads(self.run("terraform", "show", "-json", "plan", cwd=where).output)
-        return {r["address"]: r.get("values", {}) for r in shown["planned_values"]["root_module"]["resources"]}
+        planned: dict[str, Any] = {name: {} for name in stacks}
+        for module in shown["planned_values"]["root_module"].get("child_modules", []):
+            name = module["address"].removeprefix("module.")
+            planned[name] = {r["address"].removeprefix(f"{module['address']}."): r.get("values", {}) for r in module["resources"]}
+        return plan, planned
 
     def aws(self, service: str) -> Any:
         return client(service, self.endpoint, self.region, self.credentials)
 
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
-
-
-def _aws_part_dir(stack_dir: Path) -> Path:
-    return stack_dir.with_name(f"{stack_dir.name}-aws-part")

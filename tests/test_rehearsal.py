@@ -754,11 +754,11 @@ def ci_role(aws: Callable[[str], Any]) -> dict[str, Any]:
 @pytest.fixture(scope="module", autouse=True)
 def colour_plans(
     deployment: Deployment, aws: Callable[[str], Any], ci_role: dict[str, Any]
-) -> Iterator[Future[dict[str, tuple[Run, dict[str, dict[str, Any]]]]]]:
-    """Each colour's AWS part planned against common's and traffic's real state, and its plan shown, side by side: blue
-    and green as configured, and `ci`: blue as a CI job would plan it, in a session of its role, the role listed in
-    eks.admin_role_arns too, the API endpoint public only and narrowed to the operators. Synthesized here (jsii runs
-    on the main thread), planned on threads once traffic is deployed."""
+) -> Iterator[Future[tuple[Run, dict[str, dict[str, dict[str, Any]]]]]]:
+    """Each colour's AWS part planned against common's and traffic's real state, in one Terraform run (each a module
+    of one root, Project.plan_aws_parts), in a session of a CI job's role: blue and green as configured, and `ci`:
+    blue with that role listed in eks.admin_role_arns too, the API endpoint public only and narrowed to the operators.
+    Synthesized here (jsii runs on the main thread), planned on a thread once traffic is deployed."""
     project, role = deployment.project, ci_role
     session = aws("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="ci-job")["Credentials"]
     eks = {"endpoint_private_access": False, "public_access_cidrs": ["203.0.113.0/24"], "admin_role_arns": [role["Arn"], OTHER]}
@@ -769,30 +769,22 @@ def colour_plans(
         "AWS_SECRET_ACCESS_KEY": session["SecretAccessKey"],
         "AWS_SESSION_TOKEN": session["SessionToken"],
     }
-    stacks: dict[str, tuple[Path, dict[str, str]]] = {
-        "blue": (project.stack_dir("blue"), {}),
-        "green": (project.stack_dir("green"), {}),
-        "ci": (public_only.stack_dir("blue"), as_the_job),
-    }
+    stacks = {"blue": project.stack_dir("blue"), "green": project.stack_dir("green"), "ci": public_only.stack_dir("blue")}
 
-    def plan_and_show(stack_dir: Path, env: dict[str, str]) -> tuple[Run, dict[str, dict[str, Any]]]:
+    def plan() -> tuple[Run, dict[str, dict[str, dict[str, Any]]]]:
         deployment.traffic.result()
-        (run,) = project.plan_aws_parts({stack_dir: env})
-        return run, project.planned(stack_dir) if run.returncode == 0 else {}
+        return project.plan_aws_parts(stacks, as_the_job)
 
-    with ThreadPoolExecutor(max_workers=len(stacks)) as pool:
-        planned = {name: pool.submit(plan_and_show, *stack) for name, stack in stacks.items()}
-        with ThreadPoolExecutor(max_workers=1) as waiting:
-            yield waiting.submit(lambda: {name: future.result() for name, future in planned.items()})
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool.submit(plan)
 
 
 @pytest.fixture(scope="module")
-def plans(colour_plans: Future[dict[str, tuple[Run, dict[str, dict[str, Any]]]]]) -> dict[str, dict[str, dict[str, Any]]]:
+def plans(colour_plans: Future[tuple[Run, dict[str, dict[str, dict[str, Any]]]]]) -> dict[str, dict[str, dict[str, Any]]]:
     """What each colour's plan (`colour_plans`) will do, by resource address."""
-    done = colour_plans.result()
-    failed = [run.output[-3000:] for run, _ in done.values() if run.returncode != 0]
-    assert not failed, "\n".join(failed)
-    return {name: planned for name, (_, planned) in done.items()}
+    run, planned = colour_plans.result()
+    assert run.returncode == 0, run.output[-3000:]
+    return planned
 
 
 @pytest.mark.parametrize("colour", ["blue", "green"])  # the colours of CONFIG (the defaults)
@@ -1013,7 +1005,7 @@ def refusing_copy(project: Project, stack: str) -> Project:
     directory and the states it reads (its own; common's, which traffic's reads), on the same emulator."""
     copy = Project.create(project.root.with_name(f"refusing-{stack}"), project.endpoint, project.config)
     shutil.copytree(
-        project.root / "cdktf.out", copy.root / "cdktf.out", ignore=shutil.ignore_patterns(".terraform*", "*-aws-part")
+        project.root / "cdktf.out", copy.root / "cdktf.out", ignore=shutil.ignore_patterns(".terraform*", "aws-parts")
     )
     shutil.copytree(project.stack_dir(stack), copy.stack_dir(stack), symlinks=True, dirs_exist_ok=True)
     copy.state_dir.mkdir()
