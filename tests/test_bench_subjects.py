@@ -3,7 +3,13 @@ an error message. No timing here: the budgets are the bench's."""
 
 from __future__ import annotations
 
-from bench.run import APPLICATIONS, colours, many_applications
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.run import APPLICATIONS, colours, first_run, many_applications
+from scripts.env import environment
 from tests.support.configs import example_raw, validated
 
 
@@ -20,3 +26,14 @@ def test_the_colour_subjects_are_valid_configurations_with_one_serving_colour() 
         config = validated({**example_raw(), **colours(count)})
         assert [c.weight for c in config.clusters.values()].count(100) == 1
         assert len(config.clusters) == count
+
+
+def test_every_subject_runs_as_a_first_run_even_under_makes_bytecode_cache(tmp_path: Path) -> None:
+    """make's environment keeps bytecode (scripts/env.py); a bench subject neither reads nor writes any, run after run."""
+    (tmp_path / "probe.py").write_text("ANSWER = 42\n")
+    under_make = {**os.environ, **environment(dict(os.environ), terminal=False)}
+    for _ in range(2):
+        env = {**under_make, **first_run(tmp_path / "bench")}
+        subprocess.run([sys.executable, "-c", "import probe"], cwd=tmp_path, env=env, check=True, timeout=60)
+    assert not (tmp_path / "bench" / "no-bytecode").exists()
+    assert not (tmp_path / "__pycache__").exists()
