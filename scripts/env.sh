@@ -15,7 +15,9 @@ else
   _eks_bg_root=$(pwd)  # another shell cannot say where this file is: run it from the project's directory
 fi
 if [ -t 1 ]; then _eks_bg_terminal=--terminal; else _eks_bg_terminal=; fi
-if _eks_bg_exports=$(builtin cd -- "$_eks_bg_root" && python3 -m scripts.env --path "$PATH" $_eks_bg_terminal); then
+# -B: this first Python run comes before the bytecode cache is set (scripts/env.py): it writes no __pycache__ beside
+# the sources of a checkout.
+if _eks_bg_exports=$(builtin cd -- "$_eks_bg_root" && python3 -B -m scripts.env --path "$PATH" $_eks_bg_terminal); then
   eval "$_eks_bg_exports"
 else
   echo "scripts/env.sh: python3 -m scripts.env failed in $_eks_bg_root (is this the project's scripts/env.sh?)" >&2

@@ -31,9 +31,9 @@ def test_the_colour_subjects_are_valid_configurations_with_one_serving_colour() 
 def test_every_subject_runs_as_a_first_run_even_under_makes_bytecode_cache(tmp_path: Path) -> None:
     """make's environment keeps bytecode (scripts/env.py); a bench subject neither reads nor writes any, run after run."""
     (tmp_path / "probe.py").write_text("ANSWER = 42\n")
-    under_make = {**os.environ, **environment(dict(os.environ), terminal=False)}
+    under_make = {**os.environ, **environment(dict(os.environ), terminal=False), "PYTHONPYCACHEPREFIX": str(tmp_path / "cache")}
     for _ in range(2):
-        env = {**under_make, **first_run(tmp_path / "bench")}
+        env = first_run(under_make)
         subprocess.run([sys.executable, "-c", "import probe"], cwd=tmp_path, env=env, check=True, timeout=60)
-    assert not (tmp_path / "bench" / "no-bytecode").exists()
+    assert not (tmp_path / "cache").exists()
     assert not (tmp_path / "__pycache__").exists()

@@ -13,6 +13,7 @@ import pytest
 from model.paths import PROJECT_DIR
 from scripts import env as project_env
 from tests.support.new_shell import NAMES, a_new_users_environment
+from tests.support.project_copy import tracked_copy
 
 PRINT = "; ".join(f'echo "{name}=${{{name}-<unset>}}"' for name in NAMES)
 
@@ -56,6 +57,20 @@ def test_python_keeps_its_bytecode_in_the_projects_cache_even_where_the_machine_
     compiled = cache / str(tmp_path / "src").lstrip(os.sep) / f"probe.{sys.implementation.cache_tag}.pyc"
     assert compiled.is_file()
     assert not (tmp_path / "src" / "__pycache__").exists()
+
+
+def test_sourcing_env_sh_writes_no_bytecode_beside_the_sources(tmp_path: Path) -> None:
+    """A new user's shell (no bytecode settings of its own): env.sh's own Python run writes none in the checkout."""
+    project = tracked_copy(PROJECT_DIR, tmp_path / "project")
+    subprocess.run(
+        ["bash", "-c", "source scripts/env.sh && echo sourced"],
+        cwd=project,
+        env=a_new_users_environment(),
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert sorted(str(p.relative_to(project)) for p in project.rglob("__pycache__")) == []
 
 
 def test_the_provider_mirror_is_used_when_the_machine_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
