@@ -17,11 +17,12 @@ run then takes about as long as the rehearsal alone, instead of ~50 s more. The 
 niceness 15, behind the unit tier: the unit tier is one process on one core, so whichever of the two ends last ends
 `make test`, and the checks' tier can still use both cores then (its checks run side by side on threads).
 
-It is bound by CPU too (~400 CPU-seconds on 2 cores), over a third of it Terraform's and the AWS provider's, ~70
-processes of Go that each allocate a few hundred MB and exit within seconds: their garbage collector waits for the
-heap to grow by 800%, not 100% (GOGC=800; GOMEMLIMIT caps each process at 1 GiB all the same). Measured on the rehearsal
-tier alone: 180.6 CPU-s by default, 159.6 at GOGC=400, 154.3 at 800, 166 with the collector off up to 512 MiB (the
-kernel's cost of fresh pages outgrows what the collector saves); a plan of common peaks at ~570 MB instead of ~320.
+It is bound by CPU too (~370 CPU-seconds on 2 cores: both are busy from its fifth second to its last few), over a
+third of it Terraform's and the AWS provider's, ~70 processes of Go that each allocate a few hundred MB and exit
+within seconds: their garbage collector waits for the heap to grow by 800%, not 100% (GOGC=800; GOMEMLIMIT caps
+each process at 1 GiB all the same). Measured on the rehearsal tier alone: 180.6 CPU-s by default, 159.6 at
+GOGC=400, 154.3 at 800, 166 with the collector off up to 512 MiB (the kernel's cost of fresh pages outgrows what the
+collector saves); a plan of common peaks at ~570 MB instead of ~320.
 A setting of the caller's own is kept.
 """
 
