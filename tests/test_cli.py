@@ -17,7 +17,6 @@ from tests.support.by_hand import ByHand, CliSynth, by_hand, example_config_text
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.background("cli_synth")
-REGION = "ap-northeast-1"
 SPINNER = re.compile("[\u2800-\u28ff]")  # the CLI's spinner frames are braille characters
 
 

@@ -74,12 +74,14 @@ def cli_synth_by_hand(directory: Path) -> CliSynth:
 
 
 # `cdktf diff common` by hand against the emulator, in a parent zone of its own (tests/test_cli.py).
-DIFF_REGION = "ap-northeast-1"
 DIFF_ZONE = "by-hand.example.net"
 
 
 def cli_diff_by_hand(directory: Path, endpoint: str) -> ByHand:
-    client("route53", endpoint, DIFF_REGION).create_hosted_zone(Name=DIFF_ZONE, CallerReference=f"{DIFF_ZONE}-{directory.name}")
-    config = {**example_raw(), "dns": {**example_raw()["dns"], "parent_zone": DIFF_ZONE}}
+    """In the example's region (the project's `region` key, which the stack's provider is configured with)."""
+    example = example_raw()
+    region = example["region"]
+    client("route53", endpoint, region).create_hosted_zone(Name=DIFF_ZONE, CallerReference=f"{DIFF_ZONE}-{directory.name}")
+    config = {**example, "dns": {**example["dns"], "parent_zone": DIFF_ZONE}}
     project = scratch_project(directory, json.dumps({"$schema": "./config.schema.json", **config}, indent=2))
-    return by_hand(project, "cdktf diff common", aws_settings(endpoint, DIFF_REGION))
+    return by_hand(project, "cdktf diff common", aws_settings(endpoint, region))
