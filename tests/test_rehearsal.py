@@ -169,6 +169,11 @@ class Deployment:
     common: Future[Run]  # `cdktf deploy common`
     traffic: Future[Run]  # `cdktf deploy traffic`, once common is deployed
 
+    def reads(self, stack: str) -> Run:
+        """Wait for the deploys whose state a command on stack reads: common's for common; traffic's (after common's)
+        for traffic and a colour."""
+        return (self.common if stack == "common" else self.traffic).result()
+
 
 @pytest.fixture(scope="module")
 def deployment(emulator: str, protected_synthesis: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
@@ -906,8 +911,7 @@ def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
     stacks = json.loads(changed.output.strip().splitlines()[-1])["deploy"] if changed.returncode == 0 else []
 
     def plan_job(stack: str) -> Run:
-        # common's plan reads common's state; traffic's and a colour's read traffic's too
-        (deployment.common if stack == "common" else deployment.traffic).result()
+        deployment.reads(stack)
         job = {**github, "GITHUB_STEP_SUMMARY": str(root / f"summary-{stack}")}
         return project.run("python", "-m", "scripts.ci.plan_stacks", stack, cwd=clone, env=job, nice=SLACK)
 
@@ -989,7 +993,7 @@ def refused_destroys(deployment: Deployment, aws: Callable[[str], Any]) -> Itera
         image = pushing.submit(push)
 
         def refuse(stack: str) -> Run:
-            (deployment.common if stack == "common" else deployment.traffic).result()
+            deployment.reads(stack)
             image.result()
             copies.append(refusing_copy(deployment.project, stack))
             destroy = ("cdktf", "destroy", stack, "--skip-synth", "--auto-approve")  # of the deploy's synth
