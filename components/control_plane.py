@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cdktf import DataResource, LocalExecProvisioner, Precondition, TerraformResourceLifecycle, Token
+from cdktf import LocalExecProvisioner, Precondition, TerraformResourceLifecycle, Token
 from cdktf_cdktf_provider_aws.cloudwatch_log_group import CloudwatchLogGroup
 from cdktf_cdktf_provider_aws.data_aws_eks_cluster import DataAwsEksCluster
 from cdktf_cdktf_provider_aws.data_aws_eks_clusters import DataAwsEksClusters
@@ -19,6 +19,7 @@ from constructs import Construct
 import policies
 from components.destroy_hook import python_command
 from components.kms_key import AccountKey
+from components.terraform_data import TerraformData
 from model.config import EksConfig, SupportType
 from tools.log_group import LOG_GROUP_ENV
 
@@ -119,7 +120,7 @@ class ControlPlane(Construct):
         self.cluster_security_group_id = cluster.vpc_config.cluster_security_group_id
 
 
-def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: str, region: str) -> DataResource:
+def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: str, region: str) -> TerraformData:
     """A step before the log group: deletes a group of that name which a destroyed incarnation left behind.
 
     Without it a colour destroyed and rebuilt under the same name fails on its log group: EKS delivers the
@@ -138,7 +139,7 @@ def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: st
     provisioner = LocalExecProvisioner(
         type="local-exec", command=REMOVE_ORPHANED_LOGS, environment={LOG_GROUP_ENV: "${jsonencode(self.input)}"}
     )
-    return DataResource(
+    return TerraformData(
         scope,
         "orphaned-logs",
         input={"log_group": log_group, "cluster": cluster_name, "region": region},

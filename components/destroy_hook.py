@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cdktf import DataResource, ITerraformDependable, LocalExecProvisioner
+from cdktf import ITerraformDependable, LocalExecProvisioner
 from constructs import Construct
 
+from components.terraform_data import TerraformData
 from model.paths import VENV_PYTHON
 from model.teardown_plan import PLAN_ENV, TeardownPlan
 
@@ -68,11 +69,11 @@ def destroyed_first(
     after: Sequence[ITerraformDependable],
     command: str,
     environment: dict[str, str],
-) -> DataResource:
+) -> TerraformData:
     """A `terraform_data` that depends on `after` (every other resource of its stack), so a destroy takes it
     first, and whose destroy provisioner runs `command`: when that fails, nothing else of the stack goes (and what it
     said reaches the CLI first: with_failure_grace)."""
     provisioner = LocalExecProvisioner(
         type="local-exec", when="destroy", command=with_failure_grace(command), environment=environment
     )
-    return DataResource(scope, id_, input=input, depends_on=list(after), provisioners=[provisioner])
+    return TerraformData(scope, id_, input=input, depends_on=after, provisioners=[provisioner])

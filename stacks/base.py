@@ -21,9 +21,15 @@ from constructs import Construct
 
 from model.config import Config, StateConfig
 
+# The Terraform that may plan and apply a stack, checked by Terraform itself wherever it runs: the S3 backend's native
+# lock file (use_lockfile) needs 1.10 (README's prerequisites say the same). cdktf's own check, a `terraform version`
+# at synth per terraform_data, checked the synthesizing machine instead (components/terraform_data.py).
+REQUIRED_TERRAFORM = ">= 1.10"
+
 
 def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> None:
     """One state per stack (blue and green never share one), and default tags on everything."""
+    stack.add_override("terraform.required_version", REQUIRED_TERRAFORM)
     state = config.state
     if state.backend == "s3":
         S3Backend(stack, bucket=state.bucket, key=state.key(stack_name), region=state.region, encrypt=state.encrypt)

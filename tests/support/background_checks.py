@@ -162,9 +162,11 @@ def checkov_report(
         shutil.copytree(app.outdir, scanned / name, ignore=shutil.ignore_patterns("assets"))
         for stack in (scanned / name / "stacks").glob("*/cdk.tf.json"):
             # checkov 3.3's terraform_json parser refuses a whole file that holds a `moved` block (common's, for the
-            # roles the registry renamed: stacks/common.py); a move names no resource to check.
+            # roles the registry renamed: stacks/common.py), or a scalar in the `terraform` block (`required_version`,
+            # every stack's: stacks/base.py; its hclify "receives only dicts"); neither names a resource to check.
             document = json.loads(stack.read_text())
             document.pop("moved", None)
+            document["terraform"].pop("required_version")
             stack.write_text(json.dumps(document))
         for colour in app.colours():
             write_manifests(scanned / "manifests" / name / colour, rendered_manifests(app, colour))

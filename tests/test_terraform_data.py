@@ -1,0 +1,58 @@
+"""Which Terraform may apply a stack is the stack's to say (`terraform.required_version`, checked by Terraform where it
+runs), and a synth runs no Terraform: the project's `terraform_data` resources are components/terraform_data.py's,
+not cdktf's DataResource, which runs `terraform version` at every synth, once per resource."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+from pathlib import Path
+
+from components.terraform_data import TERRAFORM_DATA
+from stacks.base import REQUIRED_TERRAFORM
+from tests.support.synth import Synthesized
+
+
+def test_every_stack_names_the_terraform_it_needs_and_the_readme_says_the_same(
+    example_app: Synthesized, project_dir: Path
+) -> None:
+    required = {stack: example_app.json(stack)["terraform"].get("required_version") for stack in example_app.stacks()}
+    assert required == dict.fromkeys(example_app.stacks(), ">= 1.10")  # use_lockfile of the S3 backend: 1.10
+    assert REQUIRED_TERRAFORM == ">= 1.10"
+    assert f"Terraform {REQUIRED_TERRAFORM}" in (project_dir / "README.md").read_text()
+
+
+def test_the_terraform_of_this_machine_is_one_the_stacks_accept() -> None:
+    """What the suite plans and applies with (and what the workflows pin, 1.11.4) meets the stacks' requirement."""
+    version = json.loads(subprocess.run(["terraform", "version", "-json"], capture_output=True, check=True).stdout)
+    major, minor, _ = (int(part) for part in version["terraform_version"].split("."))
+    assert (major, minor) >= (1, 10), version
+
+
+def test_the_example_has_terraform_data_with_its_input(example_app: Synthesized) -> None:
+    """The override carries the input a provisioner reads through `self.input`: the guards and the hooks."""
+    found = {
+        stack: sorted(body["//"]["metadata"]["path"].split("/", 1)[1] for body in bodies.values() if "input" in body)
+        for stack in example_app.stacks()
+        if (bodies := example_app.json(stack)["resource"].get(TERRAFORM_DATA))
+    }
+    assert found == {
+        "common": ["deletion-guard/guard"],
+        "traffic": ["deletion-guard/guard"],
+        **{colour: ["eks/orphaned-logs", "teardown/hook"] for colour in example_app.colours()},
+    }
+
+
+def test_no_module_builds_cdktfs_data_resource(project_dir: Path) -> None:
+    """cdktf.DataResource adds a validation that runs `terraform version` in a shell for each resource at each synth
+    (~200 processes in one `make test`), checking the synthesizing machine rather than the applying one."""
+    users = []
+    for path in sorted(p for folder in ("components", "stacks") for p in (project_dir / folder).rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        names |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        names |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+        if "DataResource" in names:
+            users.append(str(path.relative_to(project_dir)))
+    assert users == []
