@@ -1,6 +1,7 @@
 """The commands README gives, through the pinned cdktf CLI, as a user runs them: by hand after `source scripts/env.sh`,
-in a scratch copy of the project (tests/support/by_hand.py). The example's `cdktf synth` is a background check
-(tests/support/background_checks.py); the others, one CLI process per case, run on the main thread meanwhile."""
+in a scratch copy of the project (tests/support/by_hand.py). The example's `cdktf synth` and `cdktf diff common` of
+what it wrote are a background check (tests/support/background_checks.py); the others, one CLI process per case, run on
+the main thread meanwhile."""
 
 from __future__ import annotations
 
@@ -13,23 +14,25 @@ import pytest
 
 from model.loading import load_config
 from model.paths import PROJECT_DIR
-from tests.support.by_hand import ByHand, CliSynth, by_hand, example_config_text, scratch_project
+from tests.support.by_hand import ByHand, CliByHand, by_hand, example_config_text, scratch_project
 from tests.support.synth import synthesize
 
-pytestmark = pytest.mark.background("cli_synth")
+pytestmark = pytest.mark.background("cli")
 SPINNER = re.compile("[\u2800-\u28ff]")  # the CLI's spinner frames are braille characters
 
 
 @pytest.fixture(scope="module")
-def cli(cli_synth: Future[CliSynth]) -> CliSynth:
-    return cli_synth.result(timeout=600)
+def by_hand_run(cli: Future[CliByHand]) -> CliByHand:
+    return cli.result(timeout=600)
 
 
-def test_cdktf_synth_by_hand_writes_every_stack_and_prints_each_warning_once_no_error_and_no_spinner(cli: CliSynth) -> None:
+def test_cdktf_synth_by_hand_writes_every_stack_and_prints_each_warning_once_no_error_and_no_spinner(
+    by_hand_run: CliByHand,
+) -> None:
     """The Makefile's environment by one line: no `[ERROR]` (jsii's deprecation notices, HashiCorp's checkpoint call,
     a missing Terraform CLI config), no spinner frames in a log, the stacks written and the earlier one gone.
     Warnings (the placeholder Git URL, the default image tag) print once each, as warnings, not as "[ERROR]"."""
-    synth = cli.synth
+    synth = by_hand_run.synth
     assert synth.returncode == 0, synth.output[-3000:]
     assert "Generated Terraform code for the stacks: blue, common, green, traffic" in synth.output
     assert "[ERROR]" not in synth.output, synth.output
@@ -38,24 +41,24 @@ def test_cdktf_synth_by_hand_writes_every_stack_and_prints_each_warning_once_no_
     assert synth.stacks == ["blue", "common", "green", "traffic"]
     # The pinned Node runs the CLI and the jsii runtime: no end-of-life banner.
     assert "end-of-life" not in synth.output
-    assert cli.node.output.startswith(("v22.", "v24.")), cli.node.output
+    assert by_hand_run.node.output.startswith(("v22.", "v24.")), by_hand_run.node.output
 
 
-def test_cli_synth_equals_the_in_process_synth(cli: CliSynth) -> None:
+def test_cli_synth_equals_the_in_process_synth(by_hand_run: CliByHand) -> None:
     """What `cdktf synth` wrote through cdktf.json's app command is what the tests examine (synthesized beside it,
     at the same depth: state paths are relative to each stack's directory), and what the rehearsal deploys."""
-    in_process = synthesize(load_config(cli.project / "cdktf.json"), cli.project / "in-process")
+    in_process = synthesize(load_config(by_hand_run.project / "cdktf.json"), by_hand_run.project / "in-process")
     for stack in ("common", "blue", "green"):
-        written = cli.project / "cdktf.out" / "stacks" / stack / "cdk.tf.json"
+        written = by_hand_run.project / "cdktf.out" / "stacks" / stack / "cdk.tf.json"
         assert json.loads(written.read_text()) == in_process.json(stack), stack
 
 
-def test_cli_output_holds_no_absolute_path_of_the_project(cli: CliSynth) -> None:
+def test_cli_output_holds_no_absolute_path_of_the_project(by_hand_run: CliByHand) -> None:
     """cdktf.out made here applies from another checkout: no chart or state path of this one in it."""
-    out = cli.project / "cdktf.out"
+    out = by_hand_run.project / "cdktf.out"
     texts = {p: p.read_text(errors="ignore") for p in out.rglob("*") if p.is_file() and "assets" not in p.parts}
     assert len(texts) >= 4
-    for place in (str(cli.project), str(PROJECT_DIR)):
+    for place in (str(by_hand_run.project), str(PROJECT_DIR)):
         assert [str(p.relative_to(out)) for p, text in texts.items() if place in text] == [], place
 
 
@@ -84,13 +87,13 @@ def test_cdktf_synth_by_hand_names_a_json_mistake_once_by_file_line_and_column(t
     assert run.stacks == []
 
 
-@pytest.mark.background("cli_diff")
-def test_cdktf_diff_common_by_hand_initialises_offline_and_plans_without_an_error_line(cli_diff: Future[ByHand]) -> None:
+def test_cdktf_diff_common_by_hand_initialises_offline_and_plans_without_an_error_line(by_hand_run: CliByHand) -> None:
     """`cdktf diff common` by hand (README's review step; deploy and destroy initialise the same way): Terraform takes
     the providers from the machine's mirror, and the CLI does not ask the public registry to lock them (it would fail
     offline: "Could not retrieve providers for locking", `terraform init failed`). Against the emulator, in a zone
-    of its own (tests/support/by_hand.py, a background check started with the session)."""
-    run = cli_diff.result(timeout=600)
+    of its own, of what the by-hand `cdktf synth` wrote (`--skip-synth`: the synth is that same CLI step; tests/support/
+    by_hand.py, a background check started with the session)."""
+    run = by_hand_run.diff
     assert run.returncode == 0, run.output[-3000:]
     assert "Terraform has been successfully initialized" in run.output
     assert "Plan:" in run.output

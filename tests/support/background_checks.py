@@ -27,7 +27,7 @@ from model.paths import PROJECT_DIR
 from scripts.ci.stacks import aws_part
 from scripts.emulator import MotoProcess, environment
 from tests.support.added_application import AddedApplication, add_an_application
-from tests.support.by_hand import ByHand, CliSynth, cli_diff_by_hand, cli_synth_by_hand
+from tests.support.by_hand import CliByHand, cli_by_hand
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.emulator_plans import (
@@ -58,8 +58,7 @@ IN_CLUSTER = [*["helm_release"] * 4, *["kubernetes_namespace_v1"] * 2]
 CHECKS = (
     "added_application",
     "frozen_colour",
-    "cli_synth",
-    "cli_diff",
+    "cli",
     "checkov_report",
     "emulator_plans",
     "hook_run",
@@ -177,18 +176,13 @@ def checkov_report(
 
 
 @pytest.fixture(scope="session")
-def cli_synth(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[CliSynth]:
-    """`cdktf synth` through the pinned CLI as README tells a user to run it (`source scripts/env.sh` first, from a
-    new user's shell, no AWS settings), in a scratch copy of the project holding the shipped example (tests/test_cli.py)."""
-    return background_pool.submit(cli_synth_by_hand, tmp_path_factory.mktemp("cli"))
-
-
-@pytest.fixture(scope="session")
-def cli_diff(
+def cli(
     background_moto: MotoProcess, background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
-) -> Future[ByHand]:
-    """`cdktf diff common` by hand against the background emulator (tests/test_cli.py)."""
-    return background_pool.submit(lambda: cli_diff_by_hand(tmp_path_factory.mktemp("cli-diff"), background_moto.ready()))
+) -> Future[CliByHand]:
+    """`cdktf synth` through the pinned CLI as README tells a user to run it (`source scripts/env.sh` first, from a
+    new user's shell, no AWS settings), in a scratch copy of the project holding the shipped example, then `cdktf diff
+    common` there against the background emulator (tests/test_cli.py)."""
+    return background_pool.submit(cli_by_hand, tmp_path_factory.mktemp("cli"), background_moto.ready)
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,12 @@
 """README's commands run by hand: `source scripts/env.sh && <command>` from a new user's shell, in a scratch copy of
 the project whose cdktf.json names config.json as the shipped project file does (tests/test_cli.py; its `cdktf synth`
-runs from the session's start as a background check, tests/support/background_checks.py)."""
+and its `cdktf diff common` run from the session's start as a background check, tests/support/background_checks.py)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,29 +60,33 @@ def example_config_text() -> str:
     return json.dumps({"$schema": "./config.schema.json", **example_raw()}, indent=2) + "\n"
 
 
+# The by-hand synth's project plans against the emulator, in a parent zone of its own (tests/test_cli.py).
+DIFF_ZONE = "by-hand.example.net"
+
+
 @dataclass
-class CliSynth:
-    """`cdktf synth` by hand in a scratch copy holding the shipped example, and `node --version` there."""
+class CliByHand:
+    """README's `cdktf synth` by hand in a scratch copy holding the shipped example (in a parent zone of its own), then
+    `node --version` there, then `cdktf diff common` of what the synth wrote, against the emulator."""
 
     project: Path
     synth: ByHand
     node: ByHand
+    diff: ByHand
 
 
-def cli_synth_by_hand(directory: Path) -> CliSynth:
-    project = scratch_project(directory, example_config_text())
-    return CliSynth(project, by_hand(project, "cdktf synth"), by_hand(project, "node --version"))
-
-
-# `cdktf diff common` by hand against the emulator, in a parent zone of its own (tests/test_cli.py).
-DIFF_ZONE = "by-hand.example.net"
-
-
-def cli_diff_by_hand(directory: Path, endpoint: str) -> ByHand:
-    """In the example's region (the project's `region` key, which the stack's provider is configured with)."""
+def cli_by_hand(directory: Path, endpoint: Callable[[], str]) -> CliByHand:
+    """endpoint: the emulator's, once it is up (the synth needs none). In the example's region (the project's `region`
+    key, which the stack's provider is configured with)."""
     example = example_raw()
     region = example["region"]
-    client("route53", endpoint, region).create_hosted_zone(Name=DIFF_ZONE, CallerReference=f"{DIFF_ZONE}-{directory.name}")
     config = {**example, "dns": {**example["dns"], "parent_zone": DIFF_ZONE}}
-    project = scratch_project(directory, json.dumps({"$schema": "./config.schema.json", **config}, indent=2))
-    return by_hand(project, "cdktf diff common", aws_settings(endpoint, region))
+    project = scratch_project(directory, json.dumps({"$schema": "./config.schema.json", **config}, indent=2) + "\n")
+    synth = by_hand(project, "cdktf synth")
+    node = by_hand(project, "node --version")
+    url = endpoint()
+    client("route53", url, region).create_hosted_zone(Name=DIFF_ZONE, CallerReference=f"{DIFF_ZONE}-{directory.name}")
+    # `cdktf diff` alone synthesizes first, the same CLI step as the `cdktf synth` just run: diffing what that wrote
+    # runs the rest (init from the mirror, no provider lock, the plan) without a second jsii runtime's synth.
+    diff = by_hand(project, "cdktf diff common --skip-synth", aws_settings(url, region))
+    return CliByHand(project, synth, node, diff)
