@@ -66,13 +66,28 @@ def run(copy: Path, *command: str, timeout: int = 600) -> str:
     return done.stdout
 
 
+def side_by_side(copy: Path, *commands: tuple[str, ...], timeout: int = 600) -> None:
+    """Commands that write files of their own, started together; each must succeed."""
+    started = [
+        (command, subprocess.Popen(command, cwd=copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        for command in commands
+    ]
+    for command, process in started:
+        stdout, stderr = process.communicate(timeout=timeout)
+        assert process.returncode == 0, f"{' '.join(command)} in the copy:\n{stdout[-4000:]}\n{stderr[-4000:]}"
+
+
 def add_an_application(project_dir: Path, into: Path) -> AddedApplication:
-    """The edit in a runnable copy, then synth (cdktf.json names config.json), `make docs`' two commands, the suite."""
+    """The edit in a runnable copy, then synth (cdktf.json names config.json) and `make docs`' two commands, each
+    writing its own files (cdktf.out; policies/README.md; the schema, the docs and README's diagram), then the suite."""
     copy = runnable_copy(project_dir, into)
     revisions = {name: with_inventory(copy / name) for name in CONFIGURATIONS}
-    run(copy, sys.executable, "main.py")
-    run(copy, sys.executable, "-m", "policies.readme")
-    run(copy, sys.executable, "-m", "scripts.docs")
+    side_by_side(
+        copy,
+        (sys.executable, "main.py"),
+        (sys.executable, "-m", "policies.readme"),
+        (sys.executable, "-m", "scripts.docs"),
+    )
     suite = run(copy, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITE, timeout=900)
     return AddedApplication(
         copy=copy,
