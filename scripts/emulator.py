@@ -27,6 +27,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,46 @@ class OneAtATime:
             return list(self.app(environ, start_response))
 
 
+class AnsweredOnce:
+    """A WSGI app that answers a retried attempt of an AWS SDK call whose earlier attempt succeeded with that attempt's
+    response, instead of running the call again.
+
+    An SDK retries a call whose response it did not get whole (a connection reset, a timeout) under the same
+    `amz-sdk-invocation-id`, and AWS's own creates are not idempotent either: moto ran the first attempt, so the second
+    is refused as a duplicate and the apply fails (seen in the rehearsal, requests one at a time already:
+    `EntityAlreadyExists: Role with name eks-bg-external-dns already exists` on the first CreateRole of a fresh
+    emulator). Only a success is answered again: a failed attempt changed nothing, and its retry runs as it came. Each
+    replay is said on stderr (MotoProcess keeps it)."""
+
+    def __init__(self, app: Any, *, remembered: int = 1024) -> None:
+        """remembered: how many successful invocations are kept, the oldest going first (an SDK retries within seconds;
+        Terraform sends tens of calls a second at most)."""
+        self.app = app
+        self.remembered = remembered
+        self.answered: OrderedDict[str, tuple[str, list[tuple[str, str]], bytes]] = OrderedDict()
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        invocation = environ.get("HTTP_AMZ_SDK_INVOCATION_ID")
+        if invocation and invocation in self.answered:
+            status, headers, body = self.answered[invocation]
+            attempt = environ.get("HTTP_AMZ_SDK_REQUEST", "attempt=?").split(";")[0]
+            print(f"emulator: {attempt} of invocation {invocation} answered with its first attempt's {status}", file=sys.stderr)
+            start_response(status, headers)
+            return [body]
+        said: list[tuple[str, list[tuple[str, str]]]] = []
+
+        def recorded(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            said.append((status, list(headers)))
+            return start_response(status, headers, exc_info)
+
+        body = b"".join(self.app(environ, recorded))
+        if invocation and said and said[-1][0].startswith("2"):
+            self.answered[invocation] = (*said[-1], body)
+            while len(self.answered) > self.remembered:
+                self.answered.popitem(last=False)
+        return [body]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m scripts.emulator", description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -229,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     from werkzeug.serving import make_server
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    app = OneAtATime(DomainDispatcherApplication(create_backend_app))
+    app = OneAtATime(AnsweredOnce(DomainDispatcherApplication(create_backend_app)))
     server = make_server(args.host, args.port or 0, app, threaded=True, request_handler=MotoRequestHandler, fd=args.fd)
     os.environ.setdefault("MOTO_PORT", str(server.port))
     server.serve_forever()

@@ -1,5 +1,6 @@
 """The emulator starts without racing for its port (scripts/emulator.py): the port is bound before the
-server process exists and held by it, many servers start side by side, and one that dies says why at once."""
+server process exists and held by it, many servers start side by side, and one that dies says why at once. It lets
+requests into moto one at a time, and answers an SDK's retry of a call it ran with that call's answer."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from scripts.emulator import MotoProcess, OneAtATime, client
+from scripts.emulator import AnsweredOnce, MotoProcess, OneAtATime, client
 
 pytestmark = pytest.mark.background
 REGION = "eu-west-1"
@@ -80,3 +81,61 @@ def test_requests_enter_the_backends_one_at_a_time() -> None:
         bodies = list(pool.map(lambda n: b"".join(app({"PATH_INFO": f"/{n}"}, lambda *_: None)), range(10)))
     assert most == 1
     assert bodies == [f"answer /{n}".encode() for n in range(10)]
+
+
+def test_a_retried_attempt_of_a_call_that_succeeded_gets_its_answer_without_running_again(background_moto: MotoProcess) -> None:
+    """botocore made to retry a CreateRole the emulator answered (as an SDK does when a response is lost on the way):
+    the retry, the same invocation, gets the first attempt's answer; the role was made once, and no duplicate
+    (`EntityAlreadyExists`) fails the call."""
+    iam = client("iam", background_moto.ready(), REGION)
+    attempts: list[int] = []
+
+    def lost_once(attempts_so_far: int, response: Any, **_: Any) -> float | None:
+        attempts.append(attempts_so_far)
+        succeeded = response is not None and response[0].status_code == 200
+        return 0.0 if succeeded and attempts_so_far == 1 else None
+
+    iam.meta.events.register_first("needs-retry.iam.CreateRole", lambda attempts, response, **kw: lost_once(attempts, response))
+    role = iam.create_role(RoleName="answered-once", AssumeRolePolicyDocument='{"Version": "2012-10-17", "Statement": []}')
+    assert attempts == [1, 2]
+    assert role["Role"]["RoleName"] == "answered-once"
+    assert [r["RoleName"] for r in iam.list_roles()["Roles"] if r["RoleName"] == "answered-once"] == ["answered-once"]
+
+
+def _counted_backend(runs: list[str], *, refuse_first: bool) -> Any:
+    def backend(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        runs.append(environ["PATH_INFO"])
+        if refuse_first and len(runs) == 1:
+            start_response("500 Internal Server Error", [])
+            return [b"failed"]
+        start_response("200 OK", [("Content-Type", "text/xml")])
+        return [b"made ", str(len(runs)).encode()]
+
+    return backend
+
+
+def _attempt(app: AnsweredOnce, invocation: str | None, attempt: int) -> tuple[str, bytes]:
+    environ = {"PATH_INFO": "/create", "HTTP_AMZ_SDK_REQUEST": f"attempt={attempt}; max=25"}
+    if invocation:
+        environ["HTTP_AMZ_SDK_INVOCATION_ID"] = invocation
+    statuses: list[str] = []
+    body = b"".join(app(environ, lambda status, headers, exc_info=None: statuses.append(status)))
+    return statuses[-1], body
+
+
+def test_only_a_success_is_answered_again_and_only_to_the_same_invocation() -> None:
+    runs: list[str] = []
+    app = AnsweredOnce(_counted_backend(runs, refuse_first=False), remembered=2)
+    assert _attempt(app, "a", 1) == ("200 OK", b"made 1")
+    assert _attempt(app, "a", 2) == ("200 OK", b"made 1")  # answered again, not run
+    assert _attempt(app, "b", 1) == ("200 OK", b"made 2")  # another call runs
+    assert _attempt(app, None, 1) == ("200 OK", b"made 3")  # a request no SDK numbered runs every time
+    assert _attempt(app, None, 1) == ("200 OK", b"made 4")
+    _attempt(app, "c", 1)
+    assert _attempt(app, "a", 3) == ("200 OK", b"made 6")  # forgotten: only the last two are kept
+    assert len(runs) == 6
+
+    failed: list[str] = []
+    retried = AnsweredOnce(_counted_backend(failed, refuse_first=True))
+    assert _attempt(retried, "x", 1) == ("500 Internal Server Error", b"failed")
+    assert _attempt(retried, "x", 2) == ("200 OK", b"made 2")  # a failed attempt changed nothing: its retry runs
