@@ -13,12 +13,13 @@
   and its group's precondition, as synthesized, on a `terraform_data`: only a colour with weight is refused.
 
 One root holds them all, so the aws provider loads a few times in all (the costly part), not once per
-check; nothing is applied.
+check; nothing is applied. Two plans: the zones (which must pass), then every failing variant and guard at once.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,8 @@ DRIFTED_INSTANCE_TYPE = "m5.large"
 NODE_GROUP_SUFFIX = "20261124"  # as node_group_name_prefix would name it: `<cluster>-<suffix>`
 _NODE_GUARD_DATA = ("aws_eks_clusters", "aws_eks_node_groups", "aws_eks_node_group")
 _CIDRS = [f"10.0.{i}.0/24" for i in range(12)]
+# The root's switches: each brings in modules whose plan must fail (root).
+FAILING = ("must_fail", "guarded", "nodes_guarded")
 
 
 @dataclass(frozen=True)
@@ -117,16 +120,11 @@ def root(modules: Sequence[str]) -> dict[str, Any]:
     guards only with var.nodes_guarded."""
 
     def count(name: str) -> dict[str, str]:
-        if name in MUST_FAIL:
-            return {"count": "${var.must_fail ? 1 : 0}"}
-        if name.startswith("guard_"):
-            return {"count": "${var.guarded ? 1 : 0}"}
-        if name.startswith("nodes_guard_"):
-            return {"count": "${var.nodes_guarded ? 1 : 0}"}
-        return {}
+        part = part_of(name)
+        return {"count": f"${{var.{part} ? 1 : 0}}"} if part else {}
 
     return {
-        "variable": {"must_fail": {"default": False}, "guarded": {"default": False}, "nodes_guarded": {"default": False}},
+        "variable": {variable: {"default": False} for variable in FAILING},
         "provider": {"aws": {"region": REGION}},
         "module": {name: {"source": f"./{name}", **count(name)} for name in modules},
     }
@@ -181,10 +179,39 @@ def plan_all(
         for module in modules_planned
     }
 
-    def failing(variable: str) -> tuple[int, str]:
-        done = run(directory, "plan", "-input=false", "-lock=false", "-no-color", "-var", f"{variable}=true", env=env)
-        return done.returncode, done.stdout + done.stderr
-
+    # The failing variants and both guards in one plan (the provider loads once): Terraform reports every module's
+    # error, each naming its module; the checks read each part's own.
+    switches = [argument for variable in FAILING for argument in ("-var", f"{variable}=true")]
+    done = run(directory, "plan", "-input=false", "-lock=false", "-no-color", *switches, env=env)
+    parts = errors_by_part(done.stdout + done.stderr)
     return EmulatorPlans(
-        zones=zones, failed=failing("must_fail"), guarded=failing("guarded"), nodes_guarded=failing("nodes_guarded")
+        zones=zones,
+        failed=(done.returncode, parts["must_fail"]),
+        guarded=(done.returncode, parts["guarded"]),
+        nodes_guarded=(done.returncode, parts["nodes_guarded"]),
     )
+
+
+def part_of(module: str) -> str | None:
+    """The switch a module comes in with (root's counts), None for the modules always planned."""
+    if module in MUST_FAIL:
+        return "must_fail"
+    if module.startswith("guard_"):
+        return "guarded"
+    if module.startswith("nodes_guard_"):
+        return "nodes_guarded"
+    return None
+
+
+def errors_by_part(output: str) -> dict[str, str]:
+    """A plan's output as each switch's part would have printed it alone: everything before the first error (the reads),
+    then the errors of that part's modules. An error that names no module of a part (a provider's, say) is in every
+    part: each check then sees it."""
+    head, *errors = re.split(r"(?m)^(?=(?:\S+ )?Error: )", output)
+    parts = dict.fromkeys(FAILING, head)
+    for error in errors:
+        named = re.search(r"^\s*on (\w+)/cdk\.tf\.json line", error, flags=re.M)  # the module's directory: its name
+        part = part_of(named.group(1)) if named else None
+        for name in [part] if part else FAILING:
+            parts[name] += error
+    return parts
