@@ -88,16 +88,16 @@ def test_a_retried_attempt_of_a_call_that_succeeded_gets_its_answer_without_runn
     the retry, the same invocation, gets the first attempt's answer; the role was made once, and no duplicate
     (`EntityAlreadyExists`) fails the call."""
     iam = client("iam", background_moto.ready(), REGION)
-    attempts: list[int] = []
+    seen: list[int] = []
 
-    def lost_once(attempts_so_far: int, response: Any, **_: Any) -> float | None:
-        attempts.append(attempts_so_far)
+    def lost_once(attempts: int, response: Any, **_: Any) -> float | None:
+        seen.append(attempts)
         succeeded = response is not None and response[0].status_code == 200
-        return 0.0 if succeeded and attempts_so_far == 1 else None
+        return 0.0 if succeeded and attempts == 1 else None
 
-    iam.meta.events.register_first("needs-retry.iam.CreateRole", lambda attempts, response, **kw: lost_once(attempts, response))
+    iam.meta.events.register_first("needs-retry.iam.CreateRole", lost_once)
     role = iam.create_role(RoleName="answered-once", AssumeRolePolicyDocument='{"Version": "2012-10-17", "Statement": []}')
-    assert attempts == [1, 2]
+    assert seen == [1, 2]
     assert role["Role"]["RoleName"] == "answered-once"
     assert [r["RoleName"] for r in iam.list_roles()["Roles"] if r["RoleName"] == "answered-once"] == ["answered-once"]
 

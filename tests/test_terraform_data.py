@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 from pathlib import Path
 
 from components.terraform_data import TERRAFORM_DATA
 from stacks.base import REQUIRED_TERRAFORM
 from tests.support.synth import Synthesized
+from tests.support.terraform import run
 
 
 def test_every_stack_names_the_terraform_it_needs_and_the_readme_says_the_same(
@@ -23,9 +23,9 @@ def test_every_stack_names_the_terraform_it_needs_and_the_readme_says_the_same(
     assert f"Terraform {REQUIRED_TERRAFORM}" in (project_dir / "README.md").read_text()
 
 
-def test_the_terraform_of_this_machine_is_one_the_stacks_accept() -> None:
+def test_the_terraform_of_this_machine_is_one_the_stacks_accept(project_dir: Path) -> None:
     """What the suite plans and applies with (and what the workflows pin, 1.11.4) meets the stacks' requirement."""
-    version = json.loads(subprocess.run(["terraform", "version", "-json"], capture_output=True, check=True).stdout)
+    version = json.loads(run(project_dir, "version", "-json").stdout)
     major, minor, _ = (int(part) for part in version["terraform_version"].split("."))
     assert (major, minor) >= (1, 10), version
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scripts.emulator import aws_settings, client
 from scripts.scratch_project import link_project, write_project_file
@@ -56,8 +57,13 @@ def by_hand(project: Path, command: str, aws: dict[str, str] | None = None) -> B
     return ByHand(done.returncode, done.stdout + done.stderr, stacks)
 
 
+def config_text(raw: Mapping[str, Any]) -> str:
+    """A configuration file as a team writes it: the schema named, indented."""
+    return json.dumps({"$schema": "./config.schema.json", **raw}, indent=2) + "\n"
+
+
 def example_config_text() -> str:
-    return json.dumps({"$schema": "./config.schema.json", **example_raw()}, indent=2) + "\n"
+    return config_text(example_raw())
 
 
 # The by-hand synth's project plans against the emulator, in a parent zone of its own (tests/test_cli.py).
@@ -81,7 +87,7 @@ def cli_by_hand(directory: Path, endpoint: Callable[[], str]) -> CliByHand:
     example = example_raw()
     region = example["region"]
     config = {**example, "dns": {**example["dns"], "parent_zone": DIFF_ZONE}}
-    project = scratch_project(directory, json.dumps({"$schema": "./config.schema.json", **config}, indent=2) + "\n")
+    project = scratch_project(directory, config_text(config))
     synth = by_hand(project, "cdktf synth")
     node = by_hand(project, "node --version")
     url = endpoint()

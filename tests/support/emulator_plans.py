@@ -49,9 +49,10 @@ FAILING = ("must_fail", "guarded", "nodes_guarded")
 @dataclass(frozen=True)
 class EmulatorPlans:
     zones: Mapping[str, list[str]]  # MUST_PLAN variant -> the zone of each of its subnets
-    failed: tuple[int, str]  # (exit status, output) of the plan with the MUST_FAIL variants in
-    guarded: tuple[int, str]  # (exit status, output) of the plan with every colour's replacement guard in
-    nodes_guarded: tuple[int, str]  # (exit status, output) of the plan with every colour's node group guard in
+    # (exit status, output) of the failing plan, its output as each part alone would print it (errors_by_part):
+    failed: tuple[int, str]  # the MUST_FAIL variants
+    guarded: tuple[int, str]  # every colour's replacement guard
+    nodes_guarded: tuple[int, str]  # every colour's node group guard
 
 
 def network_module(az_count: int, excluded: Sequence[str]) -> dict[str, Any]:
@@ -207,7 +208,7 @@ def errors_by_part(output: str) -> dict[str, str]:
     """A plan's output as each switch's part would have printed it alone: everything before the first error (the reads),
     then the errors of that part's modules. An error that names no module of a part (a provider's, say) is in every
     part: each check then sees it."""
-    head, *errors = re.split(r"(?m)^(?=(?:\S+ )?Error: )", output)
+    head, *errors = re.split(r"(?m)^(?=Error: )", output)  # -no-color: no box before it
     parts = dict.fromkeys(FAILING, head)
     for error in errors:
         named = re.search(r"^\s*on (\w+)/cdk\.tf\.json line", error, flags=re.M)  # the module's directory: its name
