@@ -4,8 +4,9 @@ In one run, on one machine, alternating the subjects round by round (so a slow m
 of them alike), it measures wall time and peak RSS (the whole process tree, sampled) of:
 
 - floor: bench/floor.py, the same provider bindings and three trivial stacks; and the same
-  floor with the project's lazy provider loading (for information: the budgets use the floor
-  any CDKTF app pays);
+  floor with the project's lazy provider loading, Python's (components/__init__.py) and the jsii runtime's
+  (scripts/lazy_providers.cjs, which every other subject has too, from NODE_OPTIONS) (for information: the budgets
+  use the floor any CDKTF app pays);
 - `python main.py` with the project's config, with 2, 4 and 8 colours (no application: what a colour costs), and with
   20 applications over the example's 2 colours;
 - the unit tier of `make test` (every test that runs in-process) and, once, the out-of-process checks (Terraform,
@@ -46,7 +47,7 @@ import psutil
 
 from model.loading import raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
-from scripts.env import SKIP_PROVIDER_LOCK, TOOL_DIRS
+from scripts.env import NODE_OPTIONS, SKIP_PROVIDER_LOCK, TOOL_DIRS
 from scripts.scratch_project import link_project, write_project_file
 
 PYTHON = sys.executable
@@ -209,6 +210,7 @@ def main() -> int:
             "floor (bindings + 3 trivial stacks)",
             [PYTHON, str(PROJECT_DIR / "bench" / "floor.py"), str(root / "floor.out")],
             PROJECT_DIR,
+            {"NODE_OPTIONS": NODE_OPTIONS},  # Node's own settings, without the project's preload
         ),
         Subject(
             "floor, lazy provider loading",

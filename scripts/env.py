@@ -13,7 +13,9 @@
   ("Could not retrieve providers for locking"); `terraform init` has written the lock file from the mirror already;
 - CHECKPOINT_DISABLE: Terraform and the cdktf CLI do not call HashiCorp's version check (an `[ERROR]` line offline);
 - NODE_OPTIONS: cdktf keeps its own heap setting only when NODE_OPTIONS names one; jsii's deprecation notices are
-  noise (each an `[ERROR]` line through the CLI);
+  noise (each an `[ERROR]` line through the CLI); scripts/lazy_providers.cjs preloaded: the jsii runtime loads a
+  provider binding's submodules as a synthesis uses them, not all 2,135 of aws's at start (~3.5 CPU-seconds of each
+  synthesis's ~6; a `make test` starts ~20 of them);
 - JSII_RUNTIME_PACKAGE_CACHE_ROOT: jsii unpacks each provider's bindings once into .cache/jsii, not on every run;
 - PYTHONPYCACHEPREFIX, PYTHONDONTWRITEBYTECODE empty: Python keeps the bytecode it compiles in .cache/pycache, never
   beside the sources (what a PYTHONDONTWRITEBYTECODE=1 of the machine's is usually there for), and writes it: with
@@ -39,6 +41,7 @@ from scripts.terraformrc import write_config
 TOOL_DIRS = (str(PROJECT_DIR / "node_modules" / ".bin"), str(PROJECT_DIR / ".venv" / "bin"))
 # --max-old-space-size: the cdktf CLI warns about a NODE_OPTIONS without it, and would otherwise set it itself.
 NODE_OPTIONS = "--max-old-space-size=4096 --no-deprecation"
+LAZY_PROVIDERS = PROJECT_DIR / "scripts" / "lazy_providers.cjs"
 JSII_CACHE = PROJECT_DIR / ".cache" / "jsii"
 BYTECODE_CACHE = PROJECT_DIR / ".cache" / "pycache"
 SKIP_PROVIDER_LOCK = "CDKTF_SKIP_PROVIDER_LOCK"
@@ -51,7 +54,7 @@ def environment(current: Mapping[str, str], *, terminal: bool) -> dict[str, str]
     variables = {
         "PATH": os.pathsep.join([*TOOL_DIRS, *rest]),
         "CHECKPOINT_DISABLE": "1",
-        "NODE_OPTIONS": NODE_OPTIONS,
+        "NODE_OPTIONS": node_options(),
         "JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(JSII_CACHE),
         "PYTHONPYCACHEPREFIX": str(BYTECODE_CACHE),
         "PYTHONDONTWRITEBYTECODE": "",  # empty is unset to Python; an exported empty value overrides the caller's
@@ -63,6 +66,17 @@ def environment(current: Mapping[str, str], *, terminal: bool) -> dict[str, str]
     if not terminal and "CI" not in current:
         variables["CI"] = "true"
     return variables
+
+
+def node_options() -> str:
+    return f"{NODE_OPTIONS} --require {node_option_value(str(LAZY_PROVIDERS))}"
+
+
+def node_option_value(value: str) -> str:
+    """value as one word of NODE_OPTIONS, which Node splits at spaces outside double quotes (a checkout's path may
+    hold one)."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
 
 
 def shell_lines(variables: Mapping[str, str]) -> str:
