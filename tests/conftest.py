@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from model.paths import PROJECT_DIR
-from scripts.env import JSII_CACHE, node_options
+from scripts.env import JSII_CACHE, JSII_CACHE_ROOT, node_options
 from scripts.make_test import REHEARSAL_MODULES
 from scripts.terraformrc import configure_environment
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 os.environ["PATH"] = f"{PROJECT_DIR / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}"
 os.environ.setdefault("CHECKPOINT_DISABLE", "1")
 os.environ.setdefault("NODE_OPTIONS", node_options())
-os.environ.setdefault("JSII_RUNTIME_PACKAGE_CACHE_ROOT", str(JSII_CACHE))
+os.environ.setdefault(JSII_CACHE_ROOT, str(JSII_CACHE))
 configure_environment()
 
 

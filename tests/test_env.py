@@ -31,7 +31,10 @@ def test_the_tools_come_first_once_and_the_variables_make_had_are_set() -> None:
     assert got["CHECKPOINT_DISABLE"] == "1"
     assert "--no-deprecation" in got["NODE_OPTIONS"]
     assert "--max-old-space-size=" in got["NODE_OPTIONS"]  # else the cdktf CLI warns and sets its own
-    assert got["JSII_RUNTIME_PACKAGE_CACHE_ROOT"] == str(PROJECT_DIR / ".cache" / "jsii")
+    # jsii's own default cache, shared by every checkout; a root of the caller's own is kept.
+    assert got["JSII_RUNTIME_PACKAGE_CACHE_ROOT"] == str(Path.home() / ".cache" / "aws" / "jsii" / "package-cache")
+    own = project_env.environment({**base, "JSII_RUNTIME_PACKAGE_CACHE_ROOT": "/ci/jsii"}, terminal=True)
+    assert own["JSII_RUNTIME_PACKAGE_CACHE_ROOT"] == "/ci/jsii"
     assert got["PYTHONPYCACHEPREFIX"] == str(PROJECT_DIR / ".cache" / "pycache")
     assert "CI" not in got  # a terminal keeps the CLI's spinner
 
