@@ -34,7 +34,7 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
         if preexec_fn is not None:
             preexec_fn()  # in the child, before it runs the command
         assert {name: os.environ.get(name) for name in make_test.GO_GC} == make_test.GO_GC  # Terraform's, inherited
-        return Started(1 if command == make_test.REHEARSAL else 0)
+        return Started(1 if command in (make_test.REHEARSAL, ("mypy",)) else 0)
 
     def run(command: tuple[str, ...]) -> int:
         events.append(("foreground", command))
@@ -46,16 +46,23 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
     monkeypatch.setattr(make_test, "_run", run)
     monkeypatch.setattr(tempfile, "TemporaryFile", lambda **_: io.StringIO())
 
-    assert make_test.main() == 1  # the rehearsal failed: reported, after every other step ran
+    assert make_test.main() == 1  # mypy and the rehearsal failed: reported, after every other step ran
     assert events[:4] == [
         ("beside", make_test.REHEARSAL),
         ("nice", make_test.BESIDE_THE_REHEARSAL),
         ("beside", ("pytest", "-m", "background")),
         ("nice", make_test.BEHIND_THE_UNIT_TIER),  # the background tier's own, behind the unit tier
     ]
-    assert [event for event in events[4:] if event[0] != "foreground"] == []
-    assert [command for _, command in events[4:]] == list(make_test.FOREGROUND)
-    assert "make test: FAILED: pytest -m rehearsal" in capsys.readouterr().out
+    later = events[4:]  # ruff and mypy on a thread of their own, beside the unit tier in the foreground
+    assert [command for kind, command in later if kind == "foreground"] == list(make_test.FOREGROUND)
+    lint = [(kind, command) for kind, command in later if kind != "foreground"]
+    # One after another, each behind the unit tier, as the background tier is.
+    assert lint == [
+        event for command in make_test.LINT for event in (("beside", command), ("nice", make_test.BEHIND_THE_UNIT_TIER))
+    ]
+    out = capsys.readouterr().out
+    assert "make test: FAILED: mypy; pytest -m rehearsal" in out
+    assert "ruff check .\nruff format --check .\nmypy\nmypy app/main.py\n" in out  # each command named in its output
 
 
 def test_a_rehearsal_test_outside_the_rehearsal_modules_is_refused() -> None:
