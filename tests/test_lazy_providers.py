@@ -90,12 +90,17 @@ def test_without_the_preload_or_outside_a_binding_everything_loads_at_start(tmp_
     assert probe(package(tmp_path / "plain", "provider-generator", binding=False))["atStart"] == ["alpha", "beta"]
 
 
-def pinned_index(package_name: str) -> str:
-    """lib/index.js of the provider binding a Python package ships (read from its jsii tarball, nothing unpacked)."""
+def pinned_tarball(package_name: str) -> Path:
+    """The jsii tarball a Python package of bindings ships: `_jsii/<name>@<version>.jsii.tgz`."""
     spec = importlib.util.find_spec(package_name)
     assert spec is not None
     assert spec.submodule_search_locations
-    tarball = next(Path(next(iter(spec.submodule_search_locations))).glob("_jsii/*.jsii.tgz"))
+    return next(Path(next(iter(spec.submodule_search_locations))).glob("_jsii/*.jsii.tgz"))
+
+
+def pinned_index(package_name: str) -> str:
+    """lib/index.js of the provider binding a Python package ships (read from its jsii tarball, nothing unpacked)."""
+    tarball = pinned_tarball(package_name)
     with tarfile.open(tarball) as archive:
         for member in archive:
             if member.name == "package/lib/index.js":
@@ -123,11 +128,18 @@ def test_a_synthesis_loads_only_the_aws_submodules_it_reads(example_app: Synthes
     into a node_modules and loaded the way the runtime loads it (`--preserve-symlinks`), then read the way it reads a
     type: only the submodules named are loaded, and each is the class it always was."""
     del example_app  # what unpacked the bindings into the cache
-    for name in ("@cdktf/provider-aws", "cdktf", "constructs"):  # the binding and what it requires
-        assemblies = [p.parent for p in (Path(os.environ[project_env.JSII_CACHE_ROOT]) / name).glob("*/*/.jsii")]
-        assert len(assemblies) == 1, assemblies
+    # The binding and what it requires, at the versions pinned here (the cache is the user's: other checkouts' too).
+    for name, package_name in (
+        ("@cdktf/provider-aws", "cdktf_cdktf_provider_aws"),
+        ("cdktf", "cdktf"),
+        ("constructs", "constructs"),
+    ):
+        version = pinned_tarball(package_name).name.removesuffix(".jsii.tgz").rsplit("@", 1)[1]
+        unpacked = Path(os.environ[project_env.JSII_CACHE_ROOT]) / name / version
+        assemblies = sorted((p.parent for p in unpacked.glob("*/.jsii")), key=lambda p: p.stat().st_mtime)
+        assert assemblies, f"nothing of {name} {version} in {unpacked}"
         (tmp_path / "node_modules" / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "node_modules" / name).symlink_to(assemblies[0], target_is_directory=True)
+        (tmp_path / "node_modules" / name).symlink_to(assemblies[-1], target_is_directory=True)
     linked = tmp_path / "node_modules" / "@cdktf" / "provider-aws"
     script = """
 const index = require(process.argv[1] + "/lib/index.js");
