@@ -11,7 +11,12 @@
 //
 // Only a provider binding's index (a package `@cdktf/provider-<name>` that ships a jsii assembly, `.jsii`) is
 // rewritten, and only its `exports.<name> = require("./<path>");` lines; anything else loads as it is. Without
-// `module.registerHooks` (Node older than 22.15; the project pins 22.23), nothing changes either.
+// `module.registerHooks` (Node older than 22.15; the project pins 22.23), nothing changes either. The jsii runtime
+// loads a binding from a node_modules of its own that links to its package cache (and keeps the link's path:
+// `--preserve-symlinks`); the cache's own path, `@cdktf/provider-<name>/<version>/<hash>/lib/index.js`, matches too.
+//
+// LAZY_PROVIDERS_LOG=<file>: each index rewritten is appended to it, a line each (tests/test_lazy_providers.py runs
+// a real synthesis with it: the proof that the jsii runtime's own loading went through here).
 "use strict";
 
 const fs = require("node:fs");
@@ -19,7 +24,8 @@ const path = require("node:path");
 const { fileURLToPath } = require("node:url");
 const { registerHooks } = require("node:module");
 
-const INDEX = /\/node_modules\/@cdktf\/provider-[a-z0-9-]+\/lib\/index\.js$/;
+const INDEX = /\/@cdktf\/provider-[a-z0-9-]+\/(?:[^/]+\/)*lib\/index\.js$/;
+const LOG = process.env.LAZY_PROVIDERS_LOG;
 const EAGER = /^exports\.([A-Za-z_$][\w$]*) = require\(("\.\/[^"\\]+")\);$/gm;
 
 function lazy(source) {
@@ -43,6 +49,7 @@ if (typeof registerHooks === "function") {
     load(url, context, nextLoad) {
       const loaded = nextLoad(url, context);
       if (!isProviderBinding(url)) return loaded;
+      if (LOG) fs.appendFileSync(LOG, `${url}\n`);
       return { ...loaded, source: lazy(String(loaded.source)) };
     },
   });

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 import components
+from model.paths import PROJECT_DIR
 from scripts import env as project_env
 from tests.support.synth import Synthesized
 
@@ -51,9 +53,9 @@ def node(*arguments: str, env: dict[str, str] | None = None, stdin: str | None =
     )
 
 
-def package(root: Path, name: str, *, binding: bool) -> Path:
-    """node_modules/@cdktf/<name> with the generated index and two submodules that record their loading."""
-    directory = root / "node_modules" / "@cdktf" / name
+def package(root: Path, name: str, *, binding: bool, layout: str = "node_modules/@cdktf/{name}") -> Path:
+    """A package (at layout under root) with the generated index and two submodules that record their loading."""
+    directory = root / layout.format(name=name)
     for submodule in ("alpha", "beta"):
         (directory / "lib" / submodule).mkdir(parents=True)
         (directory / "lib" / submodule / "index.js").write_text(
@@ -74,8 +76,10 @@ def probe(index: Path, *, preload: Path | None = project_env.LAZY_PROVIDERS) -> 
     return got
 
 
-def test_a_provider_bindings_submodules_load_when_first_read(tmp_path: Path) -> None:
-    got = probe(package(tmp_path, "provider-fake", binding=True))
+# Where the jsii runtime loads a binding from: a node_modules of its own, and its package cache's own layout.
+@pytest.mark.parametrize("layout", ["node_modules/@cdktf/{name}", "package-cache/@cdktf/{name}/1.0.0/0a1b2c"])
+def test_a_provider_bindings_submodules_load_when_first_read(tmp_path: Path, layout: str) -> None:
+    got = probe(package(tmp_path, "provider-fake", binding=True, layout=layout))
     assert got["atStart"] == []
     assert got["keys"] == ["alpha", "beta"]  # every name is still there, in order
     assert got["afterAlpha"] == ["alpha"]
@@ -169,3 +173,41 @@ def test_every_node_process_of_the_project_preloads_it_from_a_checkout_with_a_sp
     done = node("-e", "console.log(JSON.stringify(Object.keys(require.cache)))", env={"NODE_OPTIONS": options})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [str(moved)]
+
+
+# A synthesis as main.py runs one, reduced to one resource: the Python side registered lazily, the aws binding loaded.
+SYNTHESIS = """
+import sys
+
+import components  # noqa: F401
+from cdktf import App, TerraformStack
+from cdktf_cdktf_provider_aws.provider import AwsProvider
+from cdktf_cdktf_provider_aws.vpc import Vpc
+
+app = App(outdir=sys.argv[1])
+stack = TerraformStack(app, "probe")
+AwsProvider(stack, "aws", region="eu-west-1")
+Vpc(stack, "vpc", cidr_block="10.0.0.0/16")
+app.synth()
+"""
+
+
+def test_the_jsii_runtime_of_a_synthesis_loads_the_aws_binding_through_it(tmp_path: Path) -> None:
+    """The end to end proof: the jsii runtime a Python synthesis starts gets the preload from NODE_OPTIONS, and its own
+    loading of the binding (whatever path it takes) is rewritten; what it writes is what it always wrote."""
+    log = tmp_path / "rewritten"
+    env = node_env(NODE_OPTIONS=project_env.node_options(), LAZY_PROVIDERS_LOG=str(log))
+    done = subprocess.run(
+        [sys.executable, "-c", SYNTHESIS, str(tmp_path / "out")],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rewritten = log.read_text().splitlines() if log.exists() else []
+    assert [url for url in rewritten if re.search(r"/@cdktf/provider-aws/(.+/)?lib/index\.js$", url)], rewritten
+    document = json.loads((tmp_path / "out" / "stacks" / "probe" / "cdk.tf.json").read_text())
+    assert document["resource"]["aws_vpc"]["vpc"]["cidr_block"] == "10.0.0.0/16"
