@@ -102,8 +102,9 @@ def _lint(output: IO[str], failed: list[str]) -> None:
     for command in LINT:
         output.write(f"{' '.join(command)}\n")
         output.flush()  # before the command's own output, which goes to the same file
-        lower = functools.partial(os.nice, BEHIND_THE_UNIT_TIER)
-        process = subprocess.Popen(command, cwd=PROJECT_DIR, stdout=output, stderr=subprocess.STDOUT, preexec_fn=lower)
+        # `nice`, not a preexec_fn: this runs on a thread beside the foreground's, and a preexec_fn is not safe there.
+        behind = ("nice", "-n", str(BEHIND_THE_UNIT_TIER), *command)
+        process = subprocess.Popen(behind, cwd=PROJECT_DIR, stdout=output, stderr=subprocess.STDOUT)
         if process.wait() != 0:
             failed.append(" ".join(command))
 

@@ -29,12 +29,12 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
 ) -> None:
     events: list[Any] = []
 
-    def popen(command: tuple[str, ...], *, preexec_fn: Any, **_: Any) -> Started:
+    def popen(command: tuple[str, ...], *, preexec_fn: Any = None, **_: Any) -> Started:
         events.append(("beside", command))
         if preexec_fn is not None:
             preexec_fn()  # in the child, before it runs the command
         assert {name: os.environ.get(name) for name in make_test.GO_GC} == make_test.GO_GC  # Terraform's, inherited
-        return Started(1 if command in (make_test.REHEARSAL, ("mypy",)) else 0)
+        return Started(1 if command in (make_test.REHEARSAL, ("nice", "-n", "5", "mypy")) else 0)
 
     def run(command: tuple[str, ...]) -> int:
         events.append(("foreground", command))
@@ -56,10 +56,9 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
     later = events[4:]  # ruff and mypy on a thread of their own, beside the unit tier in the foreground
     assert [command for kind, command in later if kind == "foreground"] == list(make_test.FOREGROUND)
     lint = [(kind, command) for kind, command in later if kind != "foreground"]
-    # One after another, each behind the unit tier, as the background tier is.
-    assert lint == [
-        event for command in make_test.LINT for event in (("beside", command), ("nice", make_test.BEHIND_THE_UNIT_TIER))
-    ]
+    # One after another, each behind the unit tier, as the background tier is (`nice`: no preexec_fn on a thread).
+    assert make_test.BEHIND_THE_UNIT_TIER == 5
+    assert lint == [("beside", ("nice", "-n", "5", *command)) for command in make_test.LINT]
     out = capsys.readouterr().out
     assert "make test: FAILED: mypy; pytest -m rehearsal" in out
     assert "ruff check .\nruff format --check .\nmypy\nmypy app/main.py\n" in out  # each command named in its output
