@@ -47,10 +47,18 @@ def node_env(**variables: str) -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if k != "NODE_OPTIONS"}, "PATH": path, **variables}
 
 
-def node(*arguments: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    command: list[str], *, env: dict[str, str] | None = None, stdin: str | None = None, timeout: int = 120
+) -> subprocess.CompletedProcess[str]:
+    """command in the project, with node_env and env on top."""
+    environment = node_env(**(env or {}))
     return subprocess.run(
-        ["node", *arguments], input=stdin, capture_output=True, text=True, env=node_env(**(env or {})), timeout=120, check=False
+        command, input=stdin, capture_output=True, text=True, env=environment, cwd=PROJECT_DIR, timeout=timeout, check=False
     )
+
+
+def node(*arguments: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return run(["node", *arguments], env=env, stdin=stdin)
 
 
 def package(root: Path, name: str, *, binding: bool, layout: str = "node_modules/@cdktf/{name}") -> Path:
@@ -196,16 +204,8 @@ def test_the_jsii_runtime_of_a_synthesis_loads_the_aws_binding_through_it(tmp_pa
     """The end to end proof: the jsii runtime a Python synthesis starts gets the preload from NODE_OPTIONS, and its own
     loading of the binding (whatever path it takes) is rewritten; what it writes is what it always wrote."""
     log = tmp_path / "rewritten"
-    env = node_env(NODE_OPTIONS=project_env.node_options(), LAZY_PROVIDERS_LOG=str(log))
-    done = subprocess.run(
-        [sys.executable, "-c", SYNTHESIS, str(tmp_path / "out")],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    env = {"NODE_OPTIONS": project_env.node_options(), "LAZY_PROVIDERS_LOG": str(log)}
+    done = run([sys.executable, "-c", SYNTHESIS, str(tmp_path / "out")], env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     rewritten = log.read_text().splitlines() if log.exists() else []
     assert [url for url in rewritten if re.search(r"/@cdktf/provider-aws/(.+/)?lib/index\.js$", url)], rewritten
