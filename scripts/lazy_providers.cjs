@@ -48,7 +48,8 @@ if (typeof registerHooks === "function") {
   registerHooks({
     load(url, context, nextLoad) {
       const loaded = nextLoad(url, context);
-      if (!isProviderBinding(url)) return loaded;
+      // No source (a loader that leaves it to Node's own CommonJS read): nothing to rewrite, so it loads as it is.
+      if (loaded.source == null || !isProviderBinding(url)) return loaded;
       if (LOG) fs.appendFileSync(LOG, `${url}\n`);
       return { ...loaded, source: lazy(String(loaded.source)) };
     },
