@@ -47,7 +47,7 @@ import psutil
 
 from model.loading import raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
-from scripts.env import NODE_OPTIONS, SKIP_PROVIDER_LOCK, TOOL_DIRS
+from scripts.env import JSII_CACHE_ROOT, NODE_OPTIONS, SKIP_PROVIDER_LOCK, TOOL_DIRS
 from scripts.scratch_project import link_project, write_project_file
 
 PYTHON = sys.executable
@@ -62,7 +62,7 @@ PROJECT_SETTINGS = (
     "BASH_ENV",
     "CHECKPOINT_DISABLE",
     "NODE_OPTIONS",
-    "JSII_RUNTIME_PACKAGE_CACHE_ROOT",
+    JSII_CACHE_ROOT,
     "PYTHONPYCACHEPREFIX",
     "PYTHONDONTWRITEBYTECODE",
     "TF_CLI_CONFIG_FILE",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from model.paths import PROJECT_DIR
-from scripts.env import JSII_CACHE, JSII_CACHE_ROOT, node_options
+from scripts.env import JSII_CACHE, JSII_CACHE_ROOT, TOOL_DIRS, node_options
 from scripts.make_test import REHEARSAL_MODULES
 from scripts.terraformrc import configure_environment
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # The environment the Makefile sets, so that `pytest` alone behaves like `make test`. It must be
 # in place before the first cdktf import starts the jsii runtime on whichever `node` is first.
-os.environ["PATH"] = f"{PROJECT_DIR / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}"
+os.environ["PATH"] = f"{TOOL_DIRS[0]}{os.pathsep}{os.environ['PATH']}"  # the pinned Node's
 os.environ.setdefault("CHECKPOINT_DISABLE", "1")
 os.environ.setdefault("NODE_OPTIONS", node_options())
 os.environ.setdefault(JSII_CACHE_ROOT, str(JSII_CACHE))

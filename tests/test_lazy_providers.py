@@ -3,6 +3,7 @@ of them when Python imports the bindings; scripts/env.py preloads it into every 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -42,9 +43,9 @@ console.log(JSON.stringify({ atStart, keys, afterAlpha: globalThis.loaded, same,
 
 
 def node_env(**variables: str) -> dict[str, str]:
-    """The pinned Node first; no NODE_OPTIONS of the caller's (the preload is what each test sets or not)."""
-    path = f"{project_env.TOOL_DIRS[0]}{os.pathsep}{os.environ['PATH']}"
-    return {**{k: v for k, v in os.environ.items() if k != "NODE_OPTIONS"}, "PATH": path, **variables}
+    """This process's environment (the pinned Node first on PATH: tests/conftest.py) without its NODE_OPTIONS: the
+    preload is what each test sets or not."""
+    return {**{k: v for k, v in os.environ.items() if k != "NODE_OPTIONS"}, **variables}
 
 
 def run(
@@ -110,6 +111,7 @@ def pinned_tarball(package_name: str) -> Path:
     return next(Path(next(iter(spec.submodule_search_locations))).glob("_jsii/*.jsii.tgz"))
 
 
+@functools.cache  # two tests read aws's
 def pinned_index(package_name: str) -> str:
     """lib/index.js of the provider binding a Python package ships (read from its jsii tarball, nothing unpacked)."""
     tarball = pinned_tarball(package_name)
