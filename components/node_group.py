@@ -21,6 +21,7 @@ from cdktf_cdktf_provider_aws.launch_template import (
 from constructs import Construct
 
 import policies
+from components.live_weight import LiveWeight
 from model.config import NodeGroupConfig
 
 # The CNI's EC2 permissions are not here: the vpc-cni add-on gets them through Pod Identity (a role of
@@ -124,23 +125,25 @@ class NodeGroup(Construct):
 @dataclass(frozen=True)
 class NodeGroupGuard:
     """colour: the colour the group serves; cluster_name: its cluster's name as written (not a reference, so the live
-    group is read at plan even while the cluster changes); weight: clusters.<colour>.weight, the config's word for
-    whether the colour serves (the live weights are the traffic stack's, unknown at synth); listed_clusters: the control
-    plane's listing of the account's clusters (ControlPlane.listed_clusters), read once per plan for both guards."""
+    group is read at plan even while the cluster changes); live_weight: the colour's weight in the live weights, read at
+    plan (whether it serves is the shift's to say, not the config's: config weights only seed a new traffic stack);
+    listed_clusters: the control plane's listing of the account's clusters (ControlPlane.listed_clusters), read once per
+    plan for both guards."""
 
     colour: str
     cluster_name: str
-    weight: int
+    live_weight: LiveWeight
     listed_clusters: DataAwsEksClusters
 
 
 def _never_replaced_while_serving(scope: Construct, *, nodes: NodeGroupConfig, guard: NodeGroupGuard) -> Precondition:
-    """Refuse, at plan, a change that would replace the node group of a colour with weight.
+    """Refuse, at plan, a change that would replace the node group of a colour with live weight.
 
     A replaced group's pods are evicted together, whatever their PodDisruptionBudgets say, and the colour serves
     with whatever capacity comes up in time: a serving colour's nodes change in place or as a new colour. The
     live group (the cluster's groups named `<cluster>-...`, read only when the cluster exists: a new colour's first
-    plan passes) is compared with the config; a colour without weight passes, and is replaced create-before-destroy.
+    plan passes) is compared with the config; a colour the live weights give nothing passes, and is replaced
+    create-before-destroy.
     """
     name = guard.cluster_name
     listed = guard.listed_clusters
@@ -161,16 +164,18 @@ def _never_replaced_while_serving(scope: Construct, *, nodes: NodeGroupConfig, g
         'g.node_group_name, join(",", g.instance_types), g.ami_type, g.capacity_type)])'
     )
     key = f"clusters.{guard.colour}.nodes"
+    weight = guard.live_weight.weight
     return Precondition(
-        condition=f"${{{str(guard.weight == 0).lower()} || alltrue([for g in {running} : {same}])}}",
+        condition=f"${{{weight} == 0 || alltrue([for g in {running} : {same}])}}",
         error_message=(
             f"{key}: this change would replace the node group of the EKS cluster {name} while {guard.colour} serves "
-            f"(clusters.{guard.colour}.weight is {guard.weight} in the config): ${{{runs}}}; the config now names "
+            f"(live weight ${{{weight}}} in {guard.live_weight.parameter_name}): ${{{runs}}}; the config now names "
             f"instance_types {wanted['instance_types']}, ami_type {wanted['ami_type']}, capacity_type "
             f"{wanted['capacity_type']}, and EKS cannot change these in place. A replaced group evicts every pod of "
             f"{guard.colour} at once, past its PodDisruptionBudgets. Keep {key}.instance_types, ami_type and "
             f"capacity_type as they run while {guard.colour} serves; build the change as a new colour, shift to it "
-            f"and retire {guard.colour}, or shift {guard.colour}'s traffic away and set its weight to 0 first (a "
-            "colour without weight has its node group replaced create-before-destroy; docs/upgrade-runbook.md)."
+            f"and retire {guard.colour}, or shift {guard.colour}'s traffic away first (python -m tools.shift --to "
+            "<colour>: a colour without live weight has its node group replaced create-before-destroy; "
+            "docs/upgrade-runbook.md)."
         ),
     )

@@ -12,7 +12,7 @@ import json
 from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
-from model.config import ClusterConfig, Config, cluster_name
+from model.config import Config, cluster_name
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 
 PLAN_ENV = "TEARDOWN_PLAN"  # the destroy provisioner hands the plan to tools.teardown in this variable
@@ -22,7 +22,8 @@ FORCE_ENV = "BLUEGREEN_FORCE_DESTROY"  # "1": tear down a colour that still has 
 # applications were data behind the shared load balancer (one sample app's host, and its namespace when Terraform
 # installed it). A colour deployed then still carries them in its Terraform state, which is what a destroy hands the
 # hook: they are ignored.
-RETIRED_KEYS = frozenset({"workload_applications", "controller_applications", "hostname", "ingress_namespaces"})
+# Before the live weights were the only word on serving, a plan carried the config's weight too ("weight").
+RETIRED_KEYS = frozenset({"workload_applications", "controller_applications", "hostname", "ingress_namespaces", "weight"})
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,6 @@ class TeardownPlan:
     cluster: str
     region: str
     zone_name: str
-    weight: int  # the colour's weight in the config it was last deployed with
     argocd_namespace: str
     parent_application: str  # the App of Apps: it must stop re-creating what the teardown deletes
     timeout_seconds: int
@@ -54,13 +54,13 @@ class TeardownPlan:
         return cls(**values)
 
 
-def teardown_plan(config: Config, colour: str, cluster: ClusterConfig) -> TeardownPlan:
+def teardown_plan(config: Config, colour: str) -> TeardownPlan:
+    """Nothing of it depends on the config's weights: whether the colour serves is read live when the hook runs."""
     return TeardownPlan(
         colour=colour,
         cluster=cluster_name(config, colour),
         region=config.region,
         zone_name=config.dns.zone_name,
-        weight=cluster.weight,
         argocd_namespace=ARGOCD_NAMESPACE,
         parent_application=PARENT_APPLICATION,
         timeout_seconds=config.traffic.teardown_timeout_seconds,

@@ -19,6 +19,7 @@ from components.cluster_admins import ClusterAdmins
 from components.control_plane import ControlPlane
 from components.destroy_hook import Teardown
 from components.kube_providers import KubeProviders
+from components.live_weight import LiveWeight
 from components.load_balancer_access import LoadBalancerAccess
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup, NodeGroupGuard
@@ -30,7 +31,7 @@ from model.eks_addons import AFTER_NODES, BEFORE_NODES
 from model.external_secrets import EXTERNAL_SECRETS, manifests, materialised
 from model.legacy_facts import binding, legacy_facts
 from model.platform import ARGO_CD
-from model.routes import TRAFFIC_STACK, output_key
+from model.routes import TRAFFIC_STACK, output_key, weights_parameter
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts
 from model.workloads import ADDON_ROLES, ARGOCD_NAMESPACE, PARENT_APPLICATION, WORKLOADS, application_workloads
@@ -86,6 +87,8 @@ class ClusterStack(TerraformStack):
             versions=cluster.addon_versions,
             pod_identities=addon_identities,
         )
+        # Whether the colour serves is the live weights' to say (the shift moves them), never the config's.
+        live = LiveWeight(self, "live-weight", parameter_name=weights_parameter(config.project), colour=colour)
         nodes = NodeGroup(
             self,
             "nodes",
@@ -93,7 +96,7 @@ class ClusterStack(TerraformStack):
             kubernetes_version=eks.version,
             subnet_ids=subnets,
             nodes=cluster.nodes,
-            guard=NodeGroupGuard(colour=colour, cluster_name=name, weight=cluster.weight, listed_clusters=eks.listed_clusters),
+            guard=NodeGroupGuard(colour=colour, cluster_name=name, live_weight=live, listed_clusters=eks.listed_clusters),
             partition=partition,
             permissions_boundary=boundary,
             depends_on=early.addons,
@@ -202,7 +205,7 @@ class ClusterStack(TerraformStack):
             )
         # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
-        Teardown(self, "teardown", plan=teardown_plan(config, colour, cluster), after=everything)
+        Teardown(self, "teardown", plan=teardown_plan(config, colour), after=everything)
 
     def _public_access_cidrs(self, config: Config) -> Sequence[str]:
         """Who may reach the public endpoint. With the private endpoint off, nodes reach the public one from

@@ -7,23 +7,41 @@ eks.service_ipv4_cidr) is refused at plan, with a message that says so, never a 
 - Nothing in a colour but its node group is created before the old one is destroyed: the cluster's fixed name
   cannot exist twice. The node group may be, being named by a prefix; what it depends on has fixed names and
   arguments per colour, or (the cluster) is never replaced.
-- A change that would replace the node group of a colour with weight (instance types, AMI or capacity type: ForceNew
-  in the aws provider) is refused at plan the same way, against the live group; a colour without weight passes.
+- A change that would replace the node group of a colour with live weight (instance types, AMI or capacity type:
+  ForceNew in the aws provider) is refused at plan the same way, against the live group and the live weights (the
+  weights parameter, never the config's weights); a colour without live weight passes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.configs import EXAMPLE_COLOURS, example
-from tests.support.emulator_plans import DRIFTED_INSTANCE_TYPE, DRIFTED_SERVICE_CIDR, NODE_GROUP_SUFFIX, EmulatorPlans
-from tests.support.synth import Synthesized
+from model.routes import weights_parameter
+from tests.support.configs import EXAMPLE_COLOURS, example, example_raw, validated
+from tests.support.emulator_plans import (
+    DRIFTED_INSTANCE_TYPE,
+    DRIFTED_SERVICE_CIDR,
+    NODE_GROUP_SUFFIX,
+    EmulatorPlans,
+    shifted,
+)
+from tests.support.synth import Synthesized, synthesize
 
 COLOURS = EXAMPLE_COLOURS
+
+
+@pytest.fixture(scope="module")
+def swapped_app(inside_project: Path) -> Synthesized:
+    """The shipped example with its colours' weights swapped (the serving one at 0, the standby at 100)."""
+    raw = example_raw()
+    for entry in raw["clusters"].values():
+        entry["weight"] = 0 if entry.get("weight") else 100
+    return synthesize(validated(raw), inside_project / "swapped-weights" / "cdktf.out")
 
 
 def resources(app: Synthesized, colour: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -91,12 +109,24 @@ def test_the_node_group_guard_reads_the_live_groups_of_that_cluster(colour: str,
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_the_node_group_guard_holds_only_while_the_colour_has_weight(colour: str, example_app: Synthesized) -> None:
-    """What synth knows of serving is the config's weight: the live weights are the traffic stack's."""
-    (group,) = example_app.json(colour)["resource"]["aws_eks_node_group"].values()
+def test_the_node_group_guard_holds_while_the_colour_has_live_weight(colour: str, example_app: Synthesized) -> None:
+    """Whether the colour serves is read at plan from the live weights (the weights parameter), not the config's."""
+    document = example_app.json(colour)
+    (group,) = document["resource"]["aws_eks_node_group"].values()
     (precondition,) = group["lifecycle"]["precondition"]
-    serving = example().clusters[colour].weight > 0
-    assert precondition["condition"].startswith("${false || " if serving else "${true || ")
+    ((parameter_id, parameter),) = document["data"]["aws_ssm_parameter"].items()
+    assert parameter["name"] == weights_parameter(example().project)
+    live = f'lookup(jsondecode(data.aws_ssm_parameter.{parameter_id}.insecure_value), "{colour}", 0)'
+    assert precondition["condition"].startswith(f"${{{live} == 0 || ")
+    assert f"(live weight ${{{live}}} in {parameter['name']})" in precondition["error_message"]
+
+
+def test_the_config_weights_reach_no_colour_stack(example_app: Synthesized, swapped_app: Synthesized) -> None:
+    """Config weights only seed a new traffic stack: swapping them leaves every colour's synthesized stack byte for byte
+    what it was (the traffic stack, whose new weights parameter they seed, changes)."""
+    for colour in COLOURS:
+        assert swapped_app.text(colour) == example_app.text(colour), colour
+    assert swapped_app.text("traffic") != example_app.text("traffic")
 
 
 # --- the guard, planned for real against existing clusters (tests/support/emulator_plans.py) ------------
@@ -142,22 +172,27 @@ def nodes_guarded(emulator_plans: Future[EmulatorPlans]) -> tuple[int, str]:
     return emulator_plans.result().nodes_guarded
 
 
+# What the live weights say after a shift the config never heard of (tests/support/emulator_plans.py): the colour the
+# config calls serving holds nothing, the standby all of it.
+LIVE = shifted(example().weights)
+
+
 @pytest.mark.background("emulator_plans")
-def test_replacing_a_serving_colours_node_group_is_refused_naming_the_key_both_and_the_way_out(
+def test_replacing_the_live_serving_colours_node_group_is_refused_naming_the_key_both_and_the_way_out(
     nodes_guarded: tuple[int, str], example_app: Synthesized
 ) -> None:
     status, output = nodes_guarded
-    serving = [colour for colour in COLOURS if example().clusters[colour].weight > 0]
-    assert serving, "the example must have a serving colour for this test to mean anything"
+    serving = [colour for colour in COLOURS if LIVE[colour] > 0]
+    assert serving, "the live weights must give a colour weight for this test to mean anything"
+    assert all(example().clusters[colour].weight == 0 for colour in serving)  # the config's weight is stale
     assert status == 1, output
     flat = " ".join(output.split())
     for colour in serving:
         (group,) = example_app.json(colour)["resource"]["aws_eks_node_group"].values()
         (cluster,) = example_app.json(colour)["resource"]["aws_eks_cluster"].values()
-        weight = example().clusters[colour].weight
         assert (
             f"clusters.{colour}.nodes: this change would replace the node group of the EKS cluster {cluster['name']} "
-            f"while {colour} serves (clusters.{colour}.weight is {weight} in the config): "
+            f"while {colour} serves (live weight {LIVE[colour]} in {weights_parameter(example().project)}): "
             f"{cluster['name']}-{NODE_GROUP_SUFFIX} runs instance_types {DRIFTED_INSTANCE_TYPE}, ami_type "
             f"{group['ami_type']}, capacity_type {group['capacity_type']}; the config now names instance_types "
             f"{','.join(group['instance_types'])}"
@@ -167,10 +202,12 @@ def test_replacing_a_serving_colours_node_group_is_refused_naming_the_key_both_a
 
 
 @pytest.mark.background("emulator_plans")
-def test_a_colour_without_weight_may_replace_its_node_group(nodes_guarded: tuple[int, str]) -> None:
+def test_a_colour_without_live_weight_may_replace_its_node_group(nodes_guarded: tuple[int, str]) -> None:
+    """Even the colour the config still calls serving: the shift took its traffic away."""
     flat = " ".join(nodes_guarded[1].split())
-    standby = [colour for colour in COLOURS if example().clusters[colour].weight == 0]
-    assert standby, "the example must have a colour without weight for this test to mean anything"
+    standby = [colour for colour in COLOURS if LIVE[colour] == 0]
+    assert standby, "the live weights must leave a colour without weight for this test to mean anything"
+    assert any(example().clusters[colour].weight > 0 for colour in standby)
     for colour in standby:
         assert f"clusters.{colour}.nodes: this change would replace" not in flat
         # Its guard did read the live group (it passes on the weight, not on a group that went unread).

@@ -58,7 +58,7 @@ def test_retire_destroys_a_colour_without_weight(retire_project: tuple[Path, lis
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["purple"], "refused: 'purple' is not a configured colour; use one of blue, green"),
+        (["purple"], "refused: 'purple' is not a configured colour (configured: blue, green). A colour is retired while"),
         (["green"], "refused: green still has weight 100 in the shared load balancer: shift its traffic away first"),
     ],
 )
@@ -115,17 +115,16 @@ def test_a_colour_that_was_never_deployed_is_not_destroyed(
     assert runs == []
 
 
-def test_the_weight_refusal_names_the_config_it_read(
-    retire_project: tuple[Path, list[Any]], emulated: Emulated, capsys: pytest.CaptureFixture[str]
+def test_a_colour_the_shift_drained_retires_whatever_the_config_still_says(
+    retire_project: tuple[Path, list[Any]], emulated: Emulated
 ) -> None:
-    """green carries no live weight any more, but the config still says it serves: retiring it would leave the config
-    pointing at a colour that is gone."""
+    """The config still gives green 100 (no shift writes config.json), but the live weights give it nothing: the live
+    weights are what serves, so green retires, and nothing asks anyone to edit the config first."""
     path, runs = retire_project
     emulated.ssm.put_parameter(Name="/eks-bg/traffic/weights", Value='{"blue": 100, "green": 0}', Overwrite=True, Type="String")
     write_rules(emulated.elbv2, read_routes(emulated.elbv2, "eks-bg"), {"blue": 100, "green": 0})
-    assert retire.main(["green", "--config", str(path)]) == 2
-    assert capsys.readouterr().err.startswith(f"refused: clusters.green.weight is 100 in {path}: set it to 0")
-    assert runs == []
+    assert retire.main(["green", "--auto-approve", "--config", str(path)]) == 0
+    assert runs == [(["destroy", "green", "--auto-approve"], {"cwd": path.parent, "env": {FORCE_ENV: "0"}})]
 
 
 def test_retire_refuses_before_running_anything_when_the_hook_has_no_python(

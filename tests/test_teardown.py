@@ -157,10 +157,13 @@ def test_a_rule_still_forwarding_to_the_colour_counts_as_weight(blue: Emulated, 
         teardown_of(blue, argocd, FakeClock()).run()
 
 
-def test_a_colour_deployed_with_weight_is_not_touched(blue: Emulated, argocd: FakeKubernetes) -> None:
-    with pytest.raises(UnsafeTeardownError, match=r"clusters.blue.weight is 20 in the config blue was deployed with"):
-        teardown_of(blue, argocd, FakeClock(), plan=dataclasses.replace(PLAN, weight=20)).run()
-    assert argocd.events == []
+def test_the_weight_an_earlier_release_carried_in_its_plan_is_not_asked(blue: Emulated, argocd: FakeKubernetes) -> None:
+    """A colour deployed by an earlier release carries its config's weight in its state (the plan's `weight`): the
+    live weights say blue serves nothing, so the teardown goes on."""
+    earlier = TeardownPlan.from_json(json.dumps({**PLAN.to_json(), "weight": 20}))
+    assert earlier == PLAN
+    teardown_of(blue, argocd, FakeClock(), plan=earlier).run()
+    assert registered(blue) == 0
 
 
 def test_targets_that_outlive_the_bounded_wait_are_named_and_the_controllers_are_kept(
@@ -320,7 +323,7 @@ def test_a_colour_that_still_has_weight_in_route53_is_not_touched(before: Emulat
 def test_force_takes_down_a_colour_that_still_has_weight(before: Emulated, argocd: FakeKubernetes) -> None:
     before.write_records("blue", 30)
     argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
-    teardown_of(before, argocd, FakeClock(), plan=dataclasses.replace(LEGACY, weight=20), force=True).run()
+    teardown_of(before, argocd, FakeClock(), plan=LEGACY, force=True).run()
     assert leftovers(before) == []
     assert argocd.application("aws-load-balancer-controller") is None
 

@@ -12,7 +12,7 @@ import pytest
 
 from components.destroy_hook import FAILURE_GRACE_SECONDS, HOOK_COMMAND, with_failure_grace
 from model.teardown_plan import PLAN_ENV
-from tests.support.configs import EXAMPLE_COLOURS, example
+from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.hook_run import HookRun
 from tests.support.synth import Synthesized
 
@@ -55,14 +55,13 @@ def test_the_hook_runs_only_on_destroy_with_the_plan_from_its_own_state(example_
 @pytest.mark.parametrize("colour", EXAMPLE_COLOURS)
 def test_the_plan_names_no_application_the_cluster_decides(example_app: Synthesized, colour: str) -> None:
     """Which children a colour runs, and their waves, depend on the Git revision it follows: the hook reads them
-    from the cluster (tests/test_teardown.py), so the plan carries none from this checkout."""
-    config = example()
+    from the cluster (tests/test_teardown.py), so the plan carries none from this checkout; nor the config's weight:
+    whether the colour serves is read live when the hook runs."""
     assert example_app.resource(colour, "terraform_data", HOOK)["input"] == {
         "colour": colour,
         "cluster": f"eks-bg-{colour}",
         "region": "ap-northeast-1",
         "zone_name": "eks.example.com",
-        "weight": config.clusters[colour].weight,
         "argocd_namespace": "argocd",
         "parent_application": "app-of-apps",
         "timeout_seconds": 1200,

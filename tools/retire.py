@@ -1,8 +1,10 @@
 """Destroy an old colour once it serves nothing: `python -m tools.retire blue [--force] [--auto-approve]`.
 
 Checks, before the slow part, that the colour was deployed at all (its Terraform state holds
-resources) and has weight 0 in the config and live (the shared load balancer's weights and rules,
-and any records of its own from before it), then runs `cdktf destroy <colour>`. The stack's own
+resources) and has no live weight (the shared load balancer's weights and rules, and any records of its own from
+before it; the configuration's weights are not asked), then runs `cdktf destroy <colour>`. The colour is retired while
+the configuration still names it; it is removed from the configuration afterwards (the traffic stack then deletes its
+target groups). The stack's own
 teardown hook (tools/teardown.py) checks again, removes the apps and waits until their targets
 have left the target groups first, so a plain `cdktf destroy blue` is just as safe; this command
 adds `--force`, for a colour that must go although it still has weight.
@@ -51,15 +53,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     def check() -> None:
         config = load_config(args.config)
         if args.colour not in config.clusters:
-            raise UnsafeTeardownError(f"{args.colour!r} is not a configured colour; use one of {', '.join(config.clusters)}")
+            raise UnsafeTeardownError(
+                f"{args.colour!r} is not a configured colour (configured: {', '.join(config.clusters) or 'none'}). A colour "
+                "is retired while the configuration still names it, then removed from it: if its stack still holds "
+                f"resources, put its entry clusters.{args.colour} back as it was deployed, retire it, then remove it "
+                "(docs/ci.md, 'Retiring a colour')"
+            )
         aws = Aws(config.region)
         state = deployed_state(config, args.colour, aws)
         if state is not None:
             never.append(state)
             return
-        plan = teardown_plan(config, args.colour, config.clusters[args.colour])
+        plan = teardown_plan(config, args.colour)
         if not args.force:
-            check_weight(plan, _live_weight(plan, aws), config=str(args.config))
+            check_weight(plan, _live_weight(plan, aws))
 
     refusal = exit_status(check, refused=(ConfigError, UnsafeTeardownError), failed=())
     if refusal:
@@ -75,7 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = ["destroy", args.colour, *(["--auto-approve"] if args.auto_approve else [])]
     status = run_cdktf(command, cwd=project, env={FORCE_ENV: "1" if args.force else "0"})
     if status == 0:
-        print(f"{args.colour} is destroyed; remove clusters.{args.colour} from the config when you no longer need it")
+        print(
+            f"{args.colour} is destroyed; now remove clusters.{args.colour} from the config and deploy traffic (a merge does: "
+            f"its target groups, rules and preview hosts go)"
+        )
     return status
 
 

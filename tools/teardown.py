@@ -3,9 +3,9 @@
 Terraform runs it from the colour's `teardown` resource (components/destroy_hook.py), which depends on
 every other resource of the stack: on destroy it goes first, and if it fails nothing else goes.
 
-1. Refuses while the colour still has weight (in the shared load balancer: the live weights or a rule; a weighted
-   record its ExternalDNS wrote before that; or the config it was deployed with), unless `BLUEGREEN_FORCE_DESTROY=1`
-   (`python -m tools.retire <colour> --force`).
+1. Refuses while the colour still has live weight (in the shared load balancer: the weights parameter or a rule; or a
+   weighted record its ExternalDNS wrote before that), unless `BLUEGREEN_FORCE_DESTROY=1` (`python -m tools.retire
+   <colour> --force`). The configuration's weights are not asked: they only seed a new traffic stack.
 2. Reads the Argo CD Applications the cluster runs, and their sync waves: the colour's Git revision
    decides them, not this checkout. It deletes those that carry Argo CD's resources finalizer (deleting
    them deletes what they installed), highest wave first; the others (Argo CD's own, which must keep
@@ -69,22 +69,15 @@ def live_weight(aws: Aws, plan: TeardownPlan, zone: str | None) -> tuple[int, st
     return record_weight(aws.route53, zone, plan.colour), f"a Route53 record of its own in {plan.zone_name}"
 
 
-def check_weight(plan: TeardownPlan, live: tuple[int, str], *, config: str = "") -> None:
-    """Refuse to take down a colour clients may still be sent to. config: where plan.weight comes from
-    (default: the config the colour was deployed with, which its stack carries)."""
+def check_weight(plan: TeardownPlan, live: tuple[int, str]) -> None:
+    """Refuse to take down a colour clients may still be sent to: what the live weights give it (the configuration's
+    weights only seed a new traffic stack; the shift never writes them)."""
     weight, where = live
     if weight:
         raise UnsafeTeardownError(
             f"{plan.colour} still has weight {weight} in {where}: shift its traffic away first (python -m tools.shift "
             f"--to <colour>; in an emergency --now), or destroy anyway with python -m tools.retire {plan.colour} --force; "
             f"{REPLACING}"
-        )
-    if plan.weight:
-        raise UnsafeTeardownError(
-            f"clusters.{plan.colour}.weight is {plan.weight} in {config or f'the config {plan.colour} was deployed with'}: "
-            f"set it to 0 and deploy {plan.colour} (the shift moves the live weights only: the configuration says which "
-            f"colour serves, and must stop saying it of a colour that goes), or destroy anyway with python -m tools.retire "
-            f"{plan.colour} --force; {REPLACING}"
         )
 
 

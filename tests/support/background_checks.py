@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from model.paths import PROJECT_DIR
+from model.routes import weights_parameter
 from scripts.ci.stacks import aws_part
 from scripts.emulator import MotoProcess, environment
 from tests.support.added_application import AddedApplication, add_an_application
 from tests.support.by_hand import CliByHand, cli_by_hand
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
-from tests.support.configs import EXAMPLE_COLOURS
+from tests.support.configs import EXAMPLE_COLOURS, example
 from tests.support.emulator_plans import (
     REGION,
     EmulatorPlans,
@@ -38,6 +39,7 @@ from tests.support.emulator_plans import (
     networks,
     node_guard_module,
     plan_all,
+    shifted,
 )
 from tests.support.frozen_colour import synthesized_before_and_after
 from tests.support.hook_run import HookRun, hook_directory, run_hook
@@ -211,7 +213,9 @@ def emulator_plans(
     }
     clusters = existing_clusters(stacks)
     directory = tmp_path_factory.mktemp("emulator-plans")
-    return background_pool.submit(lambda: plan_all(directory, modules, clusters, environment(background_moto.ready(), REGION)))
+    live = (weights_parameter(example().project), shifted(example().weights))
+    env = environment(background_moto.ready(), REGION)
+    return background_pool.submit(lambda: plan_all(directory, modules, clusters, env, live_weights=live))
 
 
 @pytest.fixture(scope="session")

@@ -50,13 +50,12 @@ def cluster(colour: str) -> str:
 
 
 def teardown_plan_of(colour: str) -> TeardownPlan:
-    """What a colour of the emulated project, deployed with weight 0, carries in its state for its teardown."""
+    """What a colour of the emulated project carries in its state for its teardown."""
     return TeardownPlan(
         colour=colour,
         cluster=cluster(colour),
         region=REGION,
         zone_name=ZONE_NAME,
-        weight=0,
         argocd_namespace="argocd",
         parent_application="app-of-apps",
         timeout_seconds=600,

@@ -10,7 +10,9 @@
   itself would always plan a replacement here);
 - the refusal to replace a serving colour's node group (tests/test_cluster_replacement.py): each example colour's
   cluster runs a node group of another instance type than its config names; the colour's node group data sources
-  and its group's precondition, as synthesized, on a `terraform_data`: only a colour with weight is refused.
+  and its group's precondition, as synthesized, on a `terraform_data`: only a colour with live weight is refused. The
+  live weights (the weights parameter) are those of a shift the config never heard of: the colour the config gives
+  weight holds none, and the standby holds it all (`shifted`).
 
 One root holds them all, so the aws provider loads a few times in all (the costly part), not once per
 check; nothing is applied. Two plans: the zones (which must pass), then every failing variant and guard at once.
@@ -40,7 +42,7 @@ DRIFTED_SERVICE_CIDR = "172.21.0.0/16"
 # The instance type every example colour's existing node group runs, not the one its config names.
 DRIFTED_INSTANCE_TYPE = "m5.large"
 NODE_GROUP_SUFFIX = "20261124"  # as node_group_name_prefix would name it: `<cluster>-<suffix>`
-_NODE_GUARD_DATA = ("aws_eks_clusters", "aws_eks_node_groups", "aws_eks_node_group")
+_NODE_GUARD_DATA = ("aws_eks_clusters", "aws_eks_node_groups", "aws_eks_node_group", "aws_ssm_parameter")
 _CIDRS = [f"10.0.{i}.0/24" for i in range(12)]
 # The root's switches: each brings in modules whose plan must fail (root).
 FAILING = ("must_fail", "guarded", "nodes_guarded")
@@ -106,6 +108,14 @@ def node_guard_module(colour_stack: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def shifted(configured: Mapping[str, int]) -> dict[str, int]:
+    """The live weights after a shift away from what the config says (which no shift writes): each colour the config
+    gives weight holds none, and the colours it gives none share the total."""
+    standby = [colour for colour, weight in configured.items() if weight == 0]
+    total = sum(configured.values())
+    return {colour: total // len(standby) if colour in standby else 0 for colour in configured}
+
+
 def existing_clusters(colour_stacks: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     """Cluster name -> the Service network it runs with: the last colour's has drifted from its config."""
     running = {}
@@ -154,14 +164,24 @@ def create_clusters(clusters: Mapping[str, str], endpoint: str) -> None:
 
 
 def plan_all(
-    directory: Path, modules: Mapping[str, dict[str, Any]], clusters: Mapping[str, str], env: Mapping[str, str]
+    directory: Path,
+    modules: Mapping[str, dict[str, Any]],
+    clusters: Mapping[str, str],
+    env: Mapping[str, str],
+    *,
+    live_weights: tuple[str, Mapping[str, int]],
 ) -> EmulatorPlans:
-    """Plan the zones, the failing variants and the guards (a background thread: no jsii here)."""
+    """Plan the zones, the failing variants and the guards (a background thread: no jsii here). live_weights: the
+    weights parameter's name and what it holds (as the shift wrote it)."""
     for name, document in modules.items():
         (directory / name).mkdir()
         (directory / name / "cdk.tf.json").write_text(json.dumps(document))
     (directory / "main.tf.json").write_text(json.dumps(root(list(modules))))
     create_clusters(clusters, env["AWS_ENDPOINT_URL"])
+    parameter, weights = live_weights
+    client("ssm", env["AWS_ENDPOINT_URL"], REGION).put_parameter(
+        Name=parameter, Value=json.dumps(dict(weights)), Type="String", Overwrite=True
+    )
 
     def terraform(*arguments: str) -> str:
         done = run(directory, *arguments, "-input=false", "-no-color", env=env)
