@@ -908,12 +908,13 @@ def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
         synth = project.run(*command, cwd=clone, env=github, nice=SLACK)
         assert synth.returncode == 0, synth.output[-3000:]
     changed = project.run("python", "-m", "scripts.ci.changed_stacks", cwd=clone, env=github, nice=SLACK)
-    stacks = json.loads(changed.output.strip().splitlines()[-1])["deploy"] if changed.returncode == 0 else []
+    listed = json.loads(changed.output.strip().splitlines()[-1]) if changed.returncode == 0 else {"deploy": [], "named": []}
+    stacks, named = listed["deploy"], json.dumps(listed["named"])
 
     def plan_job(stack: str) -> Run:
         deployment.reads(stack)
         job = {**github, "GITHUB_STEP_SUMMARY": str(root / f"summary-{stack}")}
-        return project.run("python", "-m", "scripts.ci.plan_stacks", stack, cwd=clone, env=job, nice=SLACK)
+        return project.run("python", "-m", "scripts.ci.plan_stacks", stack, "--named", named, cwd=clone, env=job, nice=SLACK)
 
     with ThreadPoolExecutor(max_workers=max(len(stacks), 1)) as matrix:
         plans = dict(zip(stacks, matrix.map(plan_job, stacks), strict=True))
@@ -935,33 +936,41 @@ def read_if_written(path: Path) -> str:
 def test_a_pull_request_in_a_depth_one_clone_fetches_what_it_needs_and_lists_the_changed_stacks(
     pull_request: Future[PullRequest],
 ) -> None:
-    """The tag changes every stack; blue serves and its entry is unchanged: frozen, not planned."""
+    """The tag changes every stack and names no colour's entry: which colour serves is the live weights' to say, when
+    a job with AWS credentials runs (the plan, below; the deploy)."""
     done = pull_request.result()
     assert done.shallow == "true"
     assert done.check.returncode == 0, done.check.output  # blue's tag and green's `main`, fetched one commit each
     assert done.changed.returncode == 0, done.changed.output[-3000:]
     assert json.loads(done.changed.output.strip().splitlines()[-1]) == {
-        "deploy": ["common", "traffic", "green"],
-        "frozen": ["blue"],
+        "deploy": ["common", "traffic", "blue", "green"],
+        "named": [],
         "removed": [],
     }
-    assert 'stacks=["common","traffic","green"]' in done.outputs.splitlines()
-    assert "- blue: serving, frozen, not deployed (its entry `clusters.blue` is unchanged)" in done.summary
+    assert 'stacks=["common","traffic","blue","green"]' in done.outputs.splitlines()
+    assert "- blue: changed, its entry `clusters.blue` unchanged: deployed only if it has no live weight" in done.summary
 
 
 def test_a_pull_request_gets_a_plan_of_each_changed_stack_in_the_job_summary(pull_request: Future[PullRequest]) -> None:
-    """common and traffic: their tags change in place, nothing replaced; green (never deployed here): its AWS part
-    created, its in-cluster part named and left out (the plan role has no access to a cluster)."""
+    """common and traffic: their tags change in place, nothing replaced; the colours (never deployed here): their AWS
+    part created, their in-cluster part named and left out (the plan role has no access to a cluster); blue, which the
+    live weights (the traffic stack's, as deployed: blue 100) say serves, is frozen: the plan says a merge would not
+    deploy it."""
     done = pull_request.result()
-    assert list(done.plans) == ["common", "traffic", "green"]
+    colours = ("blue", "green")
+    assert list(done.plans) == ["common", "traffic", *colours]
     for stack, run in done.plans.items():
         assert run.returncode == 0, run.output[-3000:]
         (verdict,) = re.findall(rf"^### Plan of `{stack}`: (.*)$", done.plan_summaries[stack], flags=re.M)
         counts = re.fullmatch(r"Plan: (\d+) to add, (\d+) to change, (\d+) to destroy\.", verdict)
         assert counts, verdict
         add, change, destroy = map(int, counts.groups())
-        wanted = (True, 0, 0) if stack == "green" else (False, True, 0)  # (adds, changes, destroys)
-        assert (add > 0, change if stack == "green" else change > 0, destroy) == wanted, verdict
+        wanted = (True, 0, 0) if stack in colours else (False, True, 0)  # (adds, changes, destroys)
+        assert (add > 0, change if stack in colours else change > 0, destroy) == wanted, verdict
+    assert "**blue serves now (live weight 100) and this change does not edit its entry `clusters.blue`" in (
+        done.plan_summaries["blue"]
+    )
+    assert "A merge deploys green." in done.plan_summaries["green"]
     green = done.plan_summaries["green"]
     assert "Not planned here, the in-cluster part: " in green
     left_out = green.split("Not planned here, the in-cluster part: ")[1].split(" (the plan role")[0].split(", ")

@@ -181,23 +181,28 @@ def test_a_colours_own_change_deploys_that_colour_only(tmp_path: Path) -> None:
     head_config = copy.deepcopy(CONFIG)
     head_config["clusters"]["green"]["kubernetes_version"] = "1.36"
     head = synthesized(tmp_path / "head", head_config, {**BASE_STACKS, "green": "g2"})
-    assert changed_stacks(base, head) == Changes(deploy=["green"])
+    assert changed_stacks(base, head) == Changes(deploy=["green"], named=["green"])
 
 
-def test_a_change_to_common_leaves_the_serving_colour_frozen(tmp_path: Path) -> None:
-    """common's edit changes every colour's synthesized stack; blue serves and its entry is unchanged: not deployed."""
+def test_a_change_to_common_names_no_colour_so_the_deploy_freezes_whichever_serves_live(tmp_path: Path) -> None:
+    """common's edit changes every colour's synthesized stack and names no colour's entry: which of them serves (and is
+    frozen) the deploy decides from the live weights when it runs (tests/test_serving_colour.py), not config.json's."""
     base = synthesized(tmp_path / "base", CONFIG, BASE_STACKS)
     head = synthesized(tmp_path / "head", CONFIG, {"common": "c2", "traffic": "t1", "blue": "b2", "green": "g2"})
     changes = changed_stacks(base, head)
-    assert changes == Changes(deploy=["common", "green"], frozen=["blue"])
-    assert "- blue: serving, frozen, not deployed" in report(changes)
+    assert changes == Changes(deploy=["common", "blue", "green"], named=[])
+    assert "- blue: changed, its entry `clusters.blue` unchanged: deployed only if it has no live weight" in report(changes)
 
 
-def test_the_serving_colours_own_edit_deploys_it_and_a_dropped_colour_is_for_retire(tmp_path: Path) -> None:
+def test_the_serving_colours_own_edit_names_it_and_a_dropped_colour_is_retired_first(tmp_path: Path) -> None:
     base = synthesized(tmp_path / "base", CONFIG, BASE_STACKS)
     head_config = {"project": "ci-test", "clusters": {"blue": {"weight": 100, "gitops_revision": "v2"}}}
     head = synthesized(tmp_path / "head", head_config, {"common": "c1", "traffic": "t1", "blue": "b2"})
-    assert changed_stacks(base, head) == Changes(deploy=["blue"], removed=["green"])
+    changes = changed_stacks(base, head)
+    assert changes == Changes(deploy=["blue"], named=["blue"], removed=["green"])
+    assert "- green: removed from the configuration. The traffic stack refuses this while green's cluster runs: retire it" in (
+        report(changes)
+    )
 
 
 # --- shallow clones --------------------------------------------------------------------------------

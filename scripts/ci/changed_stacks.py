@@ -5,11 +5,13 @@
     python -m scripts.ci.changed_stacks --check-clone             # the colours' revisions are in this clone (fetched)
 
 Order: common, then traffic, then each colour as the configuration lists them (the order a deploy must follow:
-a colour reads common's and traffic's state). The frozen rule (docs/architecture.md, "The serving colour is
-frozen"): a colour with weight whose synthesized stack changed while its own entry (`clusters.<colour>`) did not is
-never deployed from here; it is listed as "serving, frozen, not deployed". Without --base-ref or --base-dir the base
-is GitHub's: the pull request's base branch ($GITHUB_BASE_REF), or the commit before a push ($GITHUB_EVENT_PATH).
-A base the clone lacks (a depth-1 checkout) is fetched from origin, its one commit.
+a colour reads common's and traffic's state). Beside them, the colours whose own entry (`clusters.<colour>`) this
+change edits (`named`): the frozen rule (docs/architecture.md, "The serving colour is frozen") keeps a serving colour
+whose stack changed while its entry did not from being deployed, and whether a colour serves is the live weights'
+to say, read by the jobs that hold AWS credentials when they run (scripts/ci/serving.py), never config.json's weights.
+Without --base-ref or --base-dir the base is GitHub's: the pull request's base branch ($GITHUB_BASE_REF), or the
+commit before a push ($GITHUB_EVENT_PATH). A base the clone lacks (a depth-1 checkout) is fetched from origin, its
+one commit.
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ FETCH_HINT = "set `fetch-depth: 0` and `fetch-tags: true` on actions/checkout (d
 
 @dataclass(frozen=True)
 class Changes:
-    deploy: list[str] = field(default_factory=list)  # in deploy order
-    frozen: list[str] = field(default_factory=list)  # serving colours whose stack changed without their entry
-    removed: list[str] = field(default_factory=list)  # colours the base had and this change drops (retire.yml)
+    deploy: list[str] = field(default_factory=list)  # every changed stack, in deploy order
+    named: list[str] = field(default_factory=list)  # the colours whose own entry this change edits (or adds)
+    removed: list[str] = field(default_factory=list)  # colours the base had and this change drops
 
 
 def changed_stacks(base: Path, head: Path) -> Changes:
@@ -51,26 +53,36 @@ def changed_stacks(base: Path, head: Path) -> Changes:
             raise SystemExit(f"changed_stacks: {after} is missing: run `make synth` in {head} first")
         if before.is_file() and before.read_bytes() == after.read_bytes():
             continue
-        if stack in (COMMON, TRAFFIC) or not _frozen(stack, base_config, head_config):
-            changes.deploy.append(stack)
-        else:
-            changes.frozen.append(stack)
+        changes.deploy.append(stack)
+        if stack not in (COMMON, TRAFFIC) and _entry(base_config, stack) != _entry(head_config, stack):
+            changes.named.append(stack)
     changes.removed.extend(c for c in colours(base_config) if c not in head_config.get("clusters", {}))
     return changes
 
 
-def _frozen(colour: str, base: Mapping[str, Any], head: Mapping[str, Any]) -> bool:
-    """Serving (weight in either configuration) and its own entry unchanged: what changed it is someone else's edit."""
-    before, after = base.get("clusters", {}).get(colour), head["clusters"][colour]
-    serving = max(int((before or {}).get("weight", 0)), int(after.get("weight", 0))) > 0
-    return serving and before == after
+def _entry(config: Mapping[str, Any], colour: str) -> Any:
+    """The colour's own entry, as written (None when the configuration has no such colour)."""
+    return config.get("clusters", {}).get(colour)
 
 
 def report(changes: Changes) -> str:
     lines = ["### Stacks changed", ""]
-    lines += [f"- {stack}: changed" for stack in changes.deploy] or ["- none"]
-    lines += [f"- {c}: serving, frozen, not deployed (its entry `clusters.{c}` is unchanged)" for c in changes.frozen]
-    lines += [f"- {colour}: removed from the configuration; destroy it with the retire workflow" for colour in changes.removed]
+    for stack in changes.deploy:
+        if stack in (COMMON, TRAFFIC) or stack in changes.named:
+            lines.append(f"- {stack}: changed" + (f" (its entry `clusters.{stack}` too)" if stack in changes.named else ""))
+        else:
+            lines.append(
+                f"- {stack}: changed, its entry `clusters.{stack}` unchanged: deployed only if it has no live weight "
+                "when the deploy runs (a serving colour is frozen)"
+            )
+    if not changes.deploy:
+        lines.append("- none")
+    lines += [
+        f"- {colour}: removed from the configuration. The traffic stack refuses this while {colour}'s cluster runs: "
+        f"retire it first, while the configuration still names it (the retire workflow, or `python -m tools.retire "
+        f"{colour}`), then remove it (docs/ci.md, 'Retiring a colour')"
+        for colour in changes.removed
+    ]
     return "\n".join(lines)
 
 
@@ -176,18 +188,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("no base: give --base-ref or --base-dir (GitHub's GITHUB_BASE_REF or push event are not set)")
         base = synthesized_base(ref, head=args.head_dir)
     head_config = raw_config(args.head_dir)
-    changes = changed_stacks(base, args.head_dir) if base else Changes(deploy=[COMMON, TRAFFIC, *colours(head_config)])
+    every = colours(head_config)
+    changes = changed_stacks(base, args.head_dir) if base else Changes(deploy=[COMMON, TRAFFIC, *every], named=every)
     summary(report(changes))
     outputs(
         {
             "stacks": changes.deploy,
             "colours": [s for s in changes.deploy if s not in (COMMON, TRAFFIC)],
+            "named": changes.named,
             "common": COMMON in changes.deploy,
             "traffic": TRAFFIC in changes.deploy,
             "project": project_name(head_config),
         }
     )
-    print(json.dumps({"deploy": changes.deploy, "frozen": changes.frozen, "removed": changes.removed}))
+    print(json.dumps({"deploy": changes.deploy, "named": changes.named, "removed": changes.removed}))
     return 0
 
 

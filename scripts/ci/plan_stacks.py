@@ -3,6 +3,7 @@ comment per stack (created once, edited on later pushes).
 
     python -m scripts.ci.plan_stacks common green            # after `make synth`
     python -m scripts.ci.plan_stacks green --comment          # and the pull request's comment (GITHUB_TOKEN)
+    python -m scripts.ci.plan_stacks blue --named '["green"]'  # says whether a merge would deploy blue (it serves?)
 
 Planned with `-lock=false`: the plan-only role may read the state but write nothing, the S3 lock file included;
 the workflow's per-stack concurrency group keeps two runs of this repository apart. Exit 1 when any plan failed
@@ -24,11 +25,12 @@ import json
 import os
 import sys
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from model.paths import PROJECT_DIR
+from scripts.ci.serving import live_weights
 from scripts.ci.stacks import (
     COMMON,
     STACK_FILE,
@@ -47,13 +49,16 @@ from scripts.ci.stacks import (
 PLAN_DIR = Path(".cache") / "plan"
 
 
-def plan(project: Path, stack: str) -> tuple[bool, str]:
-    """(planned, markdown) for one stack."""
+def plan(project: Path, stack: str, *, named: Collection[str] | None = None) -> tuple[bool, str]:
+    """(planned, markdown) for one stack. named: the colours whose own entry the change edits (changed_stacks); with
+    it, a colour's plan says whether a merge would deploy it (serving_note)."""
     where, arguments, note = project / STACKS_DIR / stack, ["-lock=false"], ""
     if stack not in (COMMON, TRAFFIC):
+        if named is not None:
+            note = serving_note(project, stack, named=named)
         where, targets, left_out = without_cluster(project, stack)
         arguments += [f"-target={address}" for address in targets]
-        note = (
+        note += (
             f"The AWS part ({len(targets)} resources). Not planned here, the in-cluster part: {', '.join(left_out)} "
             "(the plan role has no access to the cluster; the deploy plans it as the deployer).\n\n"
         )
@@ -65,6 +70,19 @@ def plan(project: Path, stack: str) -> tuple[bool, str]:
     last = next((line for line in reversed(output.splitlines()) if line.startswith(("Plan:", "No changes."))), "")
     verdict = last or ("FAILED" if done.returncode else "planned")
     return done.returncode == 0, f"### Plan of `{stack}`: {verdict}\n\n{note}" + details("terraform plan", output)
+
+
+def serving_note(project: Path, colour: str, *, named: Collection[str]) -> str:
+    """Whether a merge would deploy the colour, from the live weights now (scripts/ci/serving.py), and the live weights
+    beside the config's."""
+    weights = live_weights(project, [colour])
+    verdict = (
+        f"**{colour} serves now (live weight {weights.live[colour]}) and this change does not edit its entry "
+        f"`clusters.{colour}`: a merge will not deploy it (frozen) while it serves.**"
+        if weights.frozen(colour, named=named)
+        else f"A merge deploys {colour}."
+    )
+    return f"{weights.summary()}\n\n{verdict}\n\n"
 
 
 def without_cluster(project: Path, stack: str) -> tuple[Path, list[str], list[str]]:
@@ -111,11 +129,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("stacks", nargs="+", help="stack names (common, traffic, a colour)")
     parser.add_argument("--comment", action="store_true", help="also comment on the pull request (GitHub only)")
     parser.add_argument("--project-dir", type=Path, default=PROJECT_DIR, help="the synthesized checkout")
+    parser.add_argument(
+        "--named", type=json.loads, help="JSON list of the colours whose own entry the change edits (changed_stacks)"
+    )
     args = parser.parse_args(argv)
     name = project_name(raw_config(args.project_dir))
     failed = []
     for stack in args.stacks:
-        planned, markdown = plan(args.project_dir, stack)
+        planned, markdown = plan(args.project_dir, stack, named=args.named)
         summary(markdown)
         if args.comment:
             comment(markdown, mark=marker(name, stack), environ=os.environ)
