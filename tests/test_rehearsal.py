@@ -967,8 +967,9 @@ def test_a_pull_request_gets_a_plan_of_each_changed_stack_in_the_job_summary(pul
         add, change, destroy = map(int, counts.groups())
         wanted = (True, 0, 0) if stack in colours else (False, True, 0)  # (adds, changes, destroys)
         assert (add > 0, change if stack in colours else change > 0, destroy) == wanted, verdict
-    assert "**blue serves now (live weight 100) and this change does not edit its entry `clusters.blue`" in (
-        done.plan_summaries["blue"]
+    assert (
+        "**blue serves now (live weight 100) and this change does not edit its entry `clusters.blue`"
+        in (done.plan_summaries["blue"])
     )
     assert "A merge deploys green." in done.plan_summaries["green"]
     green = done.plan_summaries["green"]
