@@ -526,6 +526,59 @@ def test_now_settles_rules_a_change_left_half_way(tmp_path: Path, deployed: Emul
     assert deployed.forwarded() == all_at({"blue": 0, "green": 100})
 
 
+def retired_blue_and_an_undeployed_red(deployed: Emulated, tmp_path: Path) -> Path:
+    """green serves; blue was retired (its teardown took its target groups out of every rule) and removed from the
+    configuration, but the parameter still names it at 0; red was added (traffic made its target groups) and is in
+    the configuration, never deployed and never given weight. Returns the project file of that configuration."""
+    write_rules(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 0, "green": 100}, without="blue")
+    deployed.ssm.put_parameter(Name=weights_parameter(PROJECT), Value='{"blue": 0, "green": 100}', Overwrite=True, Type="String")
+    deployed.add_colour("red")
+    config = config_of()
+    config["clusters"] = {"green": {**config["clusters"]["green"], "weight": 100}, "red": dict(GREEN)}
+    return write_project(tmp_path, config)
+
+
+def test_a_drain_never_writes_back_a_retired_or_undeployed_colour(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the traffic stack must be able to delete (blue's target groups, and red's if red is removed before it is
+    deployed) stays out of every rule: the drain writes the configured colours it forwards to or gives weight."""
+    path = retired_blue_and_an_undeployed_red(deployed, tmp_path)
+    assert deployed.forwarded() == all_at({"green": 100})
+    assert main(["--to", "green", "--now", "--config", str(path)], aws=clients_of(deployed, None)) == 0
+    assert deployed.forwarded() == all_at({"green": 100})
+    assert deployed.live_weights() == {"green": 100, "red": 0}  # blue forgotten, as the configuration has
+    assert "  blue: not in the configuration, taken out of the weights and the rules" in capsys.readouterr().out
+
+
+def test_a_gated_shift_writes_only_configured_colours_it_gives_weight(deployed: Emulated, tmp_path: Path) -> None:
+    """The rules a shift writes (forward_of): green, which holds the weight, and nothing of blue or red at 0."""
+    retired_blue_and_an_undeployed_red(deployed, tmp_path)
+    routes = read_routes(deployed.elbv2, PROJECT)
+    write_rules(deployed.elbv2, routes, {"blue": 0, "green": 100, "red": 0}, colours=["green", "red"])
+    assert deployed.forwarded() == all_at({"green": 100})
+    write_rules(deployed.elbv2, routes, {"green": 80, "red": 20}, colours=["green", "red"])  # red gets some: it joins
+    assert deployed.forwarded() == all_at({"green": 80, "red": 20})
+    write_rules(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"green": 100, "red": 0}, colours=["green", "red"])
+    assert deployed.forwarded() == all_at({"green": 100, "red": 0})  # once in, it stays at 0 until detached
+
+
+def test_a_colour_dropped_from_the_configuration_with_weight_refuses_the_gated_shift_and_the_drain_moves_it(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """blue still carries traffic, but the configuration no longer names it (removed before it was drained)."""
+    config = config_of()
+    config["clusters"] = {"green": {**config["clusters"]["green"], "weight": 100}}
+    path = write_project(tmp_path, config)
+    assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, None)) == 2
+    err = capsys.readouterr().err
+    assert "refused: the live weights give blue 100, but the configuration has no such colour: move that traffic" in err
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+    assert main(["--to", "green", "--now", "--config", str(path)], aws=clients_of(deployed, None)) == 0
+    assert deployed.forwarded() == all_at({"green": 100})
+    assert deployed.live_weights() == {"green": 100}
+
+
 # --- what is live -------------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ written with the two calls a weight change needs: PutParameter (the intent, vers
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,20 +97,47 @@ def read_routes(elbv2: Any, project: str) -> LiveRoutes:
     return LiveRoutes(arn, listener, public, target_groups)
 
 
-def forward_of(routes: LiveRoutes, application: str, weights: Mapping[str, int], *, without: str = "") -> list[dict[str, Any]]:
-    """The target groups a public rule forwards to at these weights: every colour it forwards to now and every colour
-    that has a target group of the application (a colour deployed since the rule was made joins at its weight, 0 when
-    unnamed); `without` drops a colour (the teardown's, at weight 0)."""
+def forward_of(
+    routes: LiveRoutes,
+    application: str,
+    weights: Mapping[str, int],
+    *,
+    colours: Collection[str] | None = None,
+    without: str = "",
+) -> list[dict[str, Any]]:
+    """The target groups a public rule forwards to at these weights: the colours it forwards to now, and any colour
+    these weights give weight (the shift's target joins the rule when it first gets some), restricted to `colours` (the
+    configuration's: a colour retired, detached, or added and removed before it was deployed is never written back,
+    so the traffic stack can always delete its target groups; None: no restriction), less `without` (a teardown's
+    colour, at weight 0). A colour given weight needs a target group of the application (RoutesError otherwise)."""
     route = routes.public[application]
-    colours = dict.fromkeys([*route.target_groups, *(c for (app, c) in routes.target_groups if app == application)])
-    groups = {colour: route.target_groups.get(colour) or routes.target_groups[(application, colour)] for colour in colours}
-    return [{"TargetGroupArn": arn, "Weight": int(weights.get(colour, 0))} for colour, arn in groups.items() if colour != without]
+    candidates = dict.fromkeys([*route.target_groups, *(colour for colour, weight in weights.items() if weight > 0)])
+    forward = []
+    for colour in candidates:
+        if colour == without or (colours is not None and colour not in colours):
+            continue
+        arn = route.target_groups.get(colour) or routes.target_groups.get((application, colour))
+        if arn is None:
+            raise RoutesError(
+                f"{application} has no target group of {colour}, which these weights give {weights[colour]}: deploy the "
+                "traffic stack first (cdktf deploy traffic)"
+            )
+        forward.append({"TargetGroupArn": arn, "Weight": int(weights.get(colour, 0))})
+    return forward
 
 
-def write_rules(elbv2: Any, routes: LiveRoutes, weights: Mapping[str, int], *, without: str = "") -> int:
-    """Every application's public rule forwarding at these weights: one ModifyRule each. Returns how many calls."""
+def write_rules(
+    elbv2: Any,
+    routes: LiveRoutes,
+    weights: Mapping[str, int],
+    *,
+    colours: Collection[str] | None = None,
+    without: str = "",
+) -> int:
+    """Every application's public rule forwarding at these weights (forward_of: colours, without): one ModifyRule
+    each. Returns how many calls."""
     for application, route in routes.public.items():
-        forward = {"TargetGroups": forward_of(routes, application, weights, without=without)}
+        forward = {"TargetGroups": forward_of(routes, application, weights, colours=colours, without=without)}
         elbv2.modify_rule(RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": forward}])
     return len(routes.public)
 

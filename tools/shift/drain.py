@@ -54,7 +54,12 @@ class Drain:
                     f"{target} has no healthy target for {', '.join(empty)}: moving all traffic there would fail those "
                     "applications' requests; nothing was changed (--force moves it anyway)"
                 )
-            colours = dict.fromkeys([*self.config.clusters, *before, *(c for r in routes.public.values() for c in r.weights)])
+            # Only the configured colours are written: one the configuration dropped (retired, or added and removed
+            # before it was deployed) leaves the parameter and the rules, whatever weight it held (now the target's).
+            colours = list(self.config.clusters)
+            dropped = [
+                c for c in dict.fromkeys([*before, *(c for r in routes.public.values() for c in r.weights)]) if c not in colours
+            ]
             total = min(MAX_WEIGHT, sum(before.values())) or DEFAULT_TOTAL
             after = {colour: total if colour == target else 0 for colour in colours}
             self._say(
@@ -62,13 +67,15 @@ class Drain:
                 + (f"; --force: {target} has no healthy target for {', '.join(empty)}" if empty else "")
                 + (f"; --force: {self.moving}" if self.moving else "")
             )
+            if dropped:
+                self._say(f"  {', '.join(dropped)}: not in the configuration, taken out of the weights and the rules")
             self._move(routes, before, after)
 
     def _move(self, routes: LiveRoutes, before: dict[str, int], after: dict[str, int]) -> None:
         try:
             with aws_errors_as(ShiftError):
                 write_weights(self.aws.ssm, self.config.project, after)
-                calls = write_rules(self.aws.elbv2, routes, after)
+                calls = write_rules(self.aws.elbv2, routes, after, colours=self.config.clusters)
                 wrong = off_weights(read_routes(self.aws.elbv2, self.config.project), after)
         except ShiftError as err:
             raise ShiftError(f"{err}; the weights parameter says {describe(after)}: run the same command again") from None

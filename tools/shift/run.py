@@ -115,7 +115,7 @@ class Shift:
         with aws_errors_as(ShiftError):
             self._still_locked(state)
             write_weights(self.aws.ssm, self.config.project, state)
-            calls = write_rules(self.aws.elbv2, routes, state)
+            calls = write_rules(self.aws.elbv2, routes, state, colours=self.config.clusters)
             self._wait_in_effect(state)
         return calls
 
@@ -198,14 +198,21 @@ class Shift:
 
 
 def live(aws: Aws, config: Config) -> tuple[LiveRoutes, Weights]:
-    """The shared load balancer and the live weights, every configured colour named (0 when the parameter does not
-    name it yet); refused when the rules do not forward what the parameter says (a change stopped half-way)."""
+    """The shared load balancer and the live weights of the configured colours (0 for one the parameter does not name
+    yet); refused when the rules do not forward what the parameter says (a change stopped half-way), or when a colour the
+    configuration no longer has still holds weight. A colour the parameter names that the configuration dropped at
+    weight 0 (retired) is left out: the shift's first write forgets it."""
     try:
         routes = read_routes(aws.elbv2, config.project)
         found = read_weights(aws.ssm, config.project)
     except RoutesError as err:
         raise UnsafeShiftError(str(err)) from None
-    weights = {**{colour: 0 for colour in config.clusters}, **found}
+    if stray := {colour: weight for colour, weight in found.items() if colour not in config.clusters and weight}:
+        raise UnsafeShiftError(
+            f"the live weights give {describe(stray)}, but the configuration has no such colour: move that traffic to a "
+            "configured colour first with `python -m tools.shift --to <colour> --now` (nothing was changed)"
+        )
+    weights = {colour: found.get(colour, 0) for colour in config.clusters}
     if wrong := off_weights(routes, weights):
         raise UnsafeShiftError(
             f"the load balancer forwards {'; '.join(wrong)}, not the live weights {describe(weights)} (a change stopped "
