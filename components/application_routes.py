@@ -4,17 +4,21 @@ weight, one for each colour's preview host forwarding to that colour only, and t
 
 The weighted rule's action belongs to `python -m tools.shift` once the rule exists (`ignore_changes`): it starts from
 the live weights and no deploy ever writes them again, so a deploy from any checkout cannot undo a shift or a drain.
+So Terraform never takes a target group out of it either: each target group has a destroy-time hook beside it
+(tools/detach.py) that does, under the traffic lock, before the group is deleted, and refuses while the rule gives it
+weight; a change that would replace a group that carries traffic is refused at plan (components/live_target_groups.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cdktf import Token
+from cdktf import LocalExecProvisioner, TerraformResourceLifecycle, Token
 from cdktf_cdktf_provider_aws.lb_listener_rule import (
     LbListenerRule,
     LbListenerRuleAction,
     LbListenerRuleActionForward,
+    LbListenerRuleActionForwardStickiness,
     LbListenerRuleActionForwardTargetGroup,
     LbListenerRuleCondition,
     LbListenerRuleConditionHostHeader,
@@ -23,7 +27,20 @@ from cdktf_cdktf_provider_aws.lb_target_group import LbTargetGroup
 from cdktf_cdktf_provider_aws.route53_record import Route53Record
 from constructs import Construct
 
-from model.routes import APPLICATION_TAG, COLOUR_TAG, PREVIEW, PUBLIC, ROUTE_TAG, SET_IDENTIFIER
+from components.destroy_hook import python_command, with_failure_grace
+from components.live_target_groups import LiveTargetGroups
+from components.terraform_data import TerraformData
+from model.routes import (
+    APPLICATION_TAG,
+    COLOUR_TAG,
+    DETACH_ENV,
+    PREVIEW,
+    PUBLIC,
+    ROUTE_TAG,
+    SET_IDENTIFIER,
+    SHAPE_TAG,
+    target_group_shape,
+)
 
 # A pod is in service after two passed checks 10 s apart and out after two failed ones; a draining pod gets
 # deregistration_delay for its in-flight requests (the sample chart's preStop pause covers the controller's lag).
@@ -35,6 +52,9 @@ DEREGISTRATION_DELAY_SECONDS = "30"
 # ("traffic-port"). Fixed, so an application's Service port can change without replacing its target groups (AWS
 # changes no group's port in place, and refuses to delete one a rule forwards to).
 TARGET_GROUP_PORT = 80
+TARGET_GROUP_PROTOCOL, TARGET_TYPE = "HTTP", "ip"
+SHAPE = target_group_shape(TARGET_GROUP_PROTOCOL, TARGET_GROUP_PORT, TARGET_TYPE)
+DETACH_COMMAND = with_failure_grace(python_command("tools.detach"))
 
 
 class ApplicationRoutes(Construct):
@@ -56,26 +76,40 @@ class ApplicationRoutes(Construct):
         load_balancer_dns_name: str,
         load_balancer_zone_id: str,
         record_weight: int,
+        project: str,
+        region: str,
+        live_groups: LiveTargetGroups,
+        stickiness_seconds: int | None,
     ) -> None:
         """preview_hosts, target_group_names, initial_weights: by colour. initial_weights: what the weighted rule starts
         with (the live weights), then never set by Terraform again. priorities: by host. record_weight: of its records'
-        weighted member (model/routes.SET_IDENTIFIER)."""
+        weighted member (model/routes.SET_IDENTIFIER). project, region: where the detach hooks find the load balancer
+        and the traffic lock. live_groups: the groups as AWS holds them, for the refusal to replace one that serves.
+        stickiness_seconds: the weighted forward's target group stickiness (None: off, each request split on its own);
+        the rule is created with it, and every shift writes it again (the action is the shift's)."""
         super().__init__(scope, id_)
         groups = {
             colour: LbTargetGroup(
                 self,
                 f"target-group-{colour}",
                 name=name,
-                target_type="ip",
-                protocol="HTTP",
+                target_type=TARGET_TYPE,
+                protocol=TARGET_GROUP_PROTOCOL,
                 port=TARGET_GROUP_PORT,
                 vpc_id=vpc_id,
                 deregistration_delay=DEREGISTRATION_DELAY_SECONDS,
                 health_check={**HEALTH_CHECK, "enabled": True, "path": health_check_path, "port": "traffic-port"},
-                tags={APPLICATION_TAG: application, COLOUR_TAG: colour},
+                tags={APPLICATION_TAG: application, COLOUR_TAG: colour, SHAPE_TAG: SHAPE},
+                lifecycle=TerraformResourceLifecycle(
+                    precondition=[live_groups.never_replaced(application=application, colour=colour, name=name, shape=SHAPE)]
+                ),
             )
             for colour, name in target_group_names.items()
         }
+        detaches = [
+            _detach(self, colour, group, application=application, project=project, region=region)
+            for colour, group in groups.items()
+        ]
         LbListenerRule(
             self,
             "public",
@@ -89,12 +123,18 @@ class ApplicationRoutes(Construct):
                         target_group=[
                             LbListenerRuleActionForwardTargetGroup(arn=group.arn, weight=Token.as_number(initial_weights[colour]))
                             for colour, group in groups.items()
-                        ]
+                        ],
+                        stickiness=LbListenerRuleActionForwardStickiness(enabled=True, duration=stickiness_seconds)
+                        if stickiness_seconds
+                        else None,
                     ),
                 )
             ],
             tags={APPLICATION_TAG: application, ROUTE_TAG: PUBLIC},
             lifecycle={"ignore_changes": ["action"]},
+            # On destroy the rule goes before the detach hooks (when the whole application goes, nothing is left to
+            # detach); when only a target group goes, its hook runs while the rule stays.
+            depends_on=detaches,
         )
         for colour, host in preview_hosts.items():
             LbListenerRule(
@@ -118,6 +158,23 @@ class ApplicationRoutes(Construct):
                 weighted_routing_policy={"weight": record_weight},
             )
         self.target_group_arns = {colour: group.arn for colour, group in groups.items()}
+
+
+def _detach(scope: Construct, colour: str, group: LbTargetGroup, *, application: str, project: str, region: str) -> TerraformData:
+    """A `terraform_data` beside the target group whose destroy provisioner takes the group out of the public rule
+    (tools/detach.py). It names the group, so on destroy it goes first; replaced with the group (triggers_replace), so a
+    replacement detaches the old group before deleting it."""
+    provisioner = LocalExecProvisioner(
+        type="local-exec", when="destroy", command=DETACH_COMMAND, environment={DETACH_ENV: "${jsonencode(self.input)}"}
+    )
+    hook = TerraformData(
+        scope,
+        f"detach-{colour}",
+        input={"project": project, "region": region, "application": application, "colour": colour, "target_group_arn": group.arn},
+        provisioners=[provisioner],
+    )
+    hook.add_override("triggers_replace", [group.arn])
+    return hook
 
 
 def _host(host: str) -> LbListenerRuleCondition:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cdktf import ITerraformDependable, LocalExecProvisioner, TerraformResource
+from cdktf import ITerraformDependable, LocalExecProvisioner, TerraformResource, TerraformResourceLifecycle
 from constructs import Construct
 
 TERRAFORM_DATA = "terraform_data"
@@ -27,14 +27,16 @@ class TerraformData(TerraformResource):
         input: Mapping[str, Any],  # terraform_data's own name for it
         provisioners: Sequence[LocalExecProvisioner],
         depends_on: Sequence[ITerraformDependable] = (),
+        lifecycle: TerraformResourceLifecycle | None = None,
     ) -> None:
-        """depends_on: default none."""
+        """depends_on: default none. lifecycle: default none (its preconditions are checked at every plan)."""
         super().__init__(
             scope,
             id_,
             terraform_resource_type=TERRAFORM_DATA,
-            provisioners=list(provisioners),
+            provisioners=list(provisioners) or None,
             depends_on=list(depends_on) or None,
+            lifecycle=lifecycle,
         )
         # An override: what a TerraformResource of no generated binding writes (cdktf records it in the stack's metadata).
         self.add_override("input", dict(input))

@@ -33,6 +33,9 @@ class TrafficWeights(Construct):
         )
         self._live = parameter.insecure_value
         self.parameter_arn = parameter.arn
+        # The live weights by colour as a Terraform expression (no `${}`), for conditions that embed it. The parameter's
+        # value is ignore_changes: at plan it is what AWS holds (the last shift's), or the seed when first created.
+        self.live = f"jsondecode({parameter.fqn}.insecure_value)"
 
     def weight(self, colour: str) -> str:
         """The colour's live weight (0 for a colour the parameter does not name yet), as Terraform reads it at plan."""

@@ -640,6 +640,18 @@ class TrafficConfig(Section):
         Field(ge=10, le=3600, description="10-3600; how often ExternalDNS reconciles Route53"),
         Allowed("use 10-3600 seconds"),
     ] = 60
+    stickiness_seconds: Annotated[
+        int,
+        Field(
+            ge=0,
+            le=604800,
+            description="0-604800; 0: each request is split by the live weights on its own, so one client's requests "
+            "reach both colours during a shift; above 0: the weighted forward's target group stickiness (the load "
+            "balancer's AWSALBTG cookie) keeps a client on the colour it was first sent to for that long, also after a "
+            "step moves weight (a drain moves it at once). Rules take it when made and with every shift or drain",
+        ),
+        Allowed("use 0 (off) or 1-604800 seconds (7 days)"),
+    ] = 0
     shift: ShiftConfig = Field(default_factory=ShiftConfig)
     waf: WafConfig = Field(default_factory=WafConfig)
     teardown_timeout_seconds: Annotated[

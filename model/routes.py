@@ -16,6 +16,9 @@ TRAFFIC_STACK = "traffic"
 APPLICATION_TAG = "Application"
 COLOUR_TAG = "Colour"
 ROUTE_TAG = "Route"  # on a listener rule: PUBLIC (weighted across colours) or PREVIEW (one colour)
+# On a target group: what AWS cannot change in place, `<protocol>:<port>:<target type>` (target_group_shape): read back at
+# plan to refuse replacing a group that carries traffic (components/live_target_groups.py).
+SHAPE_TAG = "TargetGroupShape"
 PUBLIC, PREVIEW = "public", "preview"
 # The records of the public and preview hosts are weighted members with this set identifier: so they stand beside
 # the weighted records a colour's ExternalDNS wrote before this design (a migration: docs/upgrading.md), and alone
@@ -25,6 +28,10 @@ SET_IDENTIFIER = "shared-load-balancer"
 # numbers do. Each is derived from its host name, so adding or removing an application moves no other rule.
 _PRIORITIES = 50000
 _NAME_LIMIT = 32  # target group and load balancer names (Elastic Load Balancing, CreateTargetGroup)
+
+
+def target_group_shape(protocol: str, port: int, target_type: str) -> str:
+    return f"{protocol}:{port}:{target_type}"
 
 
 def output_key(name: str) -> str:
@@ -56,6 +63,10 @@ WEIGHTS_DESCRIPTION = "Live traffic weights by colour; written by python -m tool
 def weights_parameter(project: str) -> str:
     """The SSM parameter holding the live weights (the one source of truth, written by the shift only)."""
     return f"/{project}/traffic/weights"
+
+
+# The traffic stack's destroy-time hook of a target group (tools/detach.py) reads its input in this variable.
+DETACH_ENV = "TARGET_GROUP_DETACH"
 
 
 def lock_parameter(project: str) -> str:

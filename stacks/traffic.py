@@ -12,7 +12,9 @@ from cdktf import TerraformOutput, TerraformResource, TerraformStack
 from constructs import Construct
 
 from components.application_routes import ApplicationRoutes
+from components.configured_colours import ConfiguredColours
 from components.deletion_guard import DeletionGuard
+from components.live_target_groups import LiveTargetGroups
 from components.shared_load_balancer import SharedLoadBalancer
 from components.traffic_weights import TrafficWeights
 from model.applications import applications, preview_hostname, public_hostname
@@ -54,8 +56,13 @@ class TrafficStack(TerraformStack):
         if config.traffic.waf.enabled:
             _web_acl(self, config, balancer.load_balancer_arn)
         weights = TrafficWeights(self, "weights", parameter_name=weights_parameter(config.project), initial=config.weights)
+        live_groups = LiveTargetGroups(
+            self, "live-target-groups", project=config.project, stack=TRAFFIC_STACK, live_weights=weights.live
+        )
         apps = applications(config)
         colours = list(config.clusters)
+        # Before a colour's target groups go with its entry: its cluster retired and its traffic moved.
+        ConfiguredColours(self, "configured-colours", project=config.project, colours=colours, live_weights=weights.live)
         previews = {app.name: {c: preview_hostname(config, app, c) for c in colours} for app in apps}
         priorities = rule_priorities(
             [public_hostname(config, app) for app in apps] + [h for hosts in previews.values() for h in hosts.values()]
@@ -78,6 +85,10 @@ class TrafficStack(TerraformStack):
                 load_balancer_dns_name=balancer.dns_name,
                 load_balancer_zone_id=balancer.zone_id,
                 record_weight=config.traffic.record_weight,
+                project=config.project,
+                region=config.region,
+                live_groups=live_groups,
+                stickiness_seconds=config.traffic.stickiness_seconds or None,
             )
             for colour, arn in routes.target_group_arns.items():
                 target_groups[output_key(colour)][output_key(app.name)] = arn

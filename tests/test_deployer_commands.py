@@ -29,6 +29,7 @@ COMMANDS = (
     "tools.shift",
     "tools.retire",
     "tools.teardown",
+    "tools.detach",
     "tools.log_group",
     "tools.common_guard",
     "tools.calendar",

@@ -108,7 +108,7 @@ CDK_PACKAGES = (
     *("cdktf_cdktf_provider_aws", "cdktf_cdktf_provider_helm", "cdktf_cdktf_provider_kubernetes"),
     *("components", "stacks"),  # ours, built on the above
 )
-OPERATOR_COMMANDS = ("tools.shift.command", "tools.retire", "tools.teardown", "tools.common_guard")
+OPERATOR_COMMANDS = ("tools.shift.command", "tools.retire", "tools.teardown", "tools.detach", "tools.common_guard")
 
 
 def imported_packages(path: Path) -> set[str]:

@@ -39,6 +39,7 @@ class PublicRoute:
     rule_arn: str
     weights: Weights  # by colour, as the rule forwards now
     target_groups: dict[str, str]  # colour -> target group ARN, of the colours in the forward
+    stickiness: dict[str, Any] = field(default_factory=dict)  # its TargetGroupStickinessConfig, as AWS holds it
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ def read_routes(elbv2: Any, project: str) -> LiveRoutes:
             rule_arn=rule["RuleArn"],
             weights={colour_of[t["TargetGroupArn"]]: int(t.get("Weight", 1)) for t in known},
             target_groups={colour_of[t["TargetGroupArn"]]: t["TargetGroupArn"] for t in known},
+            stickiness=dict(forward.get("ForwardConfig", {}).get("TargetGroupStickinessConfig") or {}),
         )
     return LiveRoutes(arn, listener, public, target_groups)
 
@@ -133,13 +135,23 @@ def write_rules(
     *,
     colours: Collection[str] | None = None,
     without: str = "",
+    stickiness: Mapping[str, Any] | None = None,
 ) -> int:
     """Every application's public rule forwarding at these weights (forward_of: colours, without): one ModifyRule
-    each. Returns how many calls."""
+    each. stickiness: the forward's TargetGroupStickinessConfig (the configuration's: stickiness_config); None: each
+    rule keeps its own (a ModifyRule's forward without one turns it off). Returns how many calls."""
     for application, route in routes.public.items():
-        forward = {"TargetGroups": forward_of(routes, application, weights, colours=colours, without=without)}
+        forward: dict[str, Any] = {"TargetGroups": forward_of(routes, application, weights, colours=colours, without=without)}
+        kept = route.stickiness if stickiness is None else stickiness
+        if kept:
+            forward["TargetGroupStickinessConfig"] = dict(kept)
         elbv2.modify_rule(RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": forward}])
     return len(routes.public)
+
+
+def stickiness_config(seconds: int) -> dict[str, Any]:
+    """The weighted forward's target group stickiness for traffic.stickiness_seconds (0: off)."""
+    return {"Enabled": True, "DurationSeconds": seconds} if seconds else {"Enabled": False}
 
 
 def read_weights(ssm: Any, project: str) -> Weights:

@@ -157,7 +157,11 @@ VARIANT: dict[str, Any] = {
     "argocd": ARGOCD_SSO,
     "network": {"nat": "per_az", "az_count": 2, "cidr": "10.8.0.0/20", "interface_endpoints": list(INTERFACE_ENDPOINTS)},
     "deletion_protection": False,
-    "traffic": {"access_logs_bucket": "acme-log-archive", "waf": {"enabled": True, "count_only": False}},
+    "traffic": {
+        "access_logs_bucket": "acme-log-archive",
+        "waf": {"enabled": True, "count_only": False},
+        "stickiness_seconds": 600,
+    },
     "eks": {
         "admin_role_arns": [ADMIN_ROLE],
         "deployer_role_arn": DEPLOYER_ROLE,

@@ -15,7 +15,15 @@ from typing import TextIO
 from model.applications import applications
 from model.config import MAX_WEIGHT, Config
 from tools.aws import Aws, aws_errors_as
-from tools.live_routes import LiveRoutes, RoutesError, read_routes, read_weights, write_rules, write_weights
+from tools.live_routes import (
+    LiveRoutes,
+    RoutesError,
+    read_routes,
+    read_weights,
+    stickiness_config,
+    write_rules,
+    write_weights,
+)
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.plan import describe
 from tools.shift.run import off_weights, refuse_unroutable, unhealthy_groups
@@ -75,7 +83,13 @@ class Drain:
         try:
             with aws_errors_as(ShiftError):
                 write_weights(self.aws.ssm, self.config.project, after)
-                calls = write_rules(self.aws.elbv2, routes, after, colours=self.config.clusters)
+                calls = write_rules(
+                    self.aws.elbv2,
+                    routes,
+                    after,
+                    colours=self.config.clusters,
+                    stickiness=stickiness_config(self.config.traffic.stickiness_seconds),
+                )
                 wrong = off_weights(read_routes(self.aws.elbv2, self.config.project), after)
         except ShiftError as err:
             raise ShiftError(f"{err}; the weights parameter says {describe(after)}: run the same command again") from None

@@ -16,7 +16,16 @@ from model.applications import applications
 from model.config import Config, ShiftConfig
 from tools.aws import Aws, aws_errors_as
 from tools.clock import POLL_SECONDS, Clock
-from tools.live_routes import LiveRoutes, RoutesError, Weights, read_routes, read_weights, write_rules, write_weights
+from tools.live_routes import (
+    LiveRoutes,
+    RoutesError,
+    Weights,
+    read_routes,
+    read_weights,
+    stickiness_config,
+    write_rules,
+    write_weights,
+)
 from tools.readiness import Readiness, missing
 from tools.shift import LockLostError, ShiftError, UnsafeShiftError
 from tools.shift.gate import describe_gate, is_idle, judge
@@ -115,9 +124,14 @@ class Shift:
         with aws_errors_as(ShiftError):
             self._still_locked(state)
             write_weights(self.aws.ssm, self.config.project, state)
-            calls = write_rules(self.aws.elbv2, routes, state, colours=self.config.clusters)
+            calls = write_rules(self.aws.elbv2, routes, state, colours=self.config.clusters, stickiness=self._stickiness)
             self._wait_in_effect(state)
         return calls
+
+    @property
+    def _stickiness(self) -> dict[str, object]:
+        """The configuration's stickiness: every write of the rules carries it (the action is the shift's)."""
+        return stickiness_config(self.config.traffic.stickiness_seconds)
 
     def _still_locked(self, state: Weights) -> None:
         """The lock is still this run's, or LockLostError: a drain broke it to move the traffic itself."""

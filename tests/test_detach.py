@@ -1,0 +1,95 @@
+"""The traffic stack's destroy-time hook of a target group (tools/detach.py): before Terraform deletes a colour's target
+group, it takes the group out of the application's public rule, under the traffic lock, and refuses while the rule
+gives it weight. Against moto (the shared load balancer as the traffic stack makes it), the real command in-process."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from model.routes import DETACH_ENV, weights_parameter
+from tests.support.emulated_aws import PROJECT, REGION, Emulated, FakeClock
+from tools import detach
+from tools.live_routes import read_routes
+from tools.traffic_lock import TrafficLock
+
+APPS = {"sample-app": "app", "shop": "shop"}
+
+
+@pytest.fixture
+def traffic(emulated: Emulated) -> Emulated:
+    """blue retired (weight 0, still in every rule), green serving; every rule keeps clients on a colour 10 minutes."""
+    emulated.deploy_traffic(APPS, {"blue": 0, "green": 100})
+    for route in read_routes(emulated.elbv2, PROJECT).public.values():
+        forward = {
+            "TargetGroups": [{"TargetGroupArn": arn, "Weight": route.weights[c]} for c, arn in route.target_groups.items()],
+            "TargetGroupStickinessConfig": {"Enabled": True, "DurationSeconds": 600},
+        }
+        emulated.elbv2.modify_rule(RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": forward}])
+    return emulated
+
+
+def hook_input(aws: Emulated, application: str, colour: str) -> str:
+    arn = read_routes(aws.elbv2, PROJECT).target_groups[(application, colour)]
+    given = {"project": PROJECT, "region": REGION, "application": application, "colour": colour, "target_group_arn": arn}
+    return json.dumps(given)
+
+
+def run(aws: Emulated, given: str) -> tuple[int, str]:
+    out = io.StringIO()
+    status = detach.main({DETACH_ENV: given}, out=out)
+    return status, out.getvalue()
+
+
+def test_a_group_without_weight_leaves_its_rule_and_nothing_else_changes(traffic: Emulated) -> None:
+    status, said = run(traffic, hook_input(traffic, "shop", "blue"))
+    assert status == 0
+    assert said.splitlines()[-1] == "detach: blue's target group of shop: taken out of shop's public rule (it had no weight)"
+    routes = read_routes(traffic.elbv2, PROJECT)
+    assert routes.public["shop"].weights == {"green": 100}
+    assert routes.public["shop"].stickiness == {"Enabled": True, "DurationSeconds": 600}  # kept as it was
+    assert routes.public["sample-app"].weights == {"blue": 0, "green": 100}  # another application's rule: untouched
+    assert TrafficLock(traffic.ssm, traffic.sts, PROJECT, "", FakeClock()).holder() is None  # released
+    # Again (Terraform re-runs a hook that failed later): nothing to do, said so.
+    assert run(traffic, hook_input(traffic, "shop", "blue")) == (
+        0,
+        "detach: blue's target group of shop: no public rule forwards to it\n",
+    )
+
+
+def test_a_group_that_carries_traffic_stops_the_deploy_before_it_is_deleted(
+    traffic: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _ = run(traffic, hook_input(traffic, "shop", "green"))
+    assert status == 2
+    assert capsys.readouterr().err.startswith(
+        "detach refused: green still has weight 100 in shop's public rule, so its target group cannot go: shift its "
+        "traffic away first"
+    )
+    assert read_routes(traffic.elbv2, PROJECT).public["shop"].weights == {"blue": 0, "green": 100}
+
+
+def test_a_held_traffic_lock_stops_the_deploy_and_names_the_holder(traffic: Emulated, capsys: pytest.CaptureFixture[str]) -> None:
+    lock = TrafficLock(traffic.ssm, traffic.sts, PROJECT, "python -m tools.shift --to green", FakeClock())
+    with lock.held():
+        assert run(traffic, hook_input(traffic, "shop", "blue"))[0] == 2
+    err = capsys.readouterr().err
+    assert "the traffic of eks-bg is locked by " in err
+    assert "blue's target group of shop stays, and the deploy stopped before deleting it" in err
+    assert read_routes(traffic.elbv2, PROJECT).public["shop"].weights == {"blue": 0, "green": 100}
+
+
+def test_without_a_load_balancer_there_is_nothing_to_detach(emulated: Emulated) -> None:
+    given = {"project": PROJECT, "region": REGION, "application": "shop", "colour": "blue", "target_group_arn": "arn:x"}
+    assert run(emulated, json.dumps(given)) == (0, "detach: blue's target group of shop: no public rule forwards to it\n")
+
+
+@pytest.mark.parametrize("given", ["not json", json.dumps({"project": PROJECT})])
+def test_an_unusable_input_changes_nothing_and_says_what_is_missing(
+    traffic: Emulated, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    assert run(traffic, given)[0] == 2
+    assert capsys.readouterr().err.startswith(f"detach: refused: {DETACH_ENV} ")
+    assert traffic.ssm.get_parameter(Name=weights_parameter(PROJECT))["Parameter"]["Value"] == '{"blue": 0, "green": 100}'

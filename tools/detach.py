@@ -1,0 +1,133 @@
+"""Destroy-time hook of each target group of the traffic stack: before Terraform deletes a colour's target group of an
+application, take it out of the application's public rule, under the traffic lock.
+
+Why: AWS refuses to delete a target group a rule forwards to (ResourceInUse), and the public rule's action belongs to
+the shift once the rule exists (Terraform ignores it: components/application_routes.py), so a traffic deploy without
+a colour would fail half-way, after the colour's preview hosts are gone. A retire's teardown detaches its colour
+already (tools/teardown.py); this covers every other way a target group goes: a colour removed from the configuration
+after its retire failed part-way, a colour added and removed before it was deployed, an application removed, a
+target group replaced. It takes out only a target group the rule gives no weight: one that still carries traffic
+stops the deploy, before anything of it is deleted, and says how to drain it.
+
+Terraform runs it from the `terraform_data` beside each target group (components/application_routes.py), which
+depends on the target group, so on destroy it runs first; the public rule depends on it, so when the whole
+application goes, the rule goes before and there is nothing to detach. Exit 0: detached, or nothing forwards to it
+(each says so); 2: refused (weight, the lock held) or it could not tell (no usable input, no credentials, an API
+error), with one line on stderr and nothing changed: Terraform then stops before the target group, and the next
+deploy runs it again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, fields
+from typing import Any, TextIO
+
+from model.routes import DETACH_ENV
+from tools.clock import Clock, SystemClock
+
+PREFIX = "detach"
+
+
+class DetachInputError(Exception):
+    """The hook's input lacks what the detach needs."""
+
+
+class StillServingError(Exception):
+    """The target group still carries traffic (or the lock is held): nothing was changed."""
+
+
+@dataclass(frozen=True)
+class DetachInput:
+    project: str
+    region: str
+    application: str
+    colour: str
+    target_group_arn: str
+
+    @classmethod
+    def from_json(cls, text: str) -> DetachInput:
+        try:
+            raw = json.loads(text)
+        except ValueError as err:
+            raise DetachInputError(f"{DETACH_ENV} is not JSON ({err})") from None
+        missing = [f.name for f in fields(cls) if not isinstance(raw, dict) or not raw.get(f.name)]
+        if missing:
+            raise DetachInputError(f"{DETACH_ENV} has no {', '.join(missing)}")
+        return cls(**{f.name: str(raw[f.name]) for f in fields(cls)})
+
+
+def detach(given: DetachInput, *, elbv2: Any, ssm: Any, sts: Any, clock: Clock, out: TextIO) -> str:
+    """Take the target group out of its application's public rule; returns what was done, for the operator."""
+    from tools.live_routes import RoutesError, read_routes
+    from tools.traffic_lock import LockedError, TrafficLock
+
+    what = f"{given.colour}'s target group of {given.application}"
+
+    def forwarding() -> tuple[Any, dict[str, Any]] | None:
+        """The public rule and its forward as it is now, when it forwards to the target group; else None."""
+        try:
+            routes = read_routes(elbv2, given.project)
+        except RoutesError:
+            return None  # no shared load balancer (any more): nothing forwards anywhere
+        route = routes.public.get(given.application)
+        if route is None or given.target_group_arn not in route.target_groups.values():
+            return None
+        (rule,) = elbv2.describe_rules(RuleArns=[route.rule_arn])["Rules"]
+        forward = next(action for action in rule["Actions"] if action["Type"] == "forward")
+        return route, forward
+
+    if forwarding() is None:
+        return f"{what}: no public rule forwards to it"
+    lock = TrafficLock(ssm, sts, given.project, f"traffic deploy: detach {what}", clock)
+    try:
+        with lock.held(say=lambda line: print(f"{PREFIX}: {line}", file=out, flush=True)):
+            found = forwarding()  # again, under the lock: a shift may have moved weight meanwhile
+            if found is None:
+                return f"{what}: no public rule forwards to it"
+            route, forward = found
+            weight = route.weights.get(given.colour, 0)
+            if weight:
+                raise StillServingError(
+                    f"{given.colour} still has weight {weight} in {given.application}'s public rule, so its target group "
+                    f"cannot go: shift its traffic away first (python -m tools.shift --to <colour>), then deploy traffic "
+                    "again; nothing was deleted"
+                )
+            config = dict(forward.get("ForwardConfig") or {})
+            kept = [t for t in config.get("TargetGroups", []) if t["TargetGroupArn"] != given.target_group_arn]
+            if not kept:
+                raise StillServingError(
+                    f"{given.application}'s public rule forwards to {what} alone; a rule needs a target group: deploy "
+                    "traffic with the application's other colours, or remove the application (its rule goes first)"
+                )
+            elbv2.modify_rule(
+                RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": {**config, "TargetGroups": kept}}]
+            )
+    except LockedError as err:
+        raise StillServingError(f"{err}; {what} stays, and the deploy stopped before deleting it") from None
+    return f"{what}: taken out of {given.application}'s public rule (it had no weight)"
+
+
+def main(environ: dict[str, str] | None = None, out: TextIO = sys.stdout) -> int:
+    from tools.aws import Aws
+    from tools.cli import exit_status
+
+    env = os.environ if environ is None else environ
+    try:
+        given = DetachInput.from_json(env.get(DETACH_ENV, ""))
+    except DetachInputError as err:
+        print(f"{PREFIX}: refused: {err}; nothing was changed", file=sys.stderr)
+        return 2
+    aws = Aws(given.region)
+
+    def run() -> None:
+        done = detach(given, elbv2=aws.elbv2, ssm=aws.ssm, sts=aws.sts, clock=SystemClock(), out=out)
+        print(f"{PREFIX}: {done}", file=out, flush=True)
+
+    return exit_status(run, refused=(StillServingError,), failed=(), prefix=f"{PREFIX} ")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
