@@ -79,6 +79,9 @@ def parent_project(facts: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+APPLY_OUT_OF_SYNC_ONLY = "ApplyOutOfSyncOnly=true"
+
+
 def parent_application(facts: dict[str, Any], *, project: str = PARENT_PROJECT) -> dict[str, Any]:
     """The App of Apps: argocd/apps at the colour's revision (facts["git"]), handed the facts unchanged."""
     git = facts["git"]
@@ -104,6 +107,11 @@ def parent_application(facts: dict[str, Any], *, project: str = PARENT_PROJECT) 
                 "automated": {"prune": True, "selfHeal": True},
                 # A failed sync (a child not yet valid, say) is tried again with backoff, not left until the next commit.
                 "retry": SYNC_RETRY,
+                # Only what differs is applied: the TargetGroupBindings are replaced (deleted and created: their target
+                # group is immutable in the controller's webhook) when their target group changed, never re-created by
+                # a sync of something else (argoproj/argo-cd docs/user-guide/sync-options.md: "Apply Resources
+                # OutOfSync Only", "Force Sync").
+                "syncOptions": [APPLY_OUT_OF_SYNC_ONLY],
             },
         },
     }

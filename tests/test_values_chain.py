@@ -394,6 +394,20 @@ def test_a_binding_waits_for_the_controllers_crd_not_for_a_dry_run(chains: Chain
 
 
 @pytest.mark.parametrize(("name", "colour"), CASES)
+def test_a_binding_follows_a_replaced_target_group_and_is_never_recreated_otherwise(
+    chains: Chains, name: str, colour: str
+) -> None:
+    """spec.targetGroupARN is immutable in the controller's webhook: when the traffic stack replaced the colour's group
+    (allowed only while the colour has no live weight), the binding is deleted and created again (Force, Replace); the
+    parent applies only what differs, so a sync of anything else leaves an unchanged binding alone."""
+    chain = chains[name, colour]
+    for binding in by_kind(chain.apps_manifests, "TargetGroupBinding").values():
+        options = [o.strip() for o in binding["metadata"]["annotations"]["argocd.argoproj.io/sync-options"].split(",")]
+        assert {"Force=true", "Replace=true"} <= set(options)
+    assert chain.parent["spec"]["syncPolicy"]["syncOptions"] == ["ApplyOutOfSyncOnly=true"]
+
+
+@pytest.mark.parametrize(("name", "colour"), CASES)
 def test_each_binding_names_the_colours_target_group_of_the_application(
     syntheses: dict[str, Synthesized], name: str, colour: str
 ) -> None:
