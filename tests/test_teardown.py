@@ -200,13 +200,62 @@ def test_an_unreachable_kubernetes_api_stops_the_destroy_unless_forced(blue: Emu
     with pytest.raises(TeardownError, match="cannot reach eks-bg-blue's Kubernetes API"):
         teardown_of(blue, closed, FakeClock()).run()
     assert registered(blue) == len(APPS)
-    blue.deregister_pods("blue")  # what is left to do once the cluster is gone: its pods with it
     forced = teardown_of(blue, closed, FakeClock(), force=True)
-    forced.run()  # goes on without the Kubernetes API: says so, and still waits until AWS holds nothing of blue
+    forced.run()  # goes on without the Kubernetes API: says so, deregisters blue's pods itself (no controller will)
     printed = forced.out.getvalue().splitlines()  # type: ignore[attr-defined]
     assert printed[0] == "teardown: --force: not checking blue's weight"
     assert printed[1].startswith("teardown: --force: skipping the applications, the Kubernetes API is unreachable (")
+    assert "volumes their claims hold stay (EBS volumes tagged ebs.csi.aws.com/cluster-name=eks-bg-blue)" in printed[1]
+    assert printed[2:4] == [
+        f"teardown: 1 target(s) of {app} deregistered from blue's target group: no controller of blue is left to do it"
+        for app in APPS
+    ]
     assert printed[-1] == "teardown: blue: applications, targets, load balancers and records are gone; Terraform removes the rest"
+    assert registered(blue) == 0
+    assert forwarding(blue) == {app: ["green"] for app in APPS}  # and detached
+
+
+def test_a_cluster_that_is_gone_leaves_its_targets_to_the_teardown(blue: Emulated) -> None:
+    """Its cluster was deleted by hand (or a destroy stopped after the cluster went): no controller will take blue's pods
+    out of the shared load balancer, so the teardown does, and finishes without any Kubernetes API."""
+    blue.eks.delete_cluster(name="eks-bg-blue")
+    teardown = teardown_of(blue, None, FakeClock())
+    teardown.run()
+    assert registered(blue) == 0
+    assert forwarding(blue) == {app: ["green"] for app in APPS}
+    said = teardown.out.getvalue()  # type: ignore[attr-defined]
+    assert "teardown: 1 target(s) of shop deregistered from blue's target group: no controller of blue is left" in said
+
+
+def test_the_claims_a_statefulset_left_go_and_their_volumes_are_waited_for(blue: Emulated, argocd: FakeKubernetes) -> None:
+    """shop's StatefulSet left two claims when its Application went: one bound to a volume the driver deletes, one to a
+    volume kept by its Retain policy. The teardown deletes both claims, waits for the first volume, names the second."""
+    argocd.set_destination("shop", "shop")
+    argocd.add_claim("shop", "data-shop-0", volume="pvc-1", reclaim="Delete", handle="vol-0aaa")
+    argocd.add_claim("shop", "data-shop-1", volume="pvc-2", reclaim="Retain", handle="vol-0bbb")
+    argocd.add_claim("elsewhere", "not-ours", volume="pvc-3", reclaim="Delete", handle="vol-0ccc")
+    teardown = teardown_of(blue, argocd, FakeClock())
+    teardown.run()
+    assert argocd.claim_names() == ["elsewhere/not-ours"]
+    assert argocd.volume_names() == ["pvc-2", "pvc-3"]  # the retained one, and another namespace's
+    said = teardown.out.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert "teardown: claim shop/data-shop-0: deleting" in said
+    assert (
+        "teardown: volume pvc-2 (EBS volume vol-0bbb) is kept: its reclaim policy is Retain; delete it yourself once its "
+        "data is safe elsewhere (docs/stateful-workloads.md)"
+    ) in said
+    # The claims went after the applications, before the bindings: while the driver and the nodes still run.
+    order = [line for line in said if "claim shop/" in line or "TargetGroupBinding" in line or "application shop: gone" in line]
+    assert order[0] == "teardown: application shop: gone"
+    assert order[-1].startswith("teardown: TargetGroupBinding ")
+
+
+def test_volumes_that_outlive_the_bounded_wait_are_named(blue: Emulated, argocd: FakeKubernetes) -> None:
+    argocd.set_destination("shop", "shop")
+    argocd.add_claim("shop", "data-shop-0", volume="pvc-1", reclaim="Delete", handle="vol-0aaa", stuck=True)
+    with pytest.raises(TeardownError, match=r"still there: volume pvc-1 \(the EBS CSI driver deletes it\)"):
+        teardown_of(blue, argocd, FakeClock(), plan=dataclasses.replace(PLAN, timeout_seconds=120)).run()
+    assert argocd.binding_names() == ["sample-app/sample-app", "shop/shop"]  # nothing after the claims ran
 
 
 # --- a colour deployed before the shared load balancer: its own ALB and ExternalDNS records --------------------------

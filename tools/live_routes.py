@@ -221,3 +221,16 @@ def registered(elbv2: Any, groups: Mapping[str, str]) -> list[str]:
         if health:
             found.append(f"{len(health)} target(s) of {app} in target group {arn.rsplit(':', 1)[-1]}")
     return found
+
+
+def deregister_all(elbv2: Any, groups: Mapping[str, str]) -> dict[str, int]:
+    """Every target registered in these target groups (by application) deregistered; how many, by application (none:
+    not named). What a colour's load balancer controller does for its pods, when no such controller is left."""
+    done = {}
+    for app, arn in groups.items():
+        health = elbv2.describe_target_health(TargetGroupArn=arn)["TargetHealthDescriptions"]
+        targets = [{k: v for k, v in item["Target"].items() if k in ("Id", "Port", "AvailabilityZone")} for item in health]
+        if targets:
+            elbv2.deregister_targets(TargetGroupArn=arn, Targets=targets)
+            done[app] = len(targets)
+    return done

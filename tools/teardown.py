@@ -11,12 +11,16 @@ every other resource of the stack: on destroy it goes first, and if it fails not
    them deletes what they installed), highest wave first; the others (Argo CD's own, which must keep
    running until the end) go with the cluster, and it says which.
 3. Stops the App of Apps from re-creating its children, then deletes the applications' Applications
-   (sync wave above 0), each wave waited for, then their TargetGroupBindings: the load balancer controller
-   takes the colour's pods out of the shared load balancer's target groups.
+   (sync wave above 0), each wave waited for; then the claims left in their namespaces (a StatefulSet's outlive it),
+   waiting until the volumes the EBS CSI driver deletes with them are gone (a volume kept by its `Retain` policy is
+   named); then their TargetGroupBindings: the load balancer controller takes the colour's pods out of the shared
+   load balancer's target groups.
 4. Waits until no target of the colour is registered in the shared load balancer, and until what a colour made
    before the shared load balancer (its own load balancers, target groups, security groups, Route53 records and
-   their TXT ownership records) is gone. Then it takes the colour's target groups out of every application's
-   weighted rule (at weight 0, under the traffic lock), so the traffic stack can delete them.
+   their TXT ownership records) is gone. When the colour's cluster is gone, or `--force` goes on past a Kubernetes
+   API it cannot reach, no controller of the colour is left to take its pods out: it deregisters them itself first.
+   Then it takes the colour's target groups out of every application's weighted rule (at weight 0, under the traffic
+   lock), so the traffic stack can delete them.
 5. Deletes the controllers' Applications (sync wave 0 and below: ExternalDNS, then the load balancer
    controller).
 
@@ -41,8 +45,24 @@ from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
 from tools.aws import Aws, aws_errors_as, colour_leftovers, find_zone, record_weight
 from tools.cli import exit_status
 from tools.clock import POLL_SECONDS, Clock, SystemClock
-from tools.kube import APPLICATIONS, TARGET_GROUP_BINDINGS, TARGET_GROUP_BINDINGS_IN, KubeApi, KubeError
-from tools.live_routes import RoutesError, colour_weight, read_routes, read_weights, registered, write_rules
+from tools.kube import (
+    APPLICATIONS,
+    CLAIMS_IN,
+    TARGET_GROUP_BINDINGS,
+    TARGET_GROUP_BINDINGS_IN,
+    VOLUMES,
+    KubeApi,
+    KubeError,
+)
+from tools.live_routes import (
+    RoutesError,
+    colour_weight,
+    deregister_all,
+    read_routes,
+    read_weights,
+    registered,
+    write_rules,
+)
 from tools.traffic_lock import LockedError, TrafficLock
 
 
@@ -92,6 +112,7 @@ class LiveApplication:
     name: str
     wave: int  # its sync wave; Argo CD's default, 0, without the annotation
     finalized: bool  # it carries the resources finalizer: deleting it deletes what it installed
+    namespace: str = ""  # where it installs (spec.destination.namespace), when it says
 
 
 def live_applications(listing: dict[str, Any] | None, colour: str) -> list[LiveApplication]:
@@ -112,7 +133,8 @@ def live_applications(listing: dict[str, Any] | None, colour: str) -> list[LiveA
             )
         # Argo CD's finalizer comes plain or with a deletion mode (`/foreground`, `/background`): either cascades.
         cascades = any(f.split("/")[0] == RESOURCES_FINALIZER for f in metadata.get("finalizers") or [])
-        found.append(LiveApplication(name, int(text), cascades))
+        namespace = str(((item.get("spec") or {}).get("destination") or {}).get("namespace") or "")
+        found.append(LiveApplication(name, int(text), cascades, namespace))
     return sorted(found, key=lambda a: a.name)
 
 
@@ -141,12 +163,28 @@ class Teardown:
         self._say(f"{self.plan.colour}: applications, targets, load balancers and records are gone; Terraform removes the rest")
 
     def _remove(self, api: KubeApi | None, zone: str | None) -> None:
-        if api:
-            self._through_kubernetes(functools.partial(self._remove_workloads, api))
+        reached = api is not None and self._through_kubernetes(functools.partial(self._remove_workloads, api))
+        if not reached:
+            self._deregister_targets()
         self._wait_until_gone(zone)
         self._detach()
-        if api:
+        if api is not None and reached:
             self._through_kubernetes(functools.partial(self._remove_controllers, api))
+
+    def _deregister_targets(self) -> None:
+        """The colour's pods out of its target groups, by hand: its cluster is gone (or unreachable, with --force), so no
+        load balancer controller of the colour will take out what it registered, and the wait below would never end."""
+        if not self.plan.project:
+            return
+        try:
+            groups = read_routes(self.aws.elbv2, self.plan.project).of_colour(self.plan.colour)
+        except RoutesError:
+            return  # no shared load balancer: no target of the colour in it
+        for app, count in deregister_all(self.aws.elbv2, groups).items():
+            self._say(
+                f"{count} target(s) of {app} deregistered from {self.plan.colour}'s target group: no controller of "
+                f"{self.plan.colour} is left to do it"
+            )
 
     def _detach(self) -> None:
         """The colour's target groups out of every weighted rule, at weight 0: the rules are the shift's, and a target
@@ -184,9 +222,11 @@ class Teardown:
             return False
         return True
 
-    def _through_kubernetes(self, action: Callable[[], None]) -> None:
+    def _through_kubernetes(self, action: Callable[[], None]) -> bool:
+        """True when the action ran; False when --force went on past a Kubernetes API it could not reach."""
         try:
             action()
+            return True
         except KubeError as err:
             if not self.force:
                 raise TeardownError(
@@ -194,7 +234,11 @@ class Teardown:
                     f"load balancer and records do not outlive the cluster. Fix access (your identity needs a cluster "
                     f"admin access entry), or go on without it: python -m tools.retire {self.plan.colour} --force"
                 ) from None
-            self._say(f"--force: skipping the applications, the Kubernetes API is unreachable ({err})")
+            self._say(
+                f"--force: skipping the applications, the Kubernetes API is unreachable ({err}); volumes their claims "
+                f"hold stay (EBS volumes tagged ebs.csi.aws.com/cluster-name={self.plan.cluster})"
+            )
+            return False
 
     def _remove_workloads(self, api: KubeApi) -> None:
         # Read before anything changes: a wave that is not an integer stops the teardown with nothing deleted.
@@ -207,9 +251,51 @@ class Teardown:
             # Automated sync would re-create the children the next steps delete.
             api.merge_patch(parent, {"spec": {"syncPolicy": {"automated": None}}})
             self._say(f"{self.plan.parent_application}: automated sync off")
-        # The applications, then what binds their pods to the shared load balancer's target groups.
-        self._remove_waves(api, [a for a in applications if a.finalized and a.wave > 0])
+        # The applications, the volumes their claims kept, then what binds their pods to the target groups.
+        workloads = [a for a in applications if a.finalized and a.wave > 0]
+        self._remove_waves(api, workloads)
+        self._remove_claims(api, sorted({a.namespace for a in workloads if a.namespace}))
         self._remove_bindings(api)
+
+    def _remove_claims(self, api: KubeApi, namespaces: list[str]) -> None:
+        """The claims left in the applications' namespaces (a StatefulSet's outlive it: Kubernetes keeps them unless its
+        persistentVolumeClaimRetentionPolicy says Delete), then a wait until each volume bound to them whose reclaim
+        policy is Delete is gone (the EBS CSI driver deletes the EBS volume, then the PersistentVolume goes): before the
+        driver's add-on and the nodes go with the cluster. A volume its policy keeps (Retain) is named, and left."""
+        claims = {
+            namespace: [item for item in (api.get(CLAIMS_IN.format(namespace=namespace)) or {}).get("items", [])]
+            for namespace in namespaces
+        }
+        bound = {
+            str(claim["spec"]["volumeName"])
+            for items in claims.values()
+            for claim in items
+            if (claim.get("spec") or {}).get("volumeName")
+        }
+        volumes = [v for v in (api.get(VOLUMES) or {}).get("items", []) if v["metadata"]["name"] in bound]
+        kept = [v for v in volumes if (v.get("spec") or {}).get("persistentVolumeReclaimPolicy") == "Retain"]
+        deleted = {v["metadata"]["name"] for v in volumes} - {v["metadata"]["name"] for v in kept}
+        for namespace, items in claims.items():
+            for claim in items:
+                api.delete(f"{CLAIMS_IN.format(namespace=namespace)}/{claim['metadata']['name']}")
+                self._say(f"claim {namespace}/{claim['metadata']['name']}: deleting")
+        for volume in kept:
+            handle = ((volume.get("spec") or {}).get("csi") or {}).get("volumeHandle", "?")
+            self._say(
+                f"volume {volume['metadata']['name']} (EBS volume {handle}) is kept: its reclaim policy is Retain; delete "
+                "it yourself once its data is safe elsewhere (docs/stateful-workloads.md)"
+            )
+
+        def remaining() -> list[str]:
+            left = [
+                f"claim {namespace}/{item['metadata']['name']}"
+                for namespace in namespaces
+                for item in (api.get(CLAIMS_IN.format(namespace=namespace)) or {}).get("items", [])
+            ]
+            live = {v["metadata"]["name"] for v in (api.get(VOLUMES) or {}).get("items", [])}
+            return left + [f"volume {name} (the EBS CSI driver deletes it)" for name in sorted(deleted & live)]
+
+        self._wait(remaining)
 
     def _remove_controllers(self, api: KubeApi) -> None:
         """What cleaned up after the workloads, once that is done: ExternalDNS, then the load balancer controller."""

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
-from tools.kube import APPLICATIONS, TARGET_GROUP_BINDINGS, TARGET_GROUP_BINDINGS_IN, KubeApi
+from tools.kube import APPLICATIONS, CLAIMS_IN, TARGET_GROUP_BINDINGS, TARGET_GROUP_BINDINGS_IN, VOLUMES, KubeApi
 
 FINALIZER_POLLS = 3  # readings a deleted object survives while its finalizer runs
 
@@ -29,6 +29,7 @@ class FakeKubernetes:
         self.on_delete: dict[str, Callable[[], None]] = {}
         self.events: list[str] = []
         self.tokens: set[str] = set()
+        self.volume_of: dict[str, str] = {}  # a claim's path -> the path of the volume the driver deletes after it
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         # A short poll: shutdown() waits for the loop's next poll (0.5 s by default), once per test.
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
@@ -120,11 +121,40 @@ class FakeKubernetes:
     def application(self, name: str) -> dict[str, Any] | None:
         return self.objects.get(self._application_path(name))
 
+    def set_destination(self, name: str, namespace: str) -> None:
+        """The namespace the Application installs into (spec.destination.namespace)."""
+        found = self.application(name)
+        assert found is not None, name
+        found["spec"]["destination"] = {"namespace": namespace}
+
+    def add_claim(self, namespace: str, name: str, *, volume: str, reclaim: str, handle: str, stuck: bool = False) -> None:
+        """A claim bound to a PersistentVolume of the EBS CSI driver. Once the claim is gone, the driver deletes a volume
+        whose reclaim policy is Delete (a few readings later) unless stuck; Retain keeps it."""
+        claim = f"{CLAIMS_IN.format(namespace=namespace)}/{name}"
+        self.objects[claim] = {"metadata": {"name": name, "namespace": namespace}, "spec": {"volumeName": volume}}
+        path = f"{VOLUMES}/{volume}"
+        self.objects[path] = {
+            "metadata": {"name": volume},
+            "spec": {"persistentVolumeReclaimPolicy": reclaim, "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": handle}},
+        }
+        if reclaim == "Delete" and not stuck:
+            self.volume_of[claim] = path
+
+    def claim_names(self) -> list[str]:
+        return sorted(
+            f"{o['metadata']['namespace']}/{o['metadata']['name']}"
+            for p, o in self.objects.items()
+            if "/persistentvolumeclaims/" in p
+        )
+
+    def volume_names(self) -> list[str]:
+        return sorted(o["metadata"]["name"] for p, o in self.objects.items() if p.startswith(f"{VOLUMES}/"))
+
     def _read(self, path: str) -> Any:
         if path == TARGET_GROUP_BINDINGS:  # every namespace's
             found = [self._read(p) for p in list(self.objects) if "/targetgroupbindings/" in p]
             return {"items": [item for item in found if item is not None]}
-        if path.endswith(("/targetgroupbindings", "/applications")):
+        if path.endswith(("/targetgroupbindings", "/applications", "/persistentvolumeclaims")) or path == VOLUMES:
             found = [self._read(p) for p in list(self.objects) if p.startswith(path + "/")]
             return {"items": [item for item in found if item is not None]}
         if path in self.deleting:
@@ -134,6 +164,8 @@ class FakeKubernetes:
                 name = path.rsplit("/", 1)[1]
                 self.events.append(f"gone {name}")
                 self.on_gone.get(name, lambda: None)()
+                if path in self.volume_of:  # the driver deletes the volume once its claim is gone
+                    self.deleting[self.volume_of.pop(path)] = FINALIZER_POLLS
         return self.objects.get(path)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
