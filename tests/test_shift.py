@@ -7,13 +7,16 @@ from __future__ import annotations
 import copy
 import dataclasses
 import io
+import os
+import signal
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from model.config import ShiftConfig
 from model.loading import load_config
 from model.platform import CHILDREN, COMPONENTS
 from model.routes import WEIGHTS_DESCRIPTION, lock_parameter, weights_parameter
@@ -38,8 +41,9 @@ from tools.kube import KubeError
 from tools.live_routes import read_routes, write_rules
 from tools.readiness import Readiness, release
 from tools.shift import LockLostError, ShiftError, UnsafeShiftError
-from tools.shift.command import main
+from tools.shift.command import main, planned_seconds
 from tools.shift.run import Shift
+from tools.signals import STOPPING, handle_stops, noted
 from tools.traffic_lock import LockedError, TrafficLock
 
 APPS = {name: app["host"] for name, app in THREE_APPLICATIONS.items()}  # application -> host label
@@ -316,6 +320,103 @@ def test_a_login_that_expires_mid_shift_fails_the_step_and_rolls_back_in_one_lin
         "again; rolled back to blue 100  green 0"
     )
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+
+
+@pytest.fixture
+def stops_handled() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP handled as `python -m tools.shift` handles them (tools/signals.py), in this process."""
+    kept = {stop: signal.getsignal(stop) for stop in STOPPING}
+    handle_stops()
+    yield
+    for stop, handler in kept.items():
+        signal.signal(stop, handler)
+
+
+def stopped_at(world: World, weight: int, *, twice: bool = False) -> None:
+    """A real SIGTERM to this process when the target first holds `weight` in every rule (a cancelled CI run); twice:
+    another when the roll-back starts writing (the runner's second signal)."""
+    sent: list[str] = []
+
+    def tick(before: datetime, after: datetime) -> None:
+        forwarded = world.aws.forwarded()
+        if not sent and forwarded["sample-app"].get(world.target) == weight:
+            sent.append("first")
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    world.clock.on_sleep.insert(0, tick)
+    if twice:
+        original = world.aws.elbv2.modify_rule
+
+        def modify_rule(**kwargs: Any) -> Any:
+            if sent == ["first"]:
+                sent.append("second")
+                os.kill(os.getpid(), signal.SIGTERM)
+            return original(**kwargs)
+
+        world.aws.elbv2.modify_rule = modify_rule
+
+
+@pytest.mark.parametrize("twice", [False, True], ids=["once", "again during the roll-back"])
+def test_a_sigterm_mid_step_rolls_the_step_back_releases_the_lock_and_says_what_is_in_place(
+    shift_in: ShiftIn, deployed: Emulated, stops_handled: None, twice: bool
+) -> None:
+    """A cancelled CI run's SIGTERM while step 2 (green 40) is watched: the step is rolled back to step 1's weights in
+    the parameter and every rule, the lock is released, and the one line says so. A second signal while the roll-back
+    writes waits for it (tools/signals.py `deferred`)."""
+    shift, world, _ = shift_in(deployed, step=20)
+    stopped_at(world, 40, twice=twice)
+    with pytest.raises(ShiftError) as failed:
+        shift.run("green")
+    assert str(failed.value) == "interrupted (SIGTERM); rolled back to blue 80  green 20"
+    assert deployed.forwarded() == all_at({"blue": 80, "green": 20})
+    assert deployed.live_weights() == {"blue": 80, "green": 20}
+    assert shift.lock.holder() is None
+    assert noted() == (["SIGTERM"] if twice else [])
+
+
+def test_a_sigterm_before_any_weight_moved_says_what_is_in_place_and_takes_no_lock(
+    tmp_path: Path, deployed: Emulated, stops_handled: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Stopped while readiness waits (here: while it asks EKS for the cluster): nothing moved, exit 130, one line."""
+    path = write_project(tmp_path, config_of())
+
+    class Stopping:
+        def __getattr__(self, name: str) -> Any:
+            os.kill(os.getpid(), signal.SIGTERM)
+            return getattr(deployed.eks, name)
+
+    aws = clients_of(deployed, None, eks=Stopping())
+    assert main(["--to", "green", "--config", str(path)], aws=aws) == 130
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "interrupted (SIGTERM): traffic in place: blue 100  green 0 (the weights parameter and every rule agree)"
+    )
+    assert TrafficLock(deployed.ssm, deployed.sts, PROJECT, "", FakeClock()).holder() is None
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+
+
+def test_credentials_that_end_before_the_shift_could_are_refused_up_front(
+    tmp_path: Path, deployed: Emulated, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the workflow hands over (AWS_CREDENTIAL_EXPIRATION): 40 minutes left, 5 steps of ~7 minutes plus readiness
+    need more. Nothing moves and no lock is taken; with 2 hours left the same request gets past this check."""
+    path = write_project(tmp_path, config_of())
+    clock = FakeClock()
+    monkeypatch.setenv("AWS_CREDENTIAL_EXPIRATION", f'"{(clock.now() + timedelta(minutes=40)).isoformat()}"')
+    aws = clients_of(deployed, None)
+    assert main(["--to", "green", "--config", str(path)], aws=aws, clock=clock) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("refused: the AWS credentials expire at ")
+    assert ", in 40 min, before this shift of 5 step(s) could finish (up to 57 min with readiness and a roll-back)" in err
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+    assert TrafficLock(deployed.ssm, deployed.sts, PROJECT, "", FakeClock()).holder() is None
+    monkeypatch.setenv("AWS_CREDENTIAL_EXPIRATION", (clock.now() + timedelta(hours=2)).isoformat())
+    assert main(["--to", "green", "--dry-run", "--config", str(path)], aws=aws, clock=clock) in (0, 2)
+    assert "credentials expire" not in capsys.readouterr().err
+    assert planned_seconds(config_of_shift(), 5, skip_readiness=True) == 5 * (120 + 60 + 300 + 60) + 120
+
+
+def config_of_shift() -> ShiftConfig:
+    return validated(config_of()).traffic.shift
 
 
 # --- refusals ---------------------------------------------------------------------------------------

@@ -8,10 +8,12 @@ config says what was asked for, Route53 says what clients are being told.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from tools.kube import KubeApi
@@ -235,6 +237,24 @@ def _tagged(elbv2: Any, arns: list[str], cluster: str) -> list[str]:
             if tags.get(LBC_CLUSTER_TAG) == cluster:
                 tagged.append(description["ResourceArn"])
     return tagged
+
+
+# When the session's credentials end, if the environment says: botocore's EnvProvider reads this variable (its
+# EXPIRY_TIME) for credentials handed over in AWS_* variables, as the workflows do (docs/ci.md).
+EXPIRATION_ENV = "AWS_CREDENTIAL_EXPIRATION"
+
+
+def credentials_expire_at(environ: Mapping[str, str] = os.environ) -> datetime | None:
+    """When the credentials handed over in the environment end (ISO 8601); None when it does not say (a profile or an
+    SSO login, which refresh themselves). A value with quotes around it is read too (a step output JSON-encoded)."""
+    value = environ.get(EXPIRATION_ENV, "").strip().strip('"')
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def aws_problem(err: BaseException, *, needs: str = NEEDS_DEPLOYER) -> str | None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from model.routes import lock_parameter
 from tools.clock import Clock
+from tools.signals import deferred
 
 
 class LockedError(Exception):
@@ -70,8 +71,9 @@ class TrafficLock:
         try:
             yield me
         finally:
-            if self.holder() == me:  # never someone else's, should ours have been broken meanwhile
-                self.ssm.delete_parameter(Name=name)
+            with deferred():  # released whole, whatever stop comes meanwhile
+                if self.holder() == me:  # never someone else's, should ours have been broken meanwhile
+                    self.ssm.delete_parameter(Name=name)
 
     def holder(self) -> Holder | None:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
@@ -14,17 +15,19 @@ from model.loading import ConfigError, check_weights, load_config
 from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, followed_revision
 from model.rules import pin_advice
-from tools.aws import Aws
+from tools.aws import Aws, aws_problem, credentials_expire_at
 from tools.cli import exit_status
 from tools.clock import Clock, SystemClock
+from tools.live_routes import RoutesError, read_routes, read_weights
 from tools.readiness import Readiness
-from tools.readiness.insights import SKIP_FLAG
+from tools.readiness.insights import REFRESH_TIMEOUT_SECONDS, SKIP_FLAG
 from tools.readiness.probe import Prober
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.drain import Drain
 from tools.shift.gate import describe_gate
+from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.plan import describe, plan_weights
-from tools.shift.run import Shift, live
+from tools.shift.run import IN_EFFECT_SECONDS, Shift, live, off_weights
 from tools.shift.status import status
 from tools.traffic_lock import LockedError, TrafficLock
 
@@ -86,7 +89,14 @@ def main(
     if not args.status and not args.to:
         parser.error("name the colour that gets the traffic (--to <colour>), or ask for --status")
     refused = (ConfigError, UnsafeShiftError, LockedError)
-    return exit_status(lambda: _run(args, aws, prober, clock or SystemClock(), project), refused=refused, failed=(ShiftError,))
+    try:
+        return exit_status(
+            lambda: _run(args, aws, prober, clock or SystemClock(), project), refused=refused, failed=(ShiftError,)
+        )
+    except KeyboardInterrupt as stop:
+        # Stopped where nothing had moved yet (readiness, the lock) or at a drain's end: what is in place, read back.
+        print(f"interrupted ({stop or 'SIGINT'}): {_in_place(args.config, aws)}", file=sys.stderr)
+        return 130
 
 
 def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock: Clock, project: Path) -> None:
@@ -127,6 +137,8 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     if plan:  # the target gains weight
         _refuse_a_moving_target(config, args.to, project, force=False)
     _refuse_weights_the_config_refuses(args.config, plan)
+    if plan and not args.dry_run:
+        _refuse_credentials_that_end_first(clock, settings, len(plan), skip_readiness=args.skip_readiness)
     if args.dry_run:
         _print_plan(config, settings, args.to, weights, plan, skip_readiness=args.skip_readiness)
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
@@ -161,6 +173,53 @@ def _refuse_a_moving_target(config: Config, target: str, project: Path, *, force
         f"again. Nothing was changed; in an emergency, `python -m tools.shift --to {target} --now --force` moves the "
         "traffic to it anyway"
     )
+
+
+def planned_seconds(settings: ShiftConfig, steps: int, *, skip_readiness: bool) -> int:
+    """How long a shift of this many steps may take, at most, before its lock is released: readiness (its insights
+    refresh waits up to REFRESH_TIMEOUT_SECONDS), then per step the writes read back (IN_EFFECT_SECONDS at most), up to
+    a minute to align the window with CloudWatch's, the window in whole minutes, the metrics' delay; and a roll-back."""
+    window = 60 * math.ceil(settings.interval_seconds / 60)
+    step = IN_EFFECT_SECONDS + 60 + window + METRICS_DELAY_SECONDS
+    return (0 if skip_readiness else REFRESH_TIMEOUT_SECONDS) + steps * step + IN_EFFECT_SECONDS
+
+
+def _refuse_credentials_that_end_first(clock: Clock, settings: ShiftConfig, steps: int, *, skip_readiness: bool) -> None:
+    """A shift whose credentials end before it can would stop part-way: its step, its roll-back and the lock's release
+    all fail with ExpiredToken, leaving an unjudged split and a lock. Refused up front when the environment says when
+    they end (AWS_CREDENTIAL_EXPIRATION, set by the workflows); a profile or an SSO login refreshes itself."""
+    ends = credentials_expire_at()
+    if ends is None:
+        return
+    needed = planned_seconds(settings, steps, skip_readiness=skip_readiness)
+    left = (ends - clock.now()).total_seconds()
+    if left < needed:
+        raise UnsafeShiftError(
+            f"the AWS credentials expire at {ends:%Y-%m-%d %H:%M} UTC, in {max(0, int(left // 60))} min, before this "
+            f"shift of {steps} step(s) could finish (up to {math.ceil(needed / 60)} min with readiness and a roll-back): "
+            "nothing was changed. Get a longer session (the workflow's role-duration-seconds, within the role's "
+            "MaxSessionDuration: docs/ci.md), or move more weight per step (--step)"
+        )
+
+
+def _in_place(path: Path, aws: Aws | None) -> str:
+    """What traffic is in place now, read back from AWS, in one line."""
+    try:
+        config = load_config(path)
+        clients = aws or Aws(config.region)
+        weights = read_weights(clients.ssm, config.project)
+        wrong = off_weights(read_routes(clients.elbv2, config.project), weights)
+    except (ConfigError, RoutesError) as err:
+        return f"what traffic is in place could not be read ({err}); check with --status"
+    except Exception as err:
+        said = aws_problem(err)
+        if said is None:
+            raise
+        return f"what traffic is in place could not be read ({said}); check with --status"
+    if wrong:
+        forwards = "; ".join(wrong)
+        return f"the weights parameter says {describe(weights)}, but the load balancer forwards {forwards}: settle it with --now"
+    return f"traffic in place: {describe(weights)} (the weights parameter and every rule agree)"
 
 
 def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:

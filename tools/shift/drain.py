@@ -27,6 +27,7 @@ from tools.live_routes import (
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.plan import describe
 from tools.shift.run import off_weights, refuse_unroutable, unhealthy_groups
+from tools.signals import deferred
 from tools.traffic_lock import TrafficLock
 
 DEFAULT_TOTAL = 100  # the weight the target gets when every colour holds 0 (a broken parameter, say)
@@ -81,7 +82,8 @@ class Drain:
 
     def _move(self, routes: LiveRoutes, before: dict[str, int], after: dict[str, int]) -> None:
         try:
-            with aws_errors_as(ShiftError):
+            # One change, never half of one: a stop that comes meanwhile waits for the rules to be written.
+            with aws_errors_as(ShiftError), deferred():
                 write_weights(self.aws.ssm, self.config.project, after)
                 calls = write_rules(
                     self.aws.elbv2,

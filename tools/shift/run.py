@@ -31,6 +31,7 @@ from tools.shift import LockLostError, ShiftError, UnsafeShiftError
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics
 from tools.shift.plan import describe, plan_weights
+from tools.signals import deferred
 from tools.traffic_lock import Holder, TrafficLock
 
 # How long the load balancer may take to show a rule change on reading it back (it applies in seconds).
@@ -83,8 +84,8 @@ class Shift:
             for number, state in enumerate(plan, 1):
                 self._step(f"step {number}/{len(plan)}  {describe(state)}", state, previous, routes, target, len(plan) - number)
                 previous = state
-        except KeyboardInterrupt:
-            self._roll_back(previous, routes, "interrupted")
+        except KeyboardInterrupt as stop:
+            self._roll_back(previous, routes, f"interrupted ({stop or 'SIGINT'})")
         self._say(f"done: {describe(previous)}")
 
     def _step(self, label: str, state: Weights, previous: Weights, routes: LiveRoutes, target: str, left: int) -> None:
@@ -181,7 +182,8 @@ class Shift:
     def _roll_back(self, previous: Weights, routes: LiveRoutes, reason: str) -> NoReturn:
         self._say(f"rolling back to {describe(previous)}: {reason}")
         try:
-            self._apply(previous, routes)
+            with deferred():  # a second stop (a cancelled run's SIGTERM after its SIGINT) waits for the roll-back
+                self._apply(previous, routes)
         except LockLostError as err:
             raise LockLostError(f"{reason}; not rolled back: {err}") from None
         except ShiftError as err:
