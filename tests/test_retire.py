@@ -160,3 +160,44 @@ def test_retire_refuses_when_the_hooks_python_cannot_import_boto3(
     assert "No module named 'boto3'" in err
     assert "make synth" in err
     assert runs == []
+
+
+def test_a_stop_during_the_destroy_hands_terraform_its_own_interrupt_and_waits_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancelled CI run's SIGTERM (a real signal) while `cdktf destroy` runs: the CLI gets SIGINT, Terraform's way to
+    stop safely (it finishes its operation and writes its state), the retire waits for it, then stops in one line. The
+    CLI is a stand-in on PATH that records what it got."""
+    import signal
+    import threading
+
+    from tools.cli import run_cdktf
+    from tools.signals import STOPPING, Interrupted, handle_stops
+
+    said, started = tmp_path / "said", tmp_path / "started"
+    stand_in = tmp_path / "bin" / "cdktf"
+    stand_in.parent.mkdir()
+    stand_in.write_text(
+        "#!/bin/sh\n"
+        f"trap 'echo \"SIGINT: state written\" > {said}; exit 130' INT\n"
+        f"touch {started}\n"
+        "while :; do sleep 0.05; done\n"
+    )
+    stand_in.chmod(0o755)
+    monkeypatch.setattr("tools.cli.tools_first", lambda path: f"{stand_in.parent}:{path}")
+    kept = {stop: signal.getsignal(stop) for stop in STOPPING}
+    handle_stops()
+
+    def cancel() -> None:
+        while not started.exists():
+            threading.Event().wait(0.02)
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
+
+    threading.Thread(target=cancel, daemon=True).start()
+    try:
+        with pytest.raises(Interrupted, match="SIGTERM"):
+            run_cdktf(["destroy", "blue", "--auto-approve"], cwd=tmp_path)
+    finally:
+        for stop, handler in kept.items():
+            signal.signal(stop, handler)
+    assert said.read_text() == "SIGINT: state written\n"

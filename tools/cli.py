@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -10,12 +11,23 @@ from pathlib import Path
 
 from model.paths import PROJECT_DIR, tools_first
 from tools.aws import aws_problem
+from tools.signals import deferred
 
 
 def run_cdktf(arguments: Sequence[str], *, cwd: Path = PROJECT_DIR, env: Mapping[str, str] | None = None) -> int:
-    """Exit status of `cdktf <arguments>`, with the pinned Node and the project's virtualenv first on PATH."""
+    """Exit status of `cdktf <arguments>`, with the pinned Node and the project's virtualenv first on PATH.
+
+    Stopped meanwhile (Ctrl-C, SIGTERM, SIGHUP: tools/signals.py), it hands the CLI a SIGINT, Terraform's own way to
+    stop: it finishes what it is doing, writes its state and stops; this waits for that, then the stop goes on."""
     path = tools_first(os.environ["PATH"])
-    return subprocess.run(["cdktf", *arguments], cwd=cwd, env={**os.environ, **(env or {}), "PATH": path}, check=False).returncode
+    child = subprocess.Popen(["cdktf", *arguments], cwd=cwd, env={**os.environ, **(env or {}), "PATH": path})
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        with deferred():
+            child.send_signal(signal.SIGINT)
+            child.wait()
+        raise
 
 
 def exit_status(

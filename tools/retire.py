@@ -32,6 +32,7 @@ from model.paths import VENV_PYTHON, tools_first
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
 from tools.aws import Aws, aws_errors_as, find_zone
 from tools.cli import exit_status, run_cdktf
+from tools.signals import handle_stops
 from tools.teardown import UnsafeTeardownError, check_weight, live_weight
 
 
@@ -80,7 +81,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"refused: {missing}; nothing was destroyed", file=sys.stderr)
         return 2
     command = ["destroy", args.colour, *(["--auto-approve"] if args.auto_approve else [])]
-    status = run_cdktf(command, cwd=project, env={FORCE_ENV: "1" if args.force else "0"})
+    try:
+        status = run_cdktf(command, cwd=project, env={FORCE_ENV: "1" if args.force else "0"})
+    except KeyboardInterrupt as stop:
+        print(
+            f"interrupted ({stop or 'SIGINT'}): the destroy of {args.colour} stopped where Terraform could stop it, its "
+            f"state written; run python -m tools.retire {args.colour} again to resume",
+            file=sys.stderr,
+        )
+        return 130
     if status == 0:
         print(
             f"{args.colour} is destroyed; now remove clusters.{args.colour} from the config and deploy traffic (a merge does: "
@@ -158,4 +167,5 @@ def _live_weight(plan: TeardownPlan, aws: Aws) -> tuple[int, str]:
 
 
 if __name__ == "__main__":
+    handle_stops()  # a cancelled run's SIGTERM stops the destroy as Ctrl-C does (tools/cli.py run_cdktf)
     sys.exit(main())
