@@ -34,7 +34,7 @@ def stack(added: AddedApplication, name: str) -> dict[str, Any]:
 
 def test_an_application_is_added_by_editing_only_the_configuration(added: AddedApplication) -> None:
     runs = added.revisions
-    assert runs["config.json"] == runs["examples/blue-green.json"]  # config.json is the example, as shipped
+    assert runs["config.json"] == runs["examples/blue-green.json"]  # the copy's config.json is the shipped example
     revisions = runs["config.json"]
     assert set(revisions.values()) == {SERVING_REVISION, INVENTORY["source"]["revision"]}  # one serves, one does not
 

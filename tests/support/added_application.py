@@ -34,7 +34,8 @@ SUITE = (
     "tests/test_pod_identity_roles.py",
     "tests/test_eks_calendar.py",
 )
-CONFIGURATIONS = ("examples/blue-green.json", "config.json")
+EXAMPLE = "examples/blue-green.json"
+CONFIGURATIONS = (EXAMPLE, "config.json")
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,19 @@ def side_by_side(copy: Path, *commands: tuple[str, ...], timeout: int = 600) -> 
         assert process.returncode == 0, f"{' '.join(command)} in the copy:\n{stdout[-4000:]}\n{stderr[-4000:]}"
 
 
+def shipped(copy: Path) -> None:
+    """The copy starts from the shipped example, whatever the checkout's own config.json and cdktf.json say (a team
+    edits those: the suite owns its inputs): config.json is the example, and cdktf.json names it."""
+    (copy / "config.json").write_text((copy / EXAMPLE).read_text())
+    cdktf = json.loads((copy / "cdktf.json").read_text())
+    (copy / "cdktf.json").write_text(json.dumps({**cdktf, "context": {"config": "config.json"}}, indent=2) + "\n")
+
+
 def add_an_application(project_dir: Path, into: Path) -> AddedApplication:
     """The edit in a runnable copy, then synth (cdktf.json names config.json) and `make docs`' two commands, each
     writing its own files (cdktf.out; policies/README.md; the schema, the docs and README's diagram), then the suite."""
     copy = runnable_copy(project_dir, into)
+    shipped(copy)
     revisions = {name: with_inventory(copy / name) for name in CONFIGURATIONS}
     side_by_side(
         copy,
