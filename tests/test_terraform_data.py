@@ -39,7 +39,8 @@ def test_the_example_has_terraform_data_with_its_input(example_app: Synthesized)
     }
     assert found == {
         "common": ["deletion-guard/guard"],
-        "traffic": ["deletion-guard/guard"],
+        # The guard of the configured colours, and each target group's detach hook (one application, two colours).
+        "traffic": ["configured-colours/guard", "deletion-guard/guard", "sample-app/detach-blue", "sample-app/detach-green"],
         **{colour: ["eks/orphaned-logs", "teardown/hook"] for colour in example_app.colours()},
     }
 
