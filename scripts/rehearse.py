@@ -187,6 +187,25 @@ def enforce_deployer(server: MotoProcess, config: dict[str, Any]) -> Identities:
     return Identities(admin, deployer, operator)
 
 
+# moto names an action by the service its request was signed for (the SigV4 credential scope), which for a few
+# services is not IAM's prefix (moto/iam/access_control.py, IAMRequestBase: f"{self._service}:{action}"): the Resource
+# Groups Tagging API is signed for `tagging`, its IAM actions are `tag:` (Service Authorization Reference, "Actions,
+# resources, and condition keys for Amazon Resource Group Tagging API").
+SIGNED_AS = {"tag": "tagging"}
+
+
+def signed_as(action: str) -> str:
+    """An IAM action as moto names it."""
+    prefix, _, name = action.partition(":")
+    return f"{SIGNED_AS.get(prefix, prefix)}:{name}"
+
+
+def as_iam(action: str) -> str:
+    """An action as moto names it, by IAM's prefix."""
+    prefix, _, name = action.partition(":")
+    return f"{next((iam for iam, signed in SIGNED_AS.items() if signed == prefix), prefix)}:{name}"
+
+
 def widened(document: dict[str, Any]) -> dict[str, Any]:
     """The document as the emulator can enforce it: every Allow on Resource `*`. moto 5.2 authorizes most services'
     requests against `*` (it knows no request's ARN), so a scoped Allow would never match there; its conditions it
@@ -196,11 +215,17 @@ def widened(document: dict[str, Any]) -> dict[str, Any]:
     return {
         **document,
         "Statement": [
-            {**s, "Resource": "*"} if s["Effect"] == "Allow" else s
+            {**s, "Resource": "*", "Action": _signed_too(s["Action"])} if s["Effect"] == "Allow" else s
             for s in document["Statement"]
             if s["Effect"] == "Allow" or "Condition" not in s
         ],
     }
+
+
+def _signed_too(actions: str | list[str]) -> list[str]:
+    """The actions, and each by the name moto gives it where that differs (signed_as)."""
+    listed = [actions] if isinstance(actions, str) else list(actions)
+    return list(dict.fromkeys([*listed, *(signed_as(action) for action in listed)]))
 
 
 def calls_allowed(server: MotoProcess) -> str:
@@ -218,7 +243,7 @@ def calls_allowed(server: MotoProcess) -> str:
 
 def calls_of(server: MotoProcess, user: str) -> list[tuple[str, str]]:
     """(allowed|denied, service:Action) of each call an IAM user made since IAM was enforced."""
-    return [(outcome, action) for outcome, caller, action in server.judged() if caller.endswith(f":user/{user}")]
+    return [(outcome, as_iam(action)) for outcome, caller, action in server.judged() if caller.endswith(f":user/{user}")]
 
 
 def _user(iam: Any, name: str) -> dict[str, str]:
