@@ -17,11 +17,11 @@ from cdktf_cdktf_provider_aws.iam_role_policy_attachment import IamRolePolicyAtt
 from constructs import Construct
 
 import policies
-from components.destroy_hook import python_command
+from components.destroy_hook import python_command, with_failure_grace
 from components.kms_key import AccountKey
 from components.terraform_data import TerraformData
 from model.config import EksConfig, SupportType
-from tools.log_group import LOG_GROUP_ENV
+from tools.log_group import LOG_GROUP_ENV, WATCH_ENV, WATCH_SECONDS
 
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 REMOVE_ORPHANED_LOGS = python_command("tools.log_group")
@@ -138,29 +138,39 @@ class ControlPlane(Construct):
 
 
 def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: str, region: str) -> TerraformData:
-    """A step before the log group: deletes a group of that name which a destroyed incarnation left behind.
+    """A step the log group depends on (and so the cluster, which depends on the group): no group of that name outlives
+    the colour (tools/log_group.py).
 
-    Without it a colour destroyed and rebuilt under the same name fails on its log group: EKS delivers the
-    cluster's last logs after Terraform has deleted the group, CloudWatch creates it again, and the next create
-    meets ResourceAlreadyExistsException (terraform-aws-modules/terraform-aws-eks issues 920 and 2486).
-    tools/log_group.py deletes it only when no cluster of that name exists, and says so.
+    EKS delivers the cluster's last logs after Terraform has deleted the group, and CloudWatch creates it again,
+    without retention or key, where it outlives the colour and makes the next create of the colour fail on
+    ResourceAlreadyExistsException (terraform-aws-modules/terraform-aws-eks issues 920 and 2486). Terraform destroys a
+    resource only after everything that depends on it, so this step, created before the group and the cluster, is
+    destroyed after both: its destroy provisioner runs once the cluster is deleted (the provider waits for that) and
+    its group too. It watches the name for WATCH_SECONDS and deletes the group each time it comes back. Its create
+    provisioner deletes a group an earlier incarnation left behind all the same (a delivery later than the watch).
 
-    A create-time provisioner: it runs when the colour is created, and again after each destroy (the step goes
-    with the colour); on a running colour only once, when the step is first added, and then leaves the group to
-    its cluster. Nothing runs on destroy. When it fails, the log group and the cluster are not created and the
-    step is tainted: the next deploy runs it again.
+    Each deletes the group only when no cluster of that name exists, and says what it found and did. The create-time
+    one runs when the colour is created, and again after each destroy (the step goes with the colour); on a running
+    colour only once, when the step is first added. When it fails, the log group and the cluster are not created
+    and the step is tainted: the next deploy runs it again. When the destroy-time one fails (it cannot tell), the step
+    stays in the state, alone: the next destroy runs it again.
 
     Rather than an `import` block adopting the group (Terraform 1.7+ import for_each, decided at plan): checkov
     cannot parse a stack holding one, and import blocks are refused in a module, as the stacks are validated.
     """
-    provisioner = LocalExecProvisioner(
-        type="local-exec", command=REMOVE_ORPHANED_LOGS, environment={LOG_GROUP_ENV: "${jsonencode(self.input)}"}
+    environment = {LOG_GROUP_ENV: "${jsonencode(self.input)}"}
+    removed = LocalExecProvisioner(type="local-exec", command=REMOVE_ORPHANED_LOGS, environment=environment)
+    watched = LocalExecProvisioner(
+        type="local-exec",
+        when="destroy",
+        command=with_failure_grace(REMOVE_ORPHANED_LOGS),
+        environment={**environment, WATCH_ENV: str(WATCH_SECONDS)},
     )
     return TerraformData(
         scope,
         "orphaned-logs",
         input={"log_group": log_group, "cluster": cluster_name, "region": region},
-        provisioners=[provisioner],
+        provisioners=[removed, watched],
     )
 
 

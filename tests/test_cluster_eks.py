@@ -9,7 +9,7 @@ import pytest
 import yaml
 from cdktf import Testing
 
-from components.destroy_hook import python_command
+from components.destroy_hook import python_command, with_failure_grace
 from model.config import Config, SupportType
 from model.eks_addons import ADDONS
 from model.platform import ARGO_CD
@@ -157,20 +157,28 @@ def test_the_support_type_reaches_the_cluster_as_given(support_type: SupportType
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_a_leftover_log_group_is_removed_before_the_log_group_is_created(example_app: Synthesized, colour: str) -> None:
-    """A colour destroyed and rebuilt under the same name: EKS re-created its log group after the destroy. The step
-    runs tools.log_group once per incarnation, at create (tests/test_orphaned_logs.py runs it, and Terraform too)."""
+def test_a_leftover_log_group_is_removed_before_the_log_group_is_created_and_after_it_is_destroyed(
+    example_app: Synthesized, colour: str
+) -> None:
+    """EKS re-creates a colour's log group after the destroy. The step runs tools.log_group once per incarnation at
+    create, and at destroy, after the cluster and the group, watches for it (tests/test_orphaned_logs.py runs it, and
+    Terraform too)."""
     step = example_app.resource(colour, "terraform_data", "eks/orphaned-logs")
     assert step["input"] == {
         "log_group": f"/aws/eks/eks-bg-{colour}/cluster",
         "cluster": f"eks-bg-{colour}",
         "region": "ap-northeast-1",
     }
-    (provisioner,) = step["provisioner"]
-    assert provisioner["local-exec"] == {
+    created, destroyed = step["provisioner"]
+    assert created["local-exec"] == {
         "command": python_command("tools.log_group"),
         "environment": {"ORPHANED_LOG_GROUP": "${jsonencode(self.input)}"},
-    }  # no "when": at create, never at destroy
+    }  # no "when": at create
+    assert destroyed["local-exec"] == {
+        "when": "destroy",
+        "command": with_failure_grace(python_command("tools.log_group")),
+        "environment": {"ORPHANED_LOG_GROUP": "${jsonencode(self.input)}", "LOG_GROUP_WATCH_SECONDS": "300"},
+    }
     assert "triggers_replace" not in step  # once per incarnation, not on a running colour's changes
     logs = example_app.resource(colour, "aws_cloudwatch_log_group", "eks/logs")
     assert logs["depends_on"] == [address(example_app, colour, "terraform_data", "eks/orphaned-logs")]
