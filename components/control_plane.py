@@ -153,7 +153,7 @@ def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: st
     one runs when the colour is created, and again after each destroy (the step goes with the colour); on a running
     colour only once, when the step is first added. When it fails, the log group and the cluster are not created
     and the step is tainted: the next deploy runs it again. When the destroy-time one fails (it cannot tell), the step
-    stays in the state, alone: the next destroy runs it again.
+    stays in the state, the cluster and its group already gone: the next destroy runs it again.
 
     Rather than an `import` block adopting the group (Terraform 1.7+ import for_each, decided at plan): checkov
     cannot parse a stack holding one, and import blocks are refused in a module, as the stacks are validated.

@@ -255,8 +255,8 @@ def test_an_api_error_during_the_watch_stops_on_one_line_saying_how_to_run_it_ag
     assert "ThrottlingException" in err
     assert err.endswith(
         "; nothing more was deleted. Fix the credentials (they need logs:DescribeLogGroups, "
-        "logs:DeleteLogGroup and eks:DescribeCluster), then destroy the colour again (this step is all "
-        "that is left of it)\n"
+        "logs:DeleteLogGroup and eks:DescribeCluster), then destroy the colour again (the step stays in its "
+        "state and runs again)\n"
     )
     assert (err.count("\n"), "Traceback" in err) == (1, False)
 

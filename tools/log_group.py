@@ -25,7 +25,7 @@ writes to it. Running it again does no harm.
 Exit 0: nothing left behind, or the orphan deleted, or the group left to its cluster (each says so on stdout);
 2: it could not tell (no usable input, no credentials, an API error), with one line on stderr and nothing more
 deleted. At create Terraform then stops before the log group, and `cdktf deploy <colour>` runs it again; at destroy the
-step stays in the colour's state (everything else is gone), and `cdktf destroy <colour>` runs it again.
+step stays in the colour's state (the cluster and its group already gone), and `cdktf destroy <colour>` runs it again.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def main(
         if watch is None:
             deleted, again = "nothing was deleted", "deploy the colour again"
         else:
-            deleted, again = "nothing more was deleted", "destroy the colour again (this step is all that is left of it)"
+            deleted, again = "nothing more was deleted", "destroy the colour again (the step stays in its state and runs again)"
         print(
             f"{PREFIX}: cannot check {step.log_group} in {step.region} for a leftover of a previous {step.cluster} "
             f"({said}); {deleted}. Fix the credentials (they need logs:DescribeLogGroups, logs:DeleteLogGroup and "
