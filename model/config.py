@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WrapSerializer, create_model
 
-from model.eks_addons import ADDONS
+from model.eks_addons import ADDONS, MINIMUM_VERSIONS, oldest
 from model.eks_calendar import CALENDAR
 from model.platform import VERSIONED, Component
 from model.problems import Allowed, frozen_mapping
@@ -272,7 +272,11 @@ class ClusterConfig(Section):
         Mapping[AddonName, AddonVersion],
         FROZEN,
         AS_DICT,
-        Field(description=f'pins by add-on name: {", ".join(f"`{a}`" for a in ADDONS)}, e.g. `"v1.20.4-eksbuild.2"`'),
+        Field(
+            description=f'pins by add-on name: {", ".join(f"`{a}`" for a in ADDONS)}, e.g. `"v1.20.4-eksbuild.2"`; '
+            + "; ".join(f"`{a}` {oldest(a)} or newer" for a in MINIMUM_VERSIONS)
+            + " (unpinned, EKS's default for the version is read at plan and refused when older)"
+        ),
         Shown("`{}` (EKS default for the version)"),
     ] = Field(default_factory=lambda: frozen_mapping({}))
     platform: ColourPlatformConfig = Field(default_factory=ColourPlatformConfig)

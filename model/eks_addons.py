@@ -19,6 +19,20 @@ CONFIGURATION = {"vpc-cni": {"enableNetworkPolicy": "true"}}
 ADDONS = BEFORE_NODES + AFTER_NODES
 # The oldest version of an add-on that works with what this project gives it. The EBS CSI driver's shared role holds
 # AmazonEBSCSIDriverEKSClusterScopedPolicy, which acts only on volumes tagged with the driver's cluster; the driver
-# writes that tag from v1.58.0 (model/workloads.py, EBS_CSI): an older pin would make volumes it may then not attach
-# or delete.
+# writes that tag from v1.58.0 (model/workloads.py, EBS_CSI): an older version would make volumes it may then not
+# attach or delete. A pin is judged at synth (model/rules.py); unpinned, EKS installs its default for the cluster's
+# Kubernetes version, judged at plan (components/addons.py).
 MINIMUM_VERSIONS = {EBS_CSI_DRIVER: (1, 58, 0)}
+# Why each minimum, for the messages of both ({oldest}: the minimum as EKS writes versions, e.g. v1.58.0).
+MINIMUM_REASONS = {
+    EBS_CSI_DRIVER: "its shared role acts only on volumes tagged with the cluster, which the driver writes from {oldest}"
+}
+
+
+def oldest(name: str) -> str:
+    """An add-on's MINIMUM_VERSIONS entry as EKS writes versions: `v1.58.0`."""
+    return "v" + ".".join(str(part) for part in MINIMUM_VERSIONS[name])
+
+
+def minimum_reason(name: str) -> str:
+    return MINIMUM_REASONS[name].format(oldest=oldest(name))

@@ -34,7 +34,7 @@ from model.config import (
     NodeGroupConfig,
     split_bits,
 )
-from model.eks_addons import MINIMUM_VERSIONS
+from model.eks_addons import MINIMUM_VERSIONS, minimum_reason, oldest
 from model.eks_calendar import CALENDAR, CALENDAR_NAME, WARN_DAYS
 from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, VERSIONED
@@ -568,14 +568,13 @@ def _addon_rules(p: Problems, key: str, pins: Mapping[str, str]) -> None:
         minimum = MINIMUM_VERSIONS.get(name)
         if minimum is None or p.is_bad(f"{key}.{name}"):
             continue
-        oldest = "v" + ".".join(str(part) for part in minimum)
         _check(
             p,
             f"{key}.{name}",
             version,
             _minor(version)[:3] >= minimum,
-            f"use {oldest} or newer: its shared role acts only on volumes tagged with the cluster, which the driver "
-            f"writes from {oldest} (`python -m tools.patch <colour>` lists the versions EKS offers)",
+            f"use {oldest(name)} or newer: {minimum_reason(name)} (`python -m tools.patch <colour>` lists the versions "
+            "EKS offers)",
         )
 
 

@@ -13,7 +13,7 @@ from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdent
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
 
-from components.addons import Addons
+from components.addons import Addons, UnpinnedDefaults
 from components.bootstrapped_chart import BootstrappedChart
 from components.cluster_admins import ClusterAdmins
 from components.control_plane import ControlPlane
@@ -79,6 +79,8 @@ class ClusterStack(TerraformStack):
         )
         # The CNI's and the EBS CSI driver's permissions on roles of their own, not on every process of the node.
         addon_identities = {role.name: (role.service_account, self.common(role.output)) for role in ADDON_ROLES}
+        # An add-on with a minimum (aws-ebs-csi-driver) that the config leaves to EKS's default is judged at plan.
+        unpinned = UnpinnedDefaults(colour=colour, kubernetes_version=cluster.kubernetes_version)
         early = Addons(
             self,
             "addons",
@@ -86,6 +88,7 @@ class ClusterStack(TerraformStack):
             names=BEFORE_NODES,
             versions=cluster.addon_versions,
             pod_identities=addon_identities,
+            unpinned=unpinned,
         )
         # Whether the colour serves is the live weights' to say (the shift moves them), never the config's.
         live = LiveWeight(self, "live-weight", parameter_name=weights_parameter(config.project), colour=colour)
@@ -108,6 +111,7 @@ class ClusterStack(TerraformStack):
             names=AFTER_NODES,
             versions=cluster.addon_versions,
             pod_identities=addon_identities,
+            unpinned=unpinned,
             depends_on=[nodes.node_group],
         )
         workloads = (*WORKLOADS, *application_workloads(config))

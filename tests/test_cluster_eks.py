@@ -9,7 +9,7 @@ import pytest
 import yaml
 from cdktf import Testing
 
-from components.destroy_hook import python_command
+from components.destroy_hook import python_command, with_failure_grace
 from model.config import Config, SupportType
 from model.eks_addons import ADDONS
 from model.platform import ARGO_CD
@@ -70,7 +70,7 @@ def test_cluster(example_app: Synthesized, config: Config, colour: str) -> None:
     assert cluster["version"] == config.clusters[colour].kubernetes_version
     # No admin outside Terraform: the creator's bootstrap entry would collide with a Terraform one (409).
     assert cluster["access_config"] == {"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": False}
-    assert cluster["kubernetes_network_config"] == {"service_ipv4_cidr": "172.20.0.0/16"}
+    assert cluster["kubernetes_network_config"] == {"service_ipv4_cidr": "172.20.0.0/16", "ip_family": "ipv4"}
     assert cluster["enabled_cluster_log_types"] == ["api", "audit", "authenticator", "controllerManager", "scheduler"]
     assert cluster["vpc_config"] == {
         "subnet_ids": common_output("private_subnet_ids"),
@@ -82,7 +82,9 @@ def test_cluster(example_app: Synthesized, config: Config, colour: str) -> None:
         "provider": {"key_arn": ref(example_app, colour, "aws_kms_key", "eks/key/key", "arn")},
         "resources": ["secrets"],
     }
-    assert cluster["role_arn"] == ref(example_app, colour, "aws_iam_role", "eks/role", "arn")
+    # The role's ARN from its name (tests/test_cluster_replacement.py says why not its `arn`).
+    role = example_app.resource(colour, "aws_iam_role", "eks/role")
+    assert cluster["role_arn"].endswith(f":role/{role['name']}")
 
 
 @pytest.mark.parametrize("colour", COLOURS)
@@ -155,20 +157,28 @@ def test_the_support_type_reaches_the_cluster_as_given(support_type: SupportType
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_a_leftover_log_group_is_removed_before_the_log_group_is_created(example_app: Synthesized, colour: str) -> None:
-    """A colour destroyed and rebuilt under the same name: EKS re-created its log group after the destroy. The step
-    runs tools.log_group once per incarnation, at create (tests/test_orphaned_logs.py runs it, and Terraform too)."""
+def test_a_leftover_log_group_is_removed_before_the_log_group_is_created_and_after_it_is_destroyed(
+    example_app: Synthesized, colour: str
+) -> None:
+    """EKS re-creates a colour's log group after the destroy. The step runs tools.log_group once per incarnation at
+    create, and at destroy, after the cluster and the group, watches for it (tests/test_orphaned_logs.py runs it, and
+    Terraform too)."""
     step = example_app.resource(colour, "terraform_data", "eks/orphaned-logs")
     assert step["input"] == {
         "log_group": f"/aws/eks/eks-bg-{colour}/cluster",
         "cluster": f"eks-bg-{colour}",
         "region": "ap-northeast-1",
     }
-    (provisioner,) = step["provisioner"]
-    assert provisioner["local-exec"] == {
+    created, destroyed = step["provisioner"]
+    assert created["local-exec"] == {
         "command": python_command("tools.log_group"),
         "environment": {"ORPHANED_LOG_GROUP": "${jsonencode(self.input)}"},
-    }  # no "when": at create, never at destroy
+    }  # no "when": at create
+    assert destroyed["local-exec"] == {
+        "when": "destroy",
+        "command": with_failure_grace(python_command("tools.log_group")),
+        "environment": {"ORPHANED_LOG_GROUP": "${jsonencode(self.input)}", "LOG_GROUP_WATCH_SECONDS": "300"},
+    }
     assert "triggers_replace" not in step  # once per incarnation, not on a running colour's changes
     logs = example_app.resource(colour, "aws_cloudwatch_log_group", "eks/logs")
     assert logs["depends_on"] == [address(example_app, colour, "terraform_data", "eks/orphaned-logs")]

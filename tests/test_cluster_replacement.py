@@ -1,9 +1,10 @@
-"""A change that would replace a colour's existing cluster (a ForceNew argument such as
-eks.service_ipv4_cidr) is refused at plan, with a message that says so, never a provider error.
+"""A change that would replace a colour's existing cluster (a ForceNew argument of aws_eks_cluster) is refused at
+plan, with a message that says so, never a provider error.
 
-- The cluster carries a precondition against the live cluster, read through data sources: a cluster
-  that does not exist yet passes, one that runs what the config names passes, one that runs another
-  Service network is refused, naming the colour, both values and the way out (a new colour).
+- The cluster carries a precondition against the live cluster, read through data sources: a cluster that does not
+  exist yet passes, one that runs what the stack wants passes, one that runs another Service network, another
+  cluster role or another IP family is refused, naming the colour, each attribute with both values, and the way out
+  (a new colour). The role's ARN it wants is built from values known at plan, never the role resource's `arn`.
 - Nothing in a colour but its node group is created before the old one is destroyed: the cluster's fixed name
   cannot exist twice. The node group may be, being named by a prefix; what it depends on has fixed names and
   arguments per colour, or (the cluster) is never replaced.
@@ -14,6 +15,7 @@ eks.service_ipv4_cidr) is refused at plan, with a message that says so, never a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -24,8 +26,12 @@ import pytest
 from model.routes import weights_parameter
 from tests.support.configs import EXAMPLE_COLOURS, example, example_raw, validated
 from tests.support.emulator_plans import (
+    DRIFTED_GUARDS,
     DRIFTED_INSTANCE_TYPE,
+    DRIFTED_IP_FAMILY,
+    DRIFTED_ROLE_ARN,
     DRIFTED_SERVICE_CIDR,
+    EMULATOR_ACCOUNT,
     NODE_GROUP_SUFFIX,
     EmulatorPlans,
     shifted,
@@ -75,7 +81,7 @@ def test_nothing_is_replaced_along_with_the_cluster(colour: str, example_app: Sy
 def test_the_guard_reads_the_live_cluster_of_that_name(colour: str, example_app: Synthesized) -> None:
     document = example_app.json(colour)
     (cluster,) = document["resource"]["aws_eks_cluster"].values()
-    (existing,) = document["data"]["aws_eks_cluster"].values()
+    ((existing_id, existing),) = document["data"]["aws_eks_cluster"].items()
     assert existing["name"] == cluster["name"]
     # The control plane's list of clusters, the only one: the node group's guard reads it too.
     (listed,) = document["data"]["aws_eks_clusters"]
@@ -83,7 +89,39 @@ def test_the_guard_reads_the_live_cluster_of_that_name(colour: str, example_app:
     # Read only when a cluster of that name exists: a new colour's first plan passes.
     assert existing["count"] == f'${{contains(data.aws_eks_clusters.{listed}.names, "{cluster["name"]}") ? 1 : 0}}'
     (precondition,) = cluster["lifecycle"]["precondition"]
-    assert cluster["kubernetes_network_config"]["service_ipv4_cidr"] in precondition["condition"]
+    assert precondition["condition"].startswith(f"${{alltrue([for c in data.aws_eks_cluster.{existing_id} : ")
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_the_guard_compares_each_forcenew_attribute_the_stack_sets_with_the_live_one(
+    colour: str, example_app: Synthesized
+) -> None:
+    """service_ipv4_cidr, ip_family and role_arn: ForceNew in hashicorp/aws 5.100.0 (components/control_plane.py,
+    _never_replaced), set by the stack and returned by the data source."""
+    document = example_app.json(colour)
+    (cluster,) = document["resource"]["aws_eks_cluster"].values()
+    (condition,) = [p["condition"] for p in cluster["lifecycle"]["precondition"]]
+    network = cluster["kubernetes_network_config"]
+    assert network["ip_family"] == "ipv4"
+    assert f'c.kubernetes_network_config[0].service_ipv4_cidr == "{network["service_ipv4_cidr"]}"' in condition
+    assert 'coalesce(c.kubernetes_network_config[0].ip_family, "ipv4") == "ipv4"' in condition
+    (partition,) = document["data"]["aws_partition"]
+    (account,) = document["data"]["aws_caller_identity"]
+    role_name = f"{cluster['name']}-cluster"
+    assert (
+        f'c.role_arn == format("arn:%s:iam::%s:role/%s", data.aws_partition.{partition}.partition, '
+        f'data.aws_caller_identity.{account}.account_id, "{role_name}")'
+    ) in condition
+    # The role the colour makes has that name and no path, and the cluster is given the same ARN, built the same way:
+    # the role's own `arn` is unknown while the role is replaced, and would replace the cluster with it.
+    ((role_id, role),) = [(n, r) for n, r in document["resource"]["aws_iam_role"].items() if r["name"] == role_name]
+    assert "path" not in role
+    assert cluster["role_arn"] == (
+        f"arn:${{data.aws_partition.{partition}.partition}}:iam::${{data.aws_caller_identity.{account}.account_id}}"
+        f":role/{role_name}"
+    )
+    assert f"aws_iam_role.{role_id}" in cluster["depends_on"]
+    assert "aws_iam_role" not in condition + cluster["role_arn"]
 
 
 @pytest.mark.parametrize("colour", COLOURS)
@@ -137,28 +175,57 @@ def guarded(emulator_plans: Future[EmulatorPlans]) -> tuple[int, str]:
     return emulator_plans.result().guarded
 
 
+def refusals(output: str) -> list[str]:
+    """The message of each precondition failure of a plan's output, on one line (Terraform wraps its messages), without
+    what Terraform prints before it: the source line (the whole module, message template included) and, each after a
+    `│`, the values the condition read."""
+    errors = [e for e in re.split(r"(?m)^(?=Error: )", output)[1:] if "precondition failed" in e]
+    tails = [" ".join(e.rsplit("│", 1)[-1].split()) for e in errors]
+    return [found.group(0) for t in tails if (found := re.search(r"clusters\.[\w-]+: this change would replace.*", t))]
+
+
+def refused(cluster: dict[str, Any], colour: str, *differences: str) -> str:
+    """The refusal of a replacement of that colour's cluster, for these differences."""
+    return (
+        f"clusters.{colour}: this change would replace the EKS cluster {cluster['name']}: {'; '.join(differences)}; and "
+        f"EKS cannot change that in place. Replacing a cluster takes down everything it serves. Keep what {colour} runs "
+        f"while it exists; build the change as a new colour, shift to it and retire {colour} (docs/upgrade-runbook.md)."
+    )
+
+
 @pytest.mark.background("emulator_plans")
-def test_a_replacing_change_is_refused_naming_the_colour_and_both_networks(
+def test_each_replacing_difference_is_refused_alone_naming_the_colour_the_attribute_and_both_values(
     guarded: tuple[int, str], example_app: Synthesized
 ) -> None:
+    """The last colour's cluster, planned three times: in each region it differs in one attribute only, and the
+    refusal names that one alone (each is checked on its own: a guard that missed one would let its plan pass)."""
     status, output = guarded
     drifted = COLOURS[-1]
     (cluster,) = example_app.json(drifted)["resource"]["aws_eks_cluster"].values()
     configured = cluster["kubernetes_network_config"]["service_ipv4_cidr"]
+    wanted_role = f"arn:aws:iam::{EMULATOR_ACCOUNT}:role/{cluster['name']}-cluster"
     assert status == 1, output
-    flat = " ".join(output.split())
-    assert (
-        f"clusters.{drifted}: this change would replace the EKS cluster {cluster['name']}: it runs with Service "
-        f"network {DRIFTED_SERVICE_CIDR}, eks.service_ipv4_cidr is now {configured}"
-    ) in flat
-    assert f"build the change as a new colour, shift to it and retire {drifted}" in flat
-    assert flat.count("Error:") == 1, output  # the refusal, and nothing else
+    assert sorted(refusals(output)) == sorted(
+        [
+            refused(
+                cluster,
+                drifted,
+                f"it runs with Service network {DRIFTED_SERVICE_CIDR}, eks.service_ipv4_cidr is now {configured}",
+            ),
+            refused(cluster, drifted, f"it runs with cluster role {DRIFTED_ROLE_ARN}, the stack now names {wanted_role}"),
+            refused(cluster, drifted, f"it runs with IP family {DRIFTED_IP_FAMILY}, the stack builds ipv4"),
+        ]
+    ), output
+    assert " ".join(output.split()).count("Error:") == 3, output  # the refusals, and nothing else
+    for prefix in DRIFTED_GUARDS:  # each copy read its own region's cluster
+        assert f"module.{prefix}{drifted}[0].data.aws_eks_cluster." in output
 
 
 @pytest.mark.background("emulator_plans")
-def test_a_cluster_that_runs_what_its_config_names_passes(guarded: tuple[int, str]) -> None:
+def test_a_cluster_that_runs_what_its_stack_wants_passes(guarded: tuple[int, str]) -> None:
+    """The first colour's cluster runs its Service network, the role its stack makes (the emulator's account) and
+    ipv4: its guard passes."""
     flat = " ".join(guarded[1].split())
-    assert flat.count("Error: Resource precondition failed") == 1, flat
     assert f"clusters.{COLOURS[0]}: this change would replace" not in flat
     # Its guard did read the live cluster (the refusal above is not a cluster that merely went unread).
     assert f"module.guard_{COLOURS[0]}[0].data.aws_eks_cluster." in flat

@@ -35,7 +35,7 @@ from tests.support.emulator_plans import (
     REGION,
     EmulatorPlans,
     existing_clusters,
-    guard_module,
+    guard_modules,
     networks,
     node_guard_module,
     plan_all,
@@ -204,11 +204,11 @@ def emulator_plans(
 ) -> Future[EmulatorPlans]:
     """Terraform plans against the emulator (tests/support/emulator_plans.py): the network's zones, and each
     example colour's guards against replacing its cluster and its node group, as synthesized, with clusters and node
-    groups already there."""
+    groups already there (the last colour's cluster also in two more regions, each running one more drift)."""
     stacks = {colour: example_app.json(colour) for colour in EXAMPLE_COLOURS}
     modules = {
         **networks(),
-        **{f"guard_{colour}": guard_module(stack) for colour, stack in stacks.items()},
+        **guard_modules(stacks),
         **{f"nodes_guard_{colour}": node_guard_module(stack) for colour, stack in stacks.items()},
     }
     clusters = existing_clusters(stacks)

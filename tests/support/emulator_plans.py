@@ -4,10 +4,12 @@
   (ap-northeast-1a = apne1-az4, 1c = apne1-az1, 1d = apne1-az2); each variant is the Network construct
   alone, as common builds it, as a module;
 - the refusal to replace a colour's cluster (tests/test_cluster_replacement.py): each example colour's
-  cluster exists in the emulator, green's with another Service network than its config names; the
-  colour's data sources and its cluster's precondition are planned as the stack synthesizes them, on a
-  `terraform_data` (moto does not report a cluster's access_config back, so the synthesized cluster
-  itself would always plan a replacement here);
+  cluster exists in the emulator, the first as its stack wants it, the last with another Service network than
+  its config names; the last also exists in two more regions of the emulator (moto keeps regions apart, so
+  one name runs a different way in each), once under another cluster role, once with the IPv6 family, each
+  planned by a copy of its guard on a provider of that region. The colour's data sources and its cluster's
+  precondition are planned as the stack synthesizes them, on a `terraform_data` (moto does not report a
+  cluster's access_config back, so the synthesized cluster itself would always plan a replacement here);
 - the refusal to replace a serving colour's node group (tests/test_cluster_replacement.py): each example colour's
   cluster runs a node group of another instance type than its config names; the colour's node group data sources
   and its group's precondition, as synthesized, on a `terraform_data`: only a colour with live weight is refused. The
@@ -23,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +39,17 @@ EMULATED_ZONES = ("ap-northeast-1a", "ap-northeast-1c", "ap-northeast-1d")
 # module name -> (network.az_count, network.excluded_zone_ids)
 MUST_PLAN = {"default": (3, EKS_UNSUPPORTED_ZONE_IDS), "excluded": (2, ("apne1-az4",))}
 MUST_FAIL = {"too_many": (4, EKS_UNSUPPORTED_ZONE_IDS), "too_many_left": (3, ("apne1-az4",))}
-# The Service network green's existing cluster runs, not the one its config names.
+# The Service network the last colour's existing cluster runs, not the one its config names.
 DRIFTED_SERVICE_CIDR = "172.21.0.0/16"
+EMULATOR_ACCOUNT = "123456789012"  # moto's default: what aws_caller_identity reads
+# The role another copy of the last colour's cluster runs under (not `<cluster>-cluster`, the role its stack makes),
+# and the region it runs in; the region of a copy running the IPv6 family.
+DRIFTED_ROLE_ARN = f"arn:aws:iam::{EMULATOR_ACCOUNT}:role/another-cluster-role"
+ROLE_REGION = "us-west-2"
+DRIFTED_IP_FAMILY = "ipv6"
+FAMILY_REGION = "eu-west-1"
+# A guard module planned against the copy in another region: its name's prefix, and the region (its provider alias).
+DRIFTED_GUARDS = {"guard_role_": ROLE_REGION, "guard_family_": FAMILY_REGION}
 # The instance type every example colour's existing node group runs, not the one its config names.
 DRIFTED_INSTANCE_TYPE = "m5.large"
 NODE_GROUP_SUFFIX = "20261124"  # as node_group_name_prefix would name it: `<cluster>-<suffix>`
@@ -53,7 +64,7 @@ class EmulatorPlans:
     zones: Mapping[str, list[str]]  # MUST_PLAN variant -> the zone of each of its subnets
     # (exit status, output) of the failing plan, its output as each part alone would print it (errors_by_part):
     failed: tuple[int, str]  # the MUST_FAIL variants
-    guarded: tuple[int, str]  # every colour's replacement guard
+    guarded: tuple[int, str]  # every colour's replacement guard, and the last colour's in the other regions
     nodes_guarded: tuple[int, str]  # every colour's node group guard
 
 
@@ -88,13 +99,23 @@ def networks() -> dict[str, dict[str, Any]]:
 
 
 def guard_module(colour_stack: Mapping[str, Any]) -> dict[str, Any]:
-    """A colour's replacement guard as a module: its two EKS data sources as synthesized, and its cluster's
-    precondition on a `terraform_data`."""
+    """A colour's replacement guard as a module: its EKS data sources, partition and account as synthesized (the role's
+    ARN it expects is built from them), and its cluster's precondition on a `terraform_data`. It names its provider
+    (hashicorp/aws), so a provider of another region can be passed in."""
     (cluster,) = colour_stack["resource"]["aws_eks_cluster"].values()
+    kinds = ("aws_eks_clusters", "aws_eks_cluster", "aws_partition", "aws_caller_identity")
     return {
-        "data": {kind: colour_stack["data"][kind] for kind in ("aws_eks_clusters", "aws_eks_cluster")},
+        "terraform": {"required_providers": {"aws": colour_stack["terraform"]["required_providers"]["aws"]}},
+        "data": {kind: colour_stack["data"][kind] for kind in kinds},
         "resource": {"terraform_data": {"guard": {"input": "guard", "lifecycle": cluster["lifecycle"]}}},
     }
+
+
+def guard_modules(colour_stacks: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each colour's guard (`guard_<colour>`), and the last colour's again for each of DRIFTED_GUARDS' regions."""
+    modules = {f"guard_{colour}": guard_module(stack) for colour, stack in colour_stacks.items()}
+    last = list(colour_stacks)[-1]
+    return modules | {f"{prefix}{last}": modules[f"guard_{last}"] for prefix in DRIFTED_GUARDS}
 
 
 def node_guard_module(colour_stack: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,46 +137,73 @@ def shifted(configured: Mapping[str, int]) -> dict[str, int]:
     return {colour: total // len(standby) if colour in standby else 0 for colour in configured}
 
 
-def existing_clusters(colour_stacks: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
-    """Cluster name -> the Service network it runs with: the last colour's has drifted from its config."""
-    running = {}
-    for i, stack in enumerate(colour_stacks.values()):
+@dataclass(frozen=True)
+class LiveCluster:
+    """A cluster as it exists in the emulator before the guards are planned."""
+
+    name: str
+    region: str
+    service_cidr: str
+    role_arn: str
+    ip_family: str = "ipv4"
+
+
+def existing_clusters(colour_stacks: Mapping[str, Mapping[str, Any]]) -> list[LiveCluster]:
+    """Every colour's cluster in REGION as its stack wants it (its Service network, the role its stack makes), but
+    the last colour's Service network, which has drifted; and the last colour's in ROLE_REGION under another role and
+    in FAMILY_REGION with the IPv6 family, each with nothing else changed."""
+    running = []
+    for stack in colour_stacks.values():
         (cluster,) = stack["resource"]["aws_eks_cluster"].values()
-        configured = cluster["kubernetes_network_config"]["service_ipv4_cidr"]
-        running[cluster["name"]] = DRIFTED_SERVICE_CIDR if i == len(colour_stacks) - 1 else configured
-    return running
+        name, cidr = cluster["name"], cluster["kubernetes_network_config"]["service_ipv4_cidr"]
+        running.append(LiveCluster(name, REGION, cidr, f"arn:aws:iam::{EMULATOR_ACCOUNT}:role/{name}-cluster"))
+    last = running[-1]
+    return [
+        *running[:-1],
+        replace(last, service_cidr=DRIFTED_SERVICE_CIDR),
+        replace(last, region=ROLE_REGION, role_arn=DRIFTED_ROLE_ARN),
+        replace(last, region=FAMILY_REGION, ip_family=DRIFTED_IP_FAMILY),
+    ]
 
 
 def root(modules: Sequence[str]) -> dict[str, Any]:
     """The modules; the MUST_FAIL ones only with var.must_fail, the guards only with var.guarded, the node group
-    guards only with var.nodes_guarded."""
+    guards only with var.nodes_guarded; a guard of DRIFTED_GUARDS with the provider of its region."""
 
-    def count(name: str) -> dict[str, str]:
+    def arguments(name: str) -> dict[str, Any]:
         part = part_of(name)
-        return {"count": f"${{var.{part} ? 1 : 0}}"} if part else {}
+        count = {"count": f"${{var.{part} ? 1 : 0}}"} if part else {}
+        aliases = [alias(prefix) for prefix in DRIFTED_GUARDS if name.startswith(prefix)]
+        return count | ({"providers": {"aws": f"aws.{aliases[0]}"}} if aliases else {})
 
+    regions = [{"alias": alias(prefix), "region": region} for prefix, region in DRIFTED_GUARDS.items()]
     return {
         "variable": {variable: {"default": False} for variable in FAILING},
-        "provider": {"aws": {"region": REGION}},
-        "module": {name: {"source": f"./{name}", **count(name)} for name in modules},
+        "provider": {"aws": [{"region": REGION}, *regions]},
+        "module": {name: {"source": f"./{name}", **arguments(name)} for name in modules},
     }
 
 
-def create_clusters(clusters: Mapping[str, str], endpoint: str) -> None:
+def alias(prefix: str) -> str:
+    """The root's provider alias for the region of a DRIFTED_GUARDS prefix."""
+    return prefix.strip("_")
+
+
+def create_clusters(clusters: Sequence[LiveCluster], endpoint: str) -> None:
     """Each cluster, with one node group named as the stack names it, running DRIFTED_INSTANCE_TYPE."""
-    eks = client("eks", endpoint, REGION)
-    role = "arn:aws:iam::123456789012:role/stand-in"
-    for name, cidr in clusters.items():
+    node_role = f"arn:aws:iam::{EMULATOR_ACCOUNT}:role/stand-in"
+    for cluster in clusters:
+        eks = client("eks", endpoint, cluster.region)
         eks.create_cluster(
-            name=name,
-            roleArn=role,
+            name=cluster.name,
+            roleArn=cluster.role_arn,
             resourcesVpcConfig={"subnetIds": ["subnet-1", "subnet-2"]},
-            kubernetesNetworkConfig={"serviceIpv4Cidr": cidr},
+            kubernetesNetworkConfig={"serviceIpv4Cidr": cluster.service_cidr, "ipFamily": cluster.ip_family},
         )
         eks.create_nodegroup(
-            clusterName=name,
-            nodegroupName=f"{name}-{NODE_GROUP_SUFFIX}",
-            nodeRole=role,
+            clusterName=cluster.name,
+            nodegroupName=f"{cluster.name}-{NODE_GROUP_SUFFIX}",
+            nodeRole=node_role,
             subnets=["subnet-1", "subnet-2"],
             instanceTypes=[DRIFTED_INSTANCE_TYPE],
             amiType="AL2023_x86_64_STANDARD",
@@ -166,7 +214,7 @@ def create_clusters(clusters: Mapping[str, str], endpoint: str) -> None:
 def plan_all(
     directory: Path,
     modules: Mapping[str, dict[str, Any]],
-    clusters: Mapping[str, str],
+    clusters: Sequence[LiveCluster],
     env: Mapping[str, str],
     *,
     live_weights: tuple[str, Mapping[str, int]],
