@@ -2,9 +2,10 @@
 set from outside the code under test. Python imports `sitecustomize` at start-up from the path; a test puts this
 directory on PYTHONPATH and says what it wants in the FIELD variable (JSON; tests/support/field_run.py writes it):
 
-- `clock_scale`: time runs faster. Every `tools.clock.SystemClock` sleep of s seconds takes s * scale real seconds and
-  moves the command's clock on by the rest, so a shift's five-minute windows pass in seconds while its reads of
-  CloudWatch, the lock's timestamps and its waits all see one consistent (virtual) time.
+- `clock_scale`: time runs faster. Every sleep of s seconds takes s * scale real seconds and moves the process's clock
+  on by the rest (time.monotonic, and the commands' clock, tools.clock), so a shift's five-minute windows and a
+  destroy hook's waits pass in seconds while the reads of CloudWatch, the lock's timestamps and the waits all see one
+  consistent (virtual) time.
 - `hosts` and `https_port`: each host name resolves to 127.0.0.1, and port 443 there reaches the loopback port
   `https_port`: the preview hosts, served by a test's HTTPS server (whose certificate authority SSL_CERT_FILE names).
 - `aws`: faults of AWS calls, through botocore's own event hooks, each {"operation": "<Service>.<Operation>", and one
@@ -30,21 +31,22 @@ _STARTED = time.monotonic()
 
 
 def _clock(scale: float) -> None:
+    """Every sleep (time.sleep: the commands' clock, the destroy hooks' waits, the SDK's retries) takes scale of its
+    time and moves the clock on by the rest: time.monotonic and the commands' clock (tools.clock) see it."""
+    skipped = [0.0]
+    real_monotonic = time.monotonic
+
+    def sleep(seconds: Any) -> None:
+        _REAL_SLEEP(max(0.0, float(seconds)) * scale)
+        skipped[0] += max(0.0, float(seconds)) * (1 - scale)
+
+    time.sleep = sleep
+    time.monotonic = lambda: real_monotonic() + skipped[0]
     sys.path.insert(0, os.getcwd())  # the project: `python -m` puts it on the path only after start-up
     import tools.clock
 
-    skipped = [0.0]
     real_now = tools.clock.SystemClock.now
-
-    def now(self: Any) -> Any:
-        return real_now(self) + timedelta(seconds=skipped[0])
-
-    def sleep(self: Any, seconds: float) -> None:
-        _REAL_SLEEP(max(0.0, seconds) * scale)
-        skipped[0] += max(0.0, seconds) * (1 - scale)
-
-    tools.clock.SystemClock.now = now  # type: ignore[method-assign]
-    tools.clock.SystemClock.sleep = sleep  # type: ignore[method-assign]
+    tools.clock.SystemClock.now = lambda self: real_now(self) + timedelta(seconds=skipped[0])  # type: ignore[method-assign]
 
 
 def _hosts(hosts: list[str], https_port: int) -> None:
