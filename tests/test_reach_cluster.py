@@ -92,6 +92,21 @@ def test_a_colour_not_created_yet_passes_saying_so(
     assert out == "reach_cluster: eks-bg-green has no API endpoint yet (not created, or still being created): nothing to reach\n"
 
 
+def test_a_colour_not_created_yet_on_a_hosted_runner_with_a_private_endpoint_passes_with_a_warning(
+    emulated: Emulated, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deploy that creates it installs Argo CD into it next, from the same runner: outside the VPC, it cannot."""
+    monkeypatch.setenv("RUNNER_ENVIRONMENT", "github-hosted")
+    assert main(["green", "--config", str(project(tmp_path, endpoint_public_access=False))]) == 0
+    assert capsys.readouterr().out.endswith(
+        "nothing to reach; but this GitHub-hosted runner is outside the VPC, and eks.endpoint_public_access is false: "
+        "set the repository variable CLUSTER_RUNNER to a runner inside it, or the deploy fails once the cluster exists\n"
+    )
+    monkeypatch.setenv("RUNNER_ENVIRONMENT", "self-hosted")
+    assert main(["green", "--config", str(project(tmp_path, endpoint_public_access=False))]) == 0
+    assert capsys.readouterr().out.endswith("nothing to reach\n")
+
+
 def test_a_cluster_whose_endpoint_answers_passes(
     emulated: Emulated, listener: TlsListener, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,7 +5,8 @@ operator command:
     python -m scripts.ci.reach_cluster green
 
 DescribeCluster of the colour's cluster (model/config.py, cluster_name): a cluster not created yet passes, saying so
-(the deploy creates it). Then a TCP connection to its API endpoint and a TLS handshake verified against the cluster's
+(the deploy creates it; on a GitHub-hosted runner with the private endpoint alone it adds that the deploy cannot go on
+to Argo CD from there). Then a TCP connection to its API endpoint and a TLS handshake verified against the cluster's
 own certificate authority, each within a few seconds: a runner outside the networks the endpoint admits waits forever
 on its first packet, and a proxy in between fails the handshake. A failure is one line naming the repository variable
 the jobs run on (RUNNER_VARIABLE) and what must admit that runner: the public endpoint's `eks.public_access_cidrs`, or
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import os
 import socket
 import ssl
 import sys
@@ -34,6 +36,8 @@ from model.loading import ConfigError, load_config
 
 # The repository variable the jobs' `runs-on` reads (.github/workflows/: deploy's colour job, retire, shift).
 RUNNER_VARIABLE = "CLUSTER_RUNNER"
+# GitHub's own runners say so in the job's environment ("Variables reference", default variables: RUNNER_ENVIRONMENT).
+HOSTED = ("RUNNER_ENVIRONMENT", "github-hosted")
 # Per step (the connection, then the handshake): an endpoint that admits the runner answers in well under a second.
 CONNECT_SECONDS = 5.0
 EXIT_UNREACHABLE = 1
@@ -89,12 +93,20 @@ def where_to_run(config: Config) -> str:
     return f"a runner {public}; eks.endpoint_private_access is false"
 
 
-def check(config: Config, colour: str, eks: Any, *, timeout: float = CONNECT_SECONDS) -> tuple[bool, str]:
-    """(reachable, the one line to print)."""
+def check(config: Config, colour: str, eks: Any, *, timeout: float = CONNECT_SECONDS, hosted: bool = False) -> tuple[bool, str]:
+    """(reachable, the one line to print). hosted: a GitHub-hosted runner (RUNNER_ENVIRONMENT), outside any VPC."""
     cluster = cluster_name(config, colour)
     endpoint = endpoint_of(eks, cluster)
     if endpoint is None:
-        return True, f"{cluster} has no API endpoint yet (not created, or still being created): nothing to reach"
+        line = f"{cluster} has no API endpoint yet (not created, or still being created): nothing to reach"
+        if hosted and not config.eks.endpoint_public_access:
+            # It passes all the same; but the apply that creates the cluster installs Argo CD into it next, from here,
+            # through a private endpoint only. (A public one may admit a larger hosted runner's fixed addresses.)
+            line += (
+                f"; but this GitHub-hosted runner is outside the VPC, and eks.endpoint_public_access is false: set the "
+                f"repository variable {RUNNER_VARIABLE} to a runner inside it, or the deploy fails once the cluster exists"
+            )
+        return True, line
     why = unreachable(endpoint, timeout=timeout)
     if why is None:
         return True, f"{cluster}'s Kubernetes API ({endpoint.url}) answered a TLS handshake: reachable from this runner"
@@ -124,7 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from botocore.exceptions import BotoCoreError, ClientError
 
     try:
-        reachable, line = check(config, args.colour, boto3.client("eks", region_name=config.region), timeout=args.timeout)
+        eks = boto3.client("eks", region_name=config.region)
+        hosted = os.environ.get(HOSTED[0]) == HOSTED[1]
+        reachable, line = check(config, args.colour, eks, timeout=args.timeout, hosted=hosted)
     except (BotoCoreError, ClientError) as err:  # no credentials, a denial: the job's role needs eks:DescribeCluster
         print(f"reach_cluster: refused: DescribeCluster of {cluster_name(config, args.colour)}: {err}", file=sys.stderr)
         return EXIT_REFUSED
