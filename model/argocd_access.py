@@ -43,6 +43,18 @@ SECRET_KINDS = ("oidc", "github")
 # The claim Dex's ID tokens list groups in (dex server/oauth2.go `Groups []string json:"groups"`).
 DEX_GROUPS_CLAIM = "groups"
 
+# The traffic operator's view of a colour (`eks.traffic_operator_role_arn`, components/application_readers.py): the one
+# Kubernetes group of its access entry, bound in Argo CD's namespace to a Role of the same name that reads Applications,
+# which is all the gated shift's readiness reads (tools/readiness/release.py lists them). Kubernetes reserves the prefix
+# `system:` for its own groups (kubernetes/website, docs/reference/access-authn-authz/rbac.md, "Referring to Subjects").
+APPLICATION_READERS = "argocd-application-readers"
+ARGOCD_API_GROUP = "argoproj.io"
+APPLICATIONS = "applications"
+# get, list and watch return the same objects, "in terms of access to the returned data they are equivalent"
+# (kubernetes/website, docs/reference/access-authn-authz/authorization.md, "Determine the request verb"): readiness
+# lists, get and watch show nothing more. No write, no other resource, no other namespace.
+READ_VERBS = ("get", "list", "watch")
+
 
 def argocd_facts(config: Config) -> dict[str, Any]:
     """The `argocd` fact: what argocd/apps/platform/argo-cd/values.yaml renders into argocd-cm and argocd-rbac-cm.

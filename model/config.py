@@ -433,6 +433,18 @@ class EksConfig(Section):
         Allowed(_ROLE_ARN_ALLOWED),
         Shown("whoever runs the apply (one person's setup)"),
     ] = None
+    traffic_operator_role_arn: Annotated[
+        Annotated[str, Field(pattern=ROLE_ARN)] | None,
+        Field(
+            description="the IAM role that moves traffic (a pipeline's traffic operator: `python -m policies.pipeline` "
+            "prints it): each colour gives it an access entry whose one Kubernetes group may only read Argo CD's "
+            "Applications in Argo CD's namespace, what the gated shift's readiness reads, and nothing else (no access "
+            "policy, no cluster-wide binding). Not a role of `eks.admin_role_arns` or `eks.deployer_role_arn`: a "
+            "principal has one access entry per cluster"
+        ),
+        Allowed(_ROLE_ARN_ALLOWED),
+        Shown("none: no access entry (the gated shift then runs as an admin)"),
+    ] = None
     service_ipv4_cidr: Annotated[
         str,
         Field(description="private IPv4 network, /12 to /24, not overlapping `network.cidr`: the clusters' Service addresses"),

@@ -391,6 +391,17 @@ def _eks_rules(c: Config, p: Problems) -> None:
         "from: where `cdktf deploy` runs and your operators work (offices, VPN, CI runners' egress addresses), e.g. "
         "['198.51.100.0/24']; or set eks.endpoint_public_access to false and deploy from inside the VPC",
     )
+    # EKS keeps one access entry per principal and cluster (User Guide, "Create access entries"): the operator's own
+    # entry beside an admin's would fail the apply with ResourceInUseException.
+    admins = {*e.admin_role_arns, *([e.deployer_role_arn] if e.deployer_role_arn else [])}
+    _check(
+        p,
+        "eks.traffic_operator_role_arn",
+        e.traffic_operator_role_arn,
+        e.traffic_operator_role_arn not in admins,
+        "use the traffic operator's own role, not one of eks.admin_role_arns or eks.deployer_role_arn (a principal has "
+        "one access entry per cluster, and an admin reads Argo CD's Applications anyway); or leave it unset",
+    )
     _service_cidr_rules(c, p)
 
 

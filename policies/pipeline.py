@@ -13,7 +13,11 @@ commands that give the workflows each role's ARN. Without `--out` it prints the 
 - the deployer (DEPLOY_ROLE_ARN; `deployer-<project>` unless `--deployer-role-name`): a job in the deploy
   environment, `repo:<owner>/<repo>:environment:<deploy>`; its policies are policies.deployer's.
 - `traffic-operator-<project>` (TRAFFIC_ROLE_ARN): a job in the traffic environment (protected, approval needed),
-  `repo:<owner>/<repo>:environment:<traffic>`; its policy is policies.deployer's traffic-operator-<project>.
+  `repo:<owner>/<repo>:environment:<traffic>`; its policy is policies.deployer's traffic-operator-<project>; in each
+  colour's cluster it reads Argo CD's Applications only (`eks.traffic_operator_role_arn`).
+
+The deployer and the traffic operator allow sessions of four hours (MAX_SESSION_SECONDS), what their longest jobs ask
+for (a retire, a gated shift); the plan role keeps IAM's one hour.
 
 Subjects, from GitHub's "OpenID Connect reference", example subject claims (docs.github.com/en/actions/reference/
 security/oidc): a job that names an environment gets `repo:ORG/REPO:environment:NAME`, a pull_request event's job
@@ -78,6 +82,14 @@ DEFAULT_CONFIG = Path("cdktf.json")
 # The plan role, the deployer, the traffic operator: the repository variable each role's ARN goes to (the workflows
 # read them).
 VARIABLES = {"plan": "PLAN_ROLE_ARN", "deployer": "DEPLOY_ROLE_ARN", "traffic": "TRAFFIC_ROLE_ARN"}
+# The longest session each role's jobs ask for (configure-aws-credentials' `role-duration-seconds` in the workflows,
+# where the numbers are argued), and so the role's `MaxSessionDuration`: STS refuses a longer DurationSeconds than the
+# role allows, and a role allows one hour unless told otherwise, at most 43200 s (IAM API reference, CreateRole
+# MaxSessionDuration; STS AssumeRoleWithWebIdentity DurationSeconds). The plan role keeps the hour: a plan takes minutes.
+# Four hours each: a retire's teardown at its longest (traffic.teardown_timeout_seconds 7200) and Terraform's deletes of
+# the node group and cluster after it (up to 60 and 15 minutes); a gated shift of 25 steps of up to 9 minutes after
+# readiness (traffic.shift.step 4), where the default 5 steps of ~7 minutes already crowd the hour.
+MAX_SESSION_SECONDS = {"deployer": 4 * 3600, "traffic": 4 * 3600}
 # A plan's calls in the call table: configuring the provider, reading the state and every data source, refreshing
 # every resource (each type's `read` rows: the provider's Read function). Creates, updates, deletes, tags, the
 # lock (`update` rows of the backend) and the commands are apply's and destroy's.
@@ -168,10 +180,12 @@ def written_documents(pipeline: Pipeline) -> dict[str, dict[str, Any]]:
 
 def commands(pipeline: Pipeline, written: Mapping[str, Path], config_file: Path = DEFAULT_CONFIG) -> list[str]:
     """The one-time commands: the OIDC provider (IAM verifies GitHub's certificate through its own trusted CAs, so
-    no thumbprint: IAM API reference, CreateOpenIDConnectProvider, ThumbprintList), the three roles, the plan role's
-    policy; the deployer's and the operator's policies are policies.deployer's (for the same project file); the
-    variables the workflows read; and, when the project file does not name it yet, the deployer role as every
-    cluster's admin (`eks.deployer_role_arn`: a plan as the plan role would otherwise replace the deployer's access)."""
+    no thumbprint: IAM API reference, CreateOpenIDConnectProvider, ThumbprintList), the three roles (the deployer's and
+    the operator's with the sessions their jobs ask for, MAX_SESSION_SECONDS), the plan role's policy; the deployer's
+    and the operator's policies are policies.deployer's (for the same project file); the variables the workflows read;
+    and, when the project file does not name them yet, the deployer role as every cluster's admin
+    (`eks.deployer_role_arn`: a plan as the plan role would otherwise replace the deployer's access) and the traffic
+    operator's read-only access (`eks.traffic_operator_role_arn`: the gated shift's readiness reads Argo CD)."""
     deployer = pipeline.deployer
     project = deployer.config.project
     names = pipeline.role_names()
@@ -181,20 +195,35 @@ def commands(pipeline: Pipeline, written: Mapping[str, Path], config_file: Path 
         return shlex.quote(f"file://{written[name]}")
 
     config_option = "" if config_file == DEFAULT_CONFIG else f" --config {shlex.quote(str(config_file))}"
-    deployer_arn = pipeline.role_arn("deployer")
-    admin = []
-    if deployer.config.eks.deployer_role_arn != deployer_arn:
-        admin.append(
+    deployer_arn, operator_arn = pipeline.role_arn("deployer"), pipeline.role_arn("traffic")
+    eks = deployer.config.eks
+    settings = []
+    if eks.deployer_role_arn != deployer_arn:
+        settings.append(
             f'# and in {config_file}\'s configuration: "eks": {{"deployer_role_arn": "{deployer_arn}"}} (now '
-            f"{deployer.config.eks.deployer_role_arn or 'unset'}): the deployer stays every cluster's admin whoever plans"
+            f"{eks.deployer_role_arn or 'unset'}): the deployer stays every cluster's admin whoever plans"
         )
+    if eks.traffic_operator_role_arn != operator_arn:
+        settings.append(
+            f'# and in {config_file}\'s configuration: "eks": {{"traffic_operator_role_arn": "{operator_arn}"}} (now '
+            f"{eks.traffic_operator_role_arn or 'unset'}): the gated shift's readiness reads each colour's Argo CD "
+            "Applications as the traffic operator, and nothing else in the cluster"
+        )
+
+    def longest(role: str) -> str:
+        return f" --max-session-duration {MAX_SESSION_SECONDS[role]}" if role in MAX_SESSION_SECONDS else ""
 
     return [
         f"aws iam create-open-id-connect-provider --url https://{PROVIDER_HOST} --client-id-list {AUDIENCE}"
         "  # once per account; skip if it exists",
         *(
             f"aws iam create-role --role-name {names[role]} --assume-role-policy-document {file(f'trust-{names[role]}')}"
+            f"{longest(role)}"
             for role in VARIABLES
+        ),
+        *(
+            f"# a role created before: aws iam update-role --role-name {names[role]}{longest(role)}"
+            for role in MAX_SESSION_SECONDS
         ),
         f"aws iam create-policy --policy-name {plan_policy_name(project)} --policy-document {file(plan_policy_name(project))}",
         f"aws iam attach-role-policy --role-name {names['plan']} --policy-arn {plan_arn}",
@@ -202,7 +231,7 @@ def commands(pipeline: Pipeline, written: Mapping[str, Path], config_file: Path 
         f"--traffic-operator-role-arn {pipeline.role_arn('traffic')}{config_option} --out deployer-policies"
         f"  # then run what it prints: {operator_policy_name(project)} and the deployer's policies, attached",
         *(f"gh variable set {VARIABLES[role]} --body {pipeline.role_arn(role)}" for role in VARIABLES),
-        *admin,
+        *settings,
     ]
 
 

@@ -24,6 +24,7 @@ from components.load_balancer_access import LoadBalancerAccess
 from components.local_chart import LocalChart
 from components.node_group import NodeGroup, NodeGroupGuard
 from components.pod_identity import PodIdentityAssociations
+from components.traffic_operator_access import TrafficOperatorAccess
 from model.bootstrap import ARGO_CD_VALUES, BOOTSTRAP_SECRETS, EXTERNAL_SECRETS_VALUES, MANIFESTS_CHART, bootstrap_manifests
 from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
@@ -206,6 +207,15 @@ class ClusterStack(TerraformStack):
                 namespace=ARGOCD_NAMESPACE,
                 values={"manifests": [binding(config, colour, target_group(legacy))]},
                 depends_on=[root.release],
+            )
+        if config.eks.traffic_operator_role_arn is not None:
+            # The gated shift's readiness, as the traffic operator, reads Argo CD's Applications and nothing else.
+            TrafficOperatorAccess(
+                self,
+                "traffic-operator",
+                cluster_name=eks.cluster_name,
+                principal_arn=config.eks.traffic_operator_role_arn,
+                depends_on=[argocd.release, *platform],
             )
         # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]

@@ -354,6 +354,25 @@ def test_fails_on_public_access_cidr_and_admin_arn() -> None:
     assert "use an IAM role ARN" in problems[1]
 
 
+def test_fails_on_a_traffic_operator_that_is_no_role() -> None:
+    problem = one_problem({"eks": {"traffic_operator_role_arn": "arn:aws:iam::123456789012:user/on-call"}})
+    assert problem.startswith('eks.traffic_operator_role_arn: "arn:aws:iam::123456789012:user/on-call" is not allowed; ')
+    assert "use an IAM role ARN" in problem
+
+
+@pytest.mark.parametrize("admin_key", ["admin_role_arns", "deployer_role_arn"])
+def test_fails_on_a_traffic_operator_that_is_an_admin_too(admin_key: str) -> None:
+    """EKS keeps one access entry per principal: the operator's beside an admin's would fail the apply."""
+    arn = "arn:aws:iam::123456789012:role/ops"
+    admin = [arn] if admin_key == "admin_role_arns" else arn
+    problem = one_problem({"eks": {admin_key: admin, "traffic_operator_role_arn": arn}})
+    assert problem == (
+        f'eks.traffic_operator_role_arn: "{arn}" is not allowed; use the traffic operator\'s own role, not one of '
+        "eks.admin_role_arns or eks.deployer_role_arn (a principal has one access entry per cluster, and an admin reads "
+        "Argo CD's Applications anyway); or leave it unset"
+    )
+
+
 def test_fails_on_git_url_and_revision() -> None:
     problems = problems_of({"gitops": {"repo_url": "github.com/me/repo", "revision": " "}})
     assert [p.split(":")[0] for p in problems] == ["gitops.repo_url", "gitops.revision"]

@@ -24,7 +24,8 @@ from policies.deployer_calls import owners
 # A client's variable name -> its botocore service; the IAM action prefix, where it differs from the service name.
 CLIENTS = {name: name for name in ("eks", "elbv2", "route53", "ec2", "logs", "cloudwatch", "s3", "ssm", "sts")}
 IAM_PREFIX = {"elbv2": "elasticloadbalancing"}
-# The commands: each module (or package) under tools/ that runs as `python -m`, and the readiness check the shift runs.
+# The commands: each module (or package) under tools/ that runs as `python -m`, the readiness check the shift runs,
+# and the one script CI runs with a role's credentials before it operates a colour.
 COMMANDS = (
     "tools.shift",
     "tools.retire",
@@ -35,6 +36,7 @@ COMMANDS = (
     "tools.calendar",
     "tools.readiness",
     "tools.patch",
+    "scripts.ci.reach_cluster",
 )
 # Commands an account administrator runs once, never the deployer: no rows in the call table, their actions listed in
 # tools/README.md instead (tests/test_state_bucket.py keeps that list equal to their calls).
@@ -154,6 +156,11 @@ def command_calls(root: Path, package: str, command: str) -> dict[str, list[str]
     return calls
 
 
+def package(command: str) -> str:
+    """The top-level package a command's code is scanned in (tools, scripts)."""
+    return command.split(".")[0]
+
+
 def entries(command: str) -> list[str]:
     """The table's entries of a command: its own, and one per mode (`tools.shift --now`)."""
     return [name for name in owners("commands") if name == command or name.startswith(f"{command} ")]
@@ -165,7 +172,7 @@ def listed(command: str) -> set[str]:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_aws_call_a_command_makes_is_in_its_rows(command: str) -> None:
-    made = command_calls(PROJECT_DIR, "tools", command)
+    made = command_calls(PROJECT_DIR, package(command), command)
     missing = {action: where for action, where in made.items() if action not in listed(command)}
     assert missing == {}, f"add these to commands.{command} in policies/deployer_calls.yaml (and the policy, if needed)"
 
@@ -174,7 +181,7 @@ def test_every_aws_call_a_command_makes_is_in_its_rows(command: str) -> None:
 def test_no_row_lists_a_call_the_command_no_longer_makes(command: str) -> None:
     """A stale row would keep a grant in the policies that nothing needs (the shift's Route53 reads, once it moved to
     the load balancer's rules)."""
-    stale = sorted(listed(command) - set(command_calls(PROJECT_DIR, "tools", command)))
+    stale = sorted(listed(command) - set(command_calls(PROJECT_DIR, package(command), command)))
     assert stale == [], f"remove these from commands.{command} in policies/deployer_calls.yaml (and the policy, if unused)"
 
 

@@ -306,16 +306,33 @@ def test_the_command_writes_the_documents_and_prints_the_one_time_commands(
     assert printed[0].startswith(provider)
     created = [line.split()[4] for line in printed if line.startswith("aws iam create-role ")]
     assert created == list(pipeline().role_names().values())
+    # The deployer and the operator allow the four hours their longest jobs ask for (retire, the gated shift); the
+    # plan role keeps IAM's default hour. A role created before is told how to catch up.
+    names = pipeline().role_names()
+    longest = {
+        line.split()[4]: line.split("--max-session-duration ")[1] if "--max-session-duration" in line else None
+        for line in printed
+        if line.startswith("aws iam create-role ")
+    }
+    assert longest == {names["plan"]: None, names["deployer"]: "14400", names["traffic"]: "14400"}
+    assert [line for line in printed if "update-role" in line] == [
+        f"# a role created before: aws iam update-role --role-name {names[role]} --max-session-duration 14400"
+        for role in ("deployer", "traffic")
+    ]
     assert [line.split()[3] for line in printed if line.startswith("gh variable set")] == list(VARIABLES.values())
     # The project file is not the default: the deployer's policies are made for the same one.
     (deployer_line,) = [line for line in printed if line.startswith("python -m policies.deployer ")]
     assert f" --config {project} " in deployer_line
-    # It names no deployer role yet: the last line says what to set, so the plan role's plans keep the deployer admin.
-    arn = pipeline().role_arn("deployer")
-    assert printed[-1] == (
+    # It names neither role yet: the last lines say what to set, so the plan role's plans keep the deployer admin, and
+    # the gated shift's readiness can read Argo CD as the operator.
+    arn, operator = pipeline().role_arn("deployer"), pipeline().role_arn("traffic")
+    assert printed[-2:] == [
         f'# and in {project}\'s configuration: "eks": {{"deployer_role_arn": "{arn}"}} (now unset): the deployer stays '
-        "every cluster's admin whoever plans"
-    )
+        "every cluster's admin whoever plans",
+        f'# and in {project}\'s configuration: "eks": {{"traffic_operator_role_arn": "{operator}"}} (now unset): the '
+        "gated shift's readiness reads each colour's Argo CD Applications as the traffic operator, and nothing else in "
+        "the cluster",
+    ]
 
 
 def test_a_project_file_that_names_the_deployer_role_is_told_nothing_more(
@@ -326,6 +343,14 @@ def test_a_project_file_that_names_the_deployer_role_is_told_nothing_more(
     argv = ["--account", ACCOUNT, "--config", str(project), "--github-repository", REPOSITORY, "--out", str(tmp_path / "o")]
     assert main(argv) == 0
     assert not [line for line in capsys.readouterr().out.splitlines() if "deployer_role_arn" in line]
+
+
+def test_a_project_file_that_names_both_roles_is_told_neither(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    roles = {"deployer_role_arn": pipeline().role_arn("deployer"), "traffic_operator_role_arn": pipeline().role_arn("traffic")}
+    project = write_project(tmp_path, {**REALISTIC, "eks": {**REALISTIC.get("eks", {}), **roles}})
+    argv = ["--account", ACCOUNT, "--config", str(project), "--github-repository", REPOSITORY, "--out", str(tmp_path / "o")]
+    assert main(argv) == 0
+    assert not [line for line in capsys.readouterr().out.splitlines() if "configuration:" in line]
 
 
 @pytest.mark.parametrize(

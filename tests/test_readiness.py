@@ -27,7 +27,9 @@ from tests.support.charts import release_applications
 from tests.support.configs import THREE_APPLICATIONS, validated, write_project
 from tests.support.emulated_aws import REGION, ZONE_NAME, Emulated, FakeClock, WithInsights, base_config, insight
 from tests.support.fake_kubernetes import FakeKubernetes
+from tests.support.kube_rbac import attributes, role_allows
 from tests.support.preview_server import Answer, PreviewServer
+from tests.support.synth import Synthesized
 from tools.aws import Aws
 from tools.readiness import Finding, Readiness, missing
 from tools.readiness.insights import REFRESH_TIMEOUT_SECONDS
@@ -258,7 +260,24 @@ def test_an_unreachable_kubernetes_api_is_one_clear_line(world: World) -> None:
     world.argocd.close()
     (gap,) = world.gaps()
     assert gap.startswith("Argo CD applications: the cluster's Kubernetes API did not answer (GET http://127.0.0.1:")
-    assert gap.endswith("your identity needs a cluster admin access entry (eks.admin_role_arns) and a route to the endpoint")
+    assert gap.endswith(
+        "your identity needs an access entry (the traffic operator's: eks.traffic_operator_role_arn; an admin's: "
+        "eks.admin_role_arns) and a route to the endpoint"
+    )
+
+
+def test_readiness_asks_the_kubernetes_api_only_what_the_traffic_operators_role_allows(
+    world: World, variant_app: Synthesized
+) -> None:
+    """The gated shift runs readiness as the traffic operator, whose one Role (as a colour's stack synthesizes it,
+    tests/test_traffic_operator_access.py) reads Argo CD's Applications in Argo CD's namespace: every request the
+    whole check makes of the fake API server must be one that Role allows, as the API server would judge it."""
+    (role,) = variant_app.resources("green", "kubernetes_role_v1").values()
+    world.argocd.requests.clear()
+    assert world.gaps() == []
+    made = [(method, path, attributes(method, path)) for method, path in world.argocd.requests]
+    assert made  # it did read the cluster
+    assert [(method, path) for method, path, request in made if request is None or not role_allows(role, request)] == []
 
 
 # --- EKS: the cluster and fresh insights ---------------------------------------------------------------------------

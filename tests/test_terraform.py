@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.background_checks import VALIDATED_VARIANT_COLOUR
 from tests.support.configs import EXAMPLE_COLOURS
 from tests.support.terraform import provider_versions
 
@@ -41,4 +42,5 @@ def test_validation_used_the_pinned_provider(validated: tuple[Path, dict[str, An
 def test_every_stack_was_part_of_the_validation(validated: tuple[Path, dict[str, Any]]) -> None:
     """A module Terraform did not load would validate nothing."""
     loaded = json.loads((validated[0] / ".terraform" / "modules" / "modules.json").read_text())["Modules"]
-    assert sorted(m["Key"] for m in loaded if m["Key"]) == sorted(["common", "common_with_build", *EXAMPLE_COLOURS])
+    expected = ["common", "common_with_build", *EXAMPLE_COLOURS, VALIDATED_VARIANT_COLOUR]
+    assert sorted(m["Key"] for m in loaded if m["Key"]) == sorted(expected)

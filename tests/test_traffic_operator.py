@@ -21,10 +21,10 @@ from policies.evaluation import Request, decide
 from tests.test_deployer_documents import ACCOUNT, minimal, realistic
 
 DEPLOYERS = {"realistic": realistic, "defaults": minimal}
-# The table's entries the operator runs: the shift's three modes, and readiness (the gated shift's check, which an
-# on-call may run alone: python -m tools.readiness <colour>).
+# The table's entries the operator runs: the shift's three modes, readiness (the gated shift's check, which an
+# on-call may run alone: python -m tools.readiness <colour>), and the shift job's reachability check before it.
 SMALL_SET = ("commands.tools.shift --status", "commands.tools.shift --now")
-GATED = ("commands.tools.shift", "commands.tools.readiness")
+GATED = ("commands.tools.shift", "commands.tools.readiness", "commands.scripts.ci.reach_cluster")
 
 
 def statements(deployer: Deployer) -> list[dict[str, Any]]:

@@ -1,6 +1,8 @@
 """The GitHub workflows (.github/workflows/) and their scripts (scripts/ci/): linted by actionlint and zizmor, the
 roles and concurrency groups each job that plans or applies must have, which stacks a change deploys (the serving
-colour frozen), and a shallow clone refused in one line."""
+colour frozen), and a shallow clone refused in one line; the jobs that operate a colour run where its API is reachable
+and check that first, with sessions as long as their operations, and a fork's pull request is told why it has no
+plan."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import pytest
 import yaml
 
 from model.config import COMMON_STACK, Config
-from policies.pipeline import DEFAULT_DEPLOY_ENVIRONMENT, DEFAULT_TRAFFIC_ENVIRONMENT, VARIABLES
+from policies.pipeline import DEFAULT_DEPLOY_ENVIRONMENT, DEFAULT_TRAFFIC_ENVIRONMENT, MAX_SESSION_SECONDS, VARIABLES
 from scripts.ci import stacks as ci_stacks
 from scripts.ci.changed_stacks import (
     FETCH_HINT,
@@ -28,6 +30,8 @@ from scripts.ci.changed_stacks import (
     missing_revisions,
     report,
 )
+from scripts.ci.credential_expiry import EXPIRY_VARIABLE, SOURCE_VARIABLE
+from scripts.ci.reach_cluster import RUNNER_VARIABLE
 from tests.support.git import git
 
 WORKFLOWS = ("pull-request", "deploy", "shift", "retire")
@@ -273,8 +277,9 @@ def test_a_colour_following_a_branch_this_clone_did_not_check_out_is_fetched_and
 
 
 def test_the_scripts_are_listed_and_need_no_virtualenv(project_dir: Path) -> None:
-    """The workflows run `python3 -m scripts.ci.stacks` and `--check-clone` before `make synth` makes .venv."""
-    for module in ("stacks", "changed_stacks"):
+    """The workflows run `python3 -m scripts.ci.stacks` and `--check-clone` before `make synth` makes .venv, and
+    `credential_expiry` with the runner's python3 too."""
+    for module in ("stacks", "changed_stacks", "credential_expiry"):
         source = (project_dir / "scripts" / "ci" / f"{module}.py").read_text()
         imported = set(re.findall(r"^(?:from|import) (\w+)", source, flags=re.M))
         assert imported <= {
@@ -287,6 +292,7 @@ def test_the_scripts_are_listed_and_need_no_virtualenv(project_dir: Path) -> Non
             "sys",
             "collections",
             "dataclasses",
+            "datetime",
             "pathlib",
             "typing",
             "model",
@@ -333,3 +339,129 @@ def test_every_role_is_assumed_where_its_trust_admits_it(workflows: dict[str, di
 def test_the_names_the_ci_scripts_spell_again_are_the_models() -> None:
     """scripts/ci/stacks.py cannot import model/config.py (pydantic) on the runner's bare python3: its copies stay equal."""
     assert (COMMON_STACK, Config().project) == (ci_stacks.COMMON, ci_stacks.DEFAULT_PROJECT)
+
+
+# --- reaching the clusters, long sessions, forks ----------------------------------------------------------------------
+
+# A step operating a colour's cluster: the module and the colour argument it is given (deploy's common and traffic run
+# deploy_stacks too, on no cluster).
+COLOUR_COMMANDS = {"scripts.ci.deploy_stacks": '"$COLOUR"', "tools.retire": '"$COLOUR"', "tools.shift": '--to "$TO"'}
+REACH = "scripts.ci.reach_cluster"
+RUNS_ON = f"vars.{RUNNER_VARIABLE} || 'ubuntu-latest'"
+ROLE_NAMES = {f"${{{{ vars.{variable} }}}}": role for role, variable in VARIABLES.items()}
+# IAM's bounds of a session (IAM API reference, CreateRole MaxSessionDuration: 1 to 12 hours).
+LONGEST_SESSION = 43200
+
+
+def operates_a_colour(step: Mapping[str, Any]) -> bool:
+    return any(f"-m {module} {argument}" in str(step.get("run", "")) for module, argument in COLOUR_COMMANDS.items())
+
+
+def index_of(steps: list[dict[str, Any]], found: Any) -> int:
+    return next((i for i, step in enumerate(steps) if found(step)), len(steps))
+
+
+def reach_problems(workflows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """A job operating a colour runs where the team's runner variable says (GitHub's hosted runner by default), and
+    checks its colour's API, with its credentials, before anything operates the cluster."""
+    found = []
+    for wf, body in workflows.items():
+        for name, job in body["jobs"].items():
+            steps = job.get("steps", [])
+            acting = index_of(steps, operates_a_colour)
+            if acting == len(steps):
+                continue
+            if RUNS_ON not in str(job.get("runs-on")):
+                found.append(f"{wf}.{name}: runs-on {job.get('runs-on')!r} does not read {RUNS_ON}")
+            reach = index_of(steps, lambda step: f"-m {REACH} " in str(step.get("run", "")))
+            credentials = index_of(steps, lambda step: CREDENTIALS_ACTION in step.get("uses", ""))
+            if not credentials < reach < acting:
+                found.append(f"{wf}.{name}: {REACH} is step {reach}, not between the credentials ({credentials}) and {acting}")
+    return found
+
+
+def test_jobs_operating_a_colour_run_where_it_is_reachable_and_check_that_first(workflows: dict[str, dict[str, Any]]) -> None:
+    assert reach_problems(workflows) == []
+    operating = sorted(
+        f"{wf}.{job}" for wf, body in workflows.items() for job, spec in body["jobs"].items() if RUNS_ON in str(spec["runs-on"])
+    )
+    assert operating == ["deploy.colour", "retire.retire", "shift.shift"]
+    # The emergency drain calls no cluster: a hosted runner, whatever state the team's runners are in.
+    assert workflows["shift"]["jobs"]["shift"]["runs-on"].startswith("${{ inputs.now && 'ubuntu-latest' || ")
+
+
+def test_fails_a_colour_job_on_a_hosted_runner_or_checking_after_it_acts(workflows: dict[str, dict[str, Any]]) -> None:
+    broken = copy.deepcopy(workflows)
+    broken["deploy"]["jobs"]["colour"]["runs-on"] = "ubuntu-latest"
+    steps = broken["retire"]["jobs"]["retire"]["steps"]
+    (reach,) = [step for step in steps if REACH in str(step.get("run", ""))]
+    steps.remove(reach)
+    steps.append(reach)
+    assert [p.split(":")[0] for p in reach_problems(broken)] == ["deploy.colour", "retire.retire"]
+
+
+def session_problems(workflows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Each job operating a colour asks for its role's longest session (what policies.pipeline lets the role allow);
+    the shift and the retire hand the credentials' expiry to botocore before they run."""
+    found = []
+    for wf, body in workflows.items():
+        for name, job in body["jobs"].items():
+            steps = job.get("steps", [])
+            acting = index_of(steps, operates_a_colour)
+            if acting == len(steps):
+                continue
+            credentials = next(step for step in steps if CREDENTIALS_ACTION in step.get("uses", ""))
+            role = ROLE_NAMES[credentials["with"]["role-to-assume"]]
+            asked = credentials["with"].get("role-duration-seconds")
+            if asked != MAX_SESSION_SECONDS[role] or not 3600 < asked <= LONGEST_SESSION:
+                found.append(f"{wf}.{name}: role-duration-seconds {asked}, the {role} allows {MAX_SESSION_SECONDS[role]}")
+            if "-m tools.shift" not in steps[acting]["run"] and "-m tools.retire" not in steps[acting]["run"]:
+                continue
+            output = f"${{{{ steps.{credentials.get('id')}.outputs.aws-expiration }}}}"
+            expiry = index_of(
+                steps,
+                lambda step, output=output: (
+                    "-m scripts.ci.credential_expiry" in str(step.get("run", ""))
+                    and step.get("env", {}).get(SOURCE_VARIABLE) == output
+                ),
+            )
+            if credentials["with"].get("output-credentials") is not True or not expiry < acting:
+                found.append(f"{wf}.{name}: no {EXPIRY_VARIABLE} from {output} before step {acting}")
+    return found
+
+
+def test_long_operations_ask_for_sessions_their_roles_allow_and_say_when_they_end(
+    workflows: dict[str, dict[str, Any]],
+) -> None:
+    assert session_problems(workflows) == []
+    broken = copy.deepcopy(workflows)
+    (credentials,) = [s for s in broken["shift"]["jobs"]["shift"]["steps"] if CREDENTIALS_ACTION in s.get("uses", "")]
+    del credentials["with"]["output-credentials"]
+    (credentials,) = [s for s in broken["retire"]["jobs"]["retire"]["steps"] if CREDENTIALS_ACTION in s.get("uses", "")]
+    credentials["with"]["role-duration-seconds"] = 3600
+    assert session_problems(broken) == [
+        f"shift.shift: no {EXPIRY_VARIABLE} from ${{{{ steps.aws.outputs.aws-expiration }}}} before step 9",
+        f"retire.retire: role-duration-seconds 3600, the deployer allows {MAX_SESSION_SECONDS['deployer']}",
+    ]
+
+
+SAME_REPOSITORY = "github.event.pull_request.head.repo.full_name == github.repository"
+FORK = "github.event.pull_request.head.repo.full_name != github.repository"
+
+
+def test_a_forks_pull_request_skips_the_plan_and_says_why(workflows: dict[str, dict[str, Any]]) -> None:
+    """A fork's pull request gets no OIDC token: the plan job runs only for this repository's branches, and a job
+    that needs no permission at all writes the note to the job summary."""
+    jobs = workflows["pull-request"]["jobs"]
+    changed = "needs.changes.outputs.stacks != '[]'"
+    assert jobs["plan"]["if"] == f"{changed} && {SAME_REPOSITORY}"
+    notes = {name: job for name, job in jobs.items() if FORK in str(job.get("if"))}
+    assert list(notes) == ["fork-plan"]
+    (note,) = notes.values()
+    assert note["if"] == f"{changed} && {FORK}"
+    assert note["permissions"] == {}
+    assert not [s for s in note["steps"] if "uses" in s]
+    (summary,) = [s["run"] for s in note["steps"]]
+    assert summary.rstrip().endswith('>> "$GITHUB_STEP_SUMMARY"')
+    assert "no OIDC token" in summary
+    assert "push it to a branch of this repository" in summary

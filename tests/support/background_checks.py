@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 # Only the in-cluster part goes: Argo CD, External Secrets Operator, its bootstrap Secrets (the example has a credential),
 # the App of Apps, and the argocd and external-secrets namespaces.
 IN_CLUSTER = [*["helm_release"] * 4, *["kubernetes_namespace_v1"] * 2]
+VALIDATED_VARIANT_COLOUR = "green_with_every_switch"  # the module of everything_on's green in the validation
 
 
 # The checks that run on the pool, in the order they start: the longest chains of other programs first (each holds a
@@ -130,6 +131,8 @@ def terraform_validation(
         document, removed = aws_part(example_app.json(colour))
         assert sorted(r.split(".")[0] for r in removed) == IN_CLUSTER
         modules[colour] = document
+    # A colour with the other side of its switches: the admins and the traffic operator's access entry (its groups).
+    modules[VALIDATED_VARIANT_COLOUR] = aws_part(everything_on.json("green"))[0]
     for name, document in modules.items():
         del document["terraform"]["backend"]  # validation needs no state; a module may not have a backend
         (root / name).mkdir()

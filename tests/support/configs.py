@@ -132,11 +132,12 @@ ARGOCD_SSO: dict[str, Any] = {
 }
 
 # The other side of the example's switches, in one synthesis (each costs a second or two): per-AZ NAT in two AZs,
-# deletion protection off, the load balancer's access logs on, a private-only API endpoint with an extra admin, a
-# third colour, one colour with pinned add-ons and spot ARM nodes, three applications in two groups, an image and a Git
-# URL of its own, Argo CD behind single sign-on.
+# deletion protection off, the load balancer's access logs on, a private-only API endpoint with an extra admin and the
+# traffic operator's read-only access, a third colour, one colour with pinned add-ons and spot ARM nodes, three
+# applications in two groups, an image and a Git URL of its own, Argo CD behind single sign-on.
 ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admins"
 DEPLOYER_ROLE = "arn:aws:iam::123456789012:role/ci/deployer-eks-bg"  # the pipeline's deployer, with a path
+TRAFFIC_OPERATOR_ROLE = "arn:aws:iam::123456789012:role/traffic-operator-eks-bg"  # the pipeline's traffic operator
 PINNED_ADDONS = {"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "v1.12.4-eksbuild.1"}
 REPO_URL = "https://github.com/acme/eks-blue-green.git"
 ACME_SECRET = "acme/argocd/github"  # the Secrets Manager secret of the variant's repository credential
@@ -165,6 +166,7 @@ VARIANT: dict[str, Any] = {
     "eks": {
         "admin_role_arns": [ADMIN_ROLE],
         "deployer_role_arn": DEPLOYER_ROLE,
+        "traffic_operator_role_arn": TRAFFIC_OPERATOR_ROLE,
         "endpoint_public_access": False,
         "public_access_cidrs": [],
     },

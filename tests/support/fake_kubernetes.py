@@ -30,6 +30,7 @@ class FakeKubernetes:
         self.events: list[str] = []
         self.tokens: set[str] = set()
         self.volume_of: dict[str, str] = {}  # a claim's path -> the path of the volume the driver deletes after it
+        self.requests: list[tuple[str, str]] = []  # (HTTP method, path with its query) of every request, in order
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         # A short poll: shutdown() waits for the loop's next poll (0.5 s by default), once per test.
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
@@ -184,6 +185,7 @@ class FakeKubernetes:
                 self.wfile.write(payload)
 
             def _body(self) -> Any:
+                fake.requests.append((self.command, self.path))
                 fake.tokens.add(self.headers["Authorization"])
                 length = int(self.headers.get("Content-Length") or 0)
                 return json.loads(self.rfile.read(length)) if length else None

@@ -32,7 +32,7 @@ def _name(common_name: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
-def _certificate(
+def certificate(
     subject: str, key: ec.EllipticCurvePrivateKey, issuer: str, signer: ec.EllipticCurvePrivateKey, **options: Any
 ) -> x509.Certificate:
     now = dt.datetime.now(dt.UTC)
@@ -82,8 +82,8 @@ class PreviewServer:
 
     def __post_init__(self) -> None:
         ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-        ca = _certificate("readiness test CA", ca_key, "readiness test CA", ca_key, ca=True)
-        leaf = _certificate(self.zone, key, "readiness test CA", ca_key, names=[self.zone, f"*.{self.zone}"])
+        ca = certificate("readiness test CA", ca_key, "readiness test CA", ca_key, ca=True)
+        leaf = certificate(self.zone, key, "readiness test CA", ca_key, names=[self.zone, f"*.{self.zone}"])
         with tempfile.TemporaryDirectory() as scratch:
             chain, private = Path(scratch, "chain.pem"), Path(scratch, "key.pem")
             chain.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))

@@ -106,8 +106,9 @@ def applications(kube: Callable[[], KubeApi], release: Release) -> list[Finding]
         return [
             Finding(
                 False,
-                f"Argo CD applications: the cluster's Kubernetes API did not answer ({err}); your identity needs a cluster "
-                "admin access entry (eks.admin_role_arns) and a route to the endpoint",
+                f"Argo CD applications: the cluster's Kubernetes API did not answer ({err}); your identity needs an access "
+                "entry (the traffic operator's: eks.traffic_operator_role_arn; an admin's: eks.admin_role_arns) and a "
+                "route to the endpoint",
             )
         ]
     live = {item["metadata"]["name"]: item for item in listing.get("items", [])}
