@@ -16,6 +16,7 @@ processes that start emulators side by side (seen in CI: "moto server ... did no
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import signal
@@ -27,6 +28,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -199,6 +201,166 @@ def _patch_moto_authorization(action_log: str | None) -> None:
     IAMRequestBase.check_action_permitted = recorded
 
 
+# --- EKS as a colour's commands meet it: each cluster's Kubernetes API served at a URL of the caller's ----------------
+
+# The base URL of a Kubernetes API that serves every cluster under a path of its name (`<base>/<cluster name>`), and
+# the certificate authority its TLS certificate is signed by (PEM). With both, the server answers every cluster
+# (CreateCluster, DescribeCluster, ...) with that endpoint and authority, as EKS does with the cluster's own: what
+# tools/kube.py `KubeApi.for_eks` reads. Without them the server answers as moto does (an endpoint nobody serves and
+# 1,400 random characters for the authority: moto 5.2.5's eks/models.py `Cluster.__init__`).
+EKS_API_ENV = "EMULATOR_EKS_API"
+EKS_AUTHORITY_ENV = "EMULATOR_EKS_AUTHORITY"
+# What EKS names the security group it creates for a cluster (AWS, Amazon EKS User Guide, "View Amazon EKS security
+# group requirements for clusters": `eks-cluster-sg-<cluster name>-<unique id>`), and its description there.
+CLUSTER_GROUP_PREFIX = "eks-cluster-sg-"
+CLUSTER_GROUP_DESCRIPTION = (
+    "EKS created security group applied to ENI that is attached to EKS Control Plane master nodes, as well as any "
+    "managed workloads."
+)
+
+
+def kube_api_settings(api: str, authority_pem: str) -> dict[str, str]:
+    """The server's settings (MotoProcess) that make every cluster's endpoint `<api>/<cluster name>`, its certificate
+    authority authority_pem."""
+    return {EKS_API_ENV: api.rstrip("/"), EKS_AUTHORITY_ENV: base64.b64encode(authority_pem.encode()).decode()}
+
+
+def _patch_moto_eks(api: str, authority: str) -> None:
+    """Clusters as EKS makes them where a colour's commands read them (moto 5.2.5's EKS, in its server process):
+
+    - endpoint and certificate authority: `api/<name>` and `authority` (base64 of a PEM, as EKS answers it);
+    - the cluster security group EKS creates in the cluster's VPC, in `resourcesVpcConfig.clusterSecurityGroupId`
+      (moto reports none: a rule on it fails with `InvalidGroup.NotFound: The security group '' does not exist`), deleted
+      with the cluster as EKS deletes it;
+    - `accessConfig` and `upgradePolicy` reported back as created (moto drops them: the aws provider then plans a
+      replacement of the cluster at the next plan, `bootstrap_cluster_creator_admin_permissions` forcing it), with EKS's
+      defaults for what the request leaves out (AWS, EKS API Reference, CreateCluster: authentication mode
+      CONFIG_MAP, bootstrap admin true; UpdateClusterVersion's upgrade policy EXTENDED);
+    - a node group's `remoteAccess` only when it was asked for (moto invents `{"ec2SshKey": "eksKeypair"}`, and the
+      provider plans a replacement of a group created without it), and its `updateConfig` as created (moto drops it);
+    - a launch template's tags on the template only (moto also copies CreateLaunchTemplate's TagSpecifications into
+      the version's LaunchTemplateData, which the provider then plans to remove), and a security group rule's
+      description when it references another group (moto reads it from an IP range only): both planned as in-place
+      updates of a colour's node group, launch template and load balancer rule otherwise;
+    - a cluster's updates (ListUpdates, DescribeUpdate: none) and its upgrade insights (ListInsights: none;
+      StartInsightsRefresh completes at once; DescribeInsightsRefresh says when), which moto does not serve: what
+      `python -m tools.readiness` reads.
+    """
+    from moto.core.responses import ActionResult
+    from moto.core.utils import utcnow
+    from moto.ec2.models import ec2_backends
+    from moto.ec2.models.security_groups import SecurityGroupRule
+    from moto.ec2.responses.launch_templates import LaunchTemplates
+    from moto.eks import urls
+    from moto.eks.models import Cluster, EKSBackend, Nodegroup
+    from moto.eks.responses import EKSResponse
+
+    cluster_init = Cluster.__init__
+    create_cluster = EKSResponse.create_cluster
+    delete_cluster = EKSBackend.delete_cluster
+    nodegroup_init = Nodegroup.__init__
+    create_nodegroup = EKSResponse.create_nodegroup
+    create_launch_template = LaunchTemplates.create_launch_template
+    refreshes: dict[str, Any] = {}
+
+    def served(self: Any, name: str, *args: Any, **kwargs: Any) -> None:
+        cluster_init(self, name, *args, **kwargs)
+        self.endpoint = f"{api}/{name}"
+        self.certificate_authority = {"data": authority}
+
+    def created(self: Any) -> Any:
+        answer = create_cluster(self)
+        cluster = self.eks_backend.clusters[self._get_param("name")]
+        asked = self._get_param("accessConfig") or {}
+        cluster.access_config = {
+            "authenticationMode": asked.get("authenticationMode", "CONFIG_MAP"),
+            "bootstrapClusterCreatorAdminPermissions": asked.get("bootstrapClusterCreatorAdminPermissions", True),
+        }
+        cluster.upgrade_policy = self._get_param("upgradePolicy") or {"supportType": "EXTENDED"}
+        subnets = cluster.resources_vpc_config.get("subnetIds") or []
+        ec2 = ec2_backends[self.current_account][self.region]
+        vpc = ec2.get_subnet(subnets[0]).vpc_id
+        group = ec2.create_security_group(
+            name=f"{CLUSTER_GROUP_PREFIX}{cluster.name}-{uuid.uuid4().hex[:10]}",
+            description=CLUSTER_GROUP_DESCRIPTION,
+            vpc_id=vpc,
+            tags={"aws:eks:cluster-name": cluster.name, f"kubernetes.io/cluster/{cluster.name}": "owned"},
+        )
+        cluster.resources_vpc_config = {**cluster.resources_vpc_config, "clusterSecurityGroupId": group.id, "vpcId": vpc}
+        return answer
+
+    def deleted(self: Any, name: str) -> Any:
+        cluster = delete_cluster(self, name)
+        refreshes.pop(name, None)
+        group = cluster.resources_vpc_config.get("clusterSecurityGroupId")
+        if group:
+            ec2_backends[self.account_id][self.region_name].delete_security_group(group_id=group)
+        return cluster
+
+    def without_invented_access(self: Any, *args: Any, remote_access: Any = None, **kwargs: Any) -> None:
+        nodegroup_init(self, *args, remote_access=remote_access, **kwargs)
+        self.remote_access = remote_access
+
+    def nodegroup_created(self: Any) -> Any:
+        answer = create_nodegroup(self)
+        cluster = self.eks_backend.clusters[self._get_param("name")]
+        cluster.nodegroups[self._get_param("nodegroupName")].update_config = self._get_param("updateConfig")
+        return answer
+
+    def template_created(self: Any) -> Any:
+        asked = self._get_param("LaunchTemplateData", {}).get("TagSpecifications")
+        answer = create_launch_template(self)
+        (template,) = self.ec2_backend.describe_launch_templates(template_names=[self._get_param("LaunchTemplateName")])
+        data = template.default_version().data
+        data.pop("TagSpecifications", None)
+        if asked:
+            data["TagSpecifications"] = asked
+        return answer
+
+    def rule_description(self: Any) -> Any:
+        return self.ip_range.get("Description") or self.source_group.get("Description")
+
+    def list_updates(self: Any) -> ActionResult:
+        self.eks_backend.describe_cluster(name=self._get_param("name"))  # ResourceNotFoundException as EKS's
+        return ActionResult({"updateIds": []})
+
+    def list_insights(self: Any) -> ActionResult:
+        self.eks_backend.describe_cluster(name=self._get_param("name"))
+        return ActionResult({"insights": []})
+
+    def start_insights_refresh(self: Any) -> ActionResult:
+        name = self._get_param("name")
+        self.eks_backend.describe_cluster(name=name)
+        now = utcnow()
+        refreshes[name] = {"status": "COMPLETED", "message": "", "startedAt": now, "endedAt": now}
+        return ActionResult({"status": "IN_PROGRESS", "message": ""})
+
+    def describe_insights_refresh(self: Any) -> ActionResult:
+        name = self._get_param("name")
+        cluster = self.eks_backend.describe_cluster(name=name)
+        # EKS's own daily refresh, as of the cluster's creation, until one is asked for.
+        made = cluster.created_at
+        return ActionResult(refreshes.get(name, {"status": "COMPLETED", "startedAt": made, "endedAt": made}))
+
+    Cluster.__init__ = served
+    EKSResponse.create_cluster = created
+    EKSBackend.delete_cluster = deleted
+    Nodegroup.__init__ = without_invented_access
+    EKSResponse.create_nodegroup = nodegroup_created
+    LaunchTemplates.create_launch_template = template_created
+    SecurityGroupRule.description = property(rule_description)
+    for operation, answer in {
+        "list_updates": list_updates,
+        "list_insights": list_insights,
+        "start_insights_refresh": start_insights_refresh,
+        "describe_insights_refresh": describe_insights_refresh,
+    }.items():
+        setattr(EKSResponse, operation, answer)
+    # Their paths (botocore's EKS model, requestUri), routed to moto's dispatch like its own.
+    for path in ("/updates", "/insights", "/insights-refresh"):
+        urls.url_paths["{0}/clusters/(?P<name>[^/]+)" + path + "$"] = urls.response.dispatch
+
+
 class OneAtATime:
     """A WSGI app that lets one request at a time into the app it wraps; the connections stay on threads of their own.
 
@@ -266,6 +428,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.iam:
         _patch_moto_authorization(os.environ.get(ACTION_LOG_ENV))
+    if os.environ.get(EKS_API_ENV):
+        _patch_moto_eks(os.environ[EKS_API_ENV], os.environ[EKS_AUTHORITY_ENV])
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
     from werkzeug.serving import make_server
 
