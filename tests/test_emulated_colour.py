@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -39,6 +43,8 @@ from tests.support.emulated_colour import APP, RELEASE_STAND_IN, UNHOLDABLE, Emu
 from tests.support.emulated_cycle import Retirement
 from tests.support.fake_clusters import FakeClusters, Release
 from tests.support.fake_kubernetes import FakeKubernetes
+from tests.support.preview_hosts import PreviewHosts
+from tests.support.preview_server import Answer
 from tests.support.synth import Synthesized
 from tools.kube import APPLICATIONS, TARGET_GROUP_BINDINGS, KubeApi
 from tools.readiness.release import COMPARISON_ERROR, expected, registry_at
@@ -348,6 +354,44 @@ def test_readiness_finds_no_updates_and_fresh_insights(eks_emulator: tuple[FakeC
         eks.list_insights(clusterName="none")
 
 
+# --- the preview hosts, for a command in a process of its own ---------------------------------------------------------
+
+
+@pytest.mark.background
+def test_a_command_of_its_own_reaches_the_preview_hosts_with_the_machines_resolver_trust_and_port(tmp_path: Path) -> None:
+    """What the probe's defaults do (tools/readiness/probe.py: the system's resolver, its trust store, port 443), in
+    another process: the preview host resolves to the server, its certificate is trusted, it answers; names the server
+    does not answer for resolve as before, and this process's resolver never sees the preview host."""
+    hosts = PreviewHosts.start("eks.example.com", tmp_path)
+    try:
+        hosts.server.answers["app-blue.eks.example.com"] = Answer("blue", "0.1.0")
+        asked = (
+            "import json, socket, urllib.request\n"
+            "from tools.readiness.probe import system_resolve\n"
+            "print(json.dumps({'resolved': system_resolve('app-blue.eks.example.com', 443),\n"
+            "  'answer': json.loads(urllib.request.urlopen('https://app-blue.eks.example.com/probe', timeout=10).read()),\n"
+            "  'localhost': system_resolve('localhost', 443)}))\n"
+        )
+        done = subprocess.run(
+            hosts.command(sys.executable, "-c", asked),
+            env={**os.environ, **hosts.environment()},
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        said = json.loads(done.stdout)
+        assert said["resolved"] == [hosts.server.address]
+        assert (said["answer"]["colour"], said["answer"]["image_tag"]) == ("blue", "0.1.0")
+        assert "127.0.0.1" in said["localhost"]
+        assert hosts.server.requests == ["app-blue.eks.example.com"]
+        with pytest.raises(socket.gaierror):
+            socket.getaddrinfo("app-blue.eks.example.com", 443)
+    finally:
+        hosts.close()
+
+
 # --- the proof: blue deployed, proven and retired by the workflows' commands ------------------------------------------
 
 CHECK = "colour_retirement"
@@ -382,6 +426,23 @@ def test_blues_controllers_run_its_release_and_registered_its_pods(retirement: R
     assert {app: len(ips) for app, ips in retirement.deployed.registered.items()} == {"sample-app": 1}
     assert retirement.deployed.forwarded == {"sample-app": 0}
     assert retirement.weights["before"]["parameter"] == {"blue": 0, "green": 100}
+
+
+@pytest.mark.background(CHECK)
+def test_blue_proves_itself_ready_in_a_process_of_its_own(retirement: Retirement) -> None:
+    """`python -m tools.readiness blue` unchanged: its cluster as configured, insights refreshed, every Application of its
+    release Synced and Healthy, its target group healthy, its preview host answering through DNS and TLS on 443."""
+    run = retirement.readiness.run
+    assert run.returncode == 0, run.output[-6000:]
+    findings = [line for line in run.output.splitlines() if line.startswith(("  ok", "  MISSING"))]
+    assert [line for line in findings if not line.startswith("  ok")] == []
+    config = validated(retiring_blue())
+    argo = [line for line in findings if "Argo CD " in line]
+    assert len(argo) == len(expected(config, "blue", registry_at).applications)
+    assert any(line.endswith("target group of sample-app in blue: 1 of 1 target(s) healthy") for line in findings)
+    probe = "https://app-blue.eks.example.com/probe: blue answered through DNS, the shared load balancer and TLS: colour blue"
+    assert any(probe in line and "image_tag 0.1.0, as configured" in line for line in findings), findings
+    assert run.output.rstrip().endswith("blue is ready for traffic: python -m tools.shift --to blue")
 
 
 @pytest.mark.background(CHECK)

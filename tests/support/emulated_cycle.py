@@ -8,11 +8,17 @@ the emulator holds. Each step runs as the workflow runs it, in a process of its 
     world.step("python", "-m", "scripts.ci.deploy_stacks", "blue", "--project-dir", str(world.root))
     world.clusters.reconcile()                               # the controllers catch up (they also do before each answer)
     world.colour("blue")                                     # what AWS holds of blue
+    world.answer_previews("blue")                            # blue's preview hosts answer as its pods would
+    world.step("python", "-m", "tools.readiness", "blue", "--config", str(world.config_file), probing=True)
     world.step("python", "-m", "tools.retire", "blue", "--auto-approve", "--config", str(world.config_file))
     world.stop()
 
+A step run with `probing=True` reaches the colours' preview hosts (tests/support/preview_hosts.py: a local HTTPS server
+on port 443 of a loopback address of its own, the names resolved there in the step's own mount namespace, its
+authority trusted through SSL_CERT_FILE): what `python -m tools.readiness` and `python -m tools.shift` probe.
+
 `retire_on_the_emulator` is the background check of tests/test_emulated_colour.py: common and traffic deployed, then
-blue, proven, and retired by `python -m tools.retire`.
+blue, proven ready, and retired by `python -m tools.retire`.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model.applications import applications
+from model.applications import applications, preview_hostname
 from model.config import cluster_name
 from model.routes import target_group_name
 from scripts.emulator import MotoProcess
@@ -31,6 +37,8 @@ from scripts.rehearse import create_parent_zone, live_weights
 from scripts.scratch_project import Run
 from tests.support.emulated_colour import EmulatedProject, hold_colours
 from tests.support.fake_clusters import FakeClusters, released_in
+from tests.support.preview_hosts import PreviewHosts
+from tests.support.preview_server import Answer
 from tools.kube import APPLICATIONS
 
 # The emulator issues certificates at once and holds AWS's managed policies (common's roles attach some), as the
@@ -65,6 +73,7 @@ class EmulatedWorld:
     server: MotoProcess
     clusters: FakeClusters
     project: EmulatedProject
+    previews: PreviewHosts
     steps: list[Step] = field(default_factory=list)
 
     @classmethod
@@ -80,19 +89,24 @@ class EmulatedWorld:
             create_parent_zone(project, project.settings.dns.parent_zone)
             shutil.copytree(synthesis, project.root / "cdktf.out", ignore=shutil.ignore_patterns(".terraform*"))
             hold_colours(project.root / "cdktf.out")
+            previews = PreviewHosts.start(project.settings.dns.zone_name, root / "previews")
         except BaseException:
             server.stop()
             clusters.close()
             raise
         clusters.watch(project.aws, released_in(project.state_dir))
-        return cls(project.root, server, clusters, project)
+        return cls(project.root, server, clusters, project, previews)
 
     @property
     def config_file(self) -> Path:
         return self.root / "cdktf.json"
 
-    def step(self, *command: str, env: dict[str, str] | None = None) -> Step:
-        """A workflow's command in its own process, in the project, with GitHub's variables and a fresh job summary."""
+    def step(self, *command: str, env: dict[str, str] | None = None, probing: bool = False) -> Step:
+        """A workflow's command in its own process, in the project, with GitHub's variables and a fresh job summary.
+        probing: where the colours' preview hosts resolve to the preview server, whose authority it trusts."""
+        if probing:
+            command = tuple(self.previews.command(*command))
+            env = {**self.previews.environment(), **(env or {})}
         summary = self.root / f"summary-{len(self.steps)}.md"
         outputs = self.root / f"outputs-{len(self.steps)}"
         files = {"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs)}
@@ -100,6 +114,15 @@ class EmulatedWorld:
         run = self.project.run(*command, env={**github, **(env or {})})
         self.steps.append(Step(run, summary.read_text() if summary.exists() else ""))
         return self.steps[-1]
+
+    def answer_previews(self, colour: str) -> None:
+        """Each application's preview host of colour answers as the colour's pods of the sample app would: its colour
+        and the image tag the colour names for it, on its probe path."""
+        config = self.project.settings
+        release = config.release(colour)
+        for app in applications(config):
+            tag = release.applications[app.name].image_tag or ""
+            self.previews.server.answers[preview_hostname(config, app, colour)] = Answer(colour, tag, path=app.probe.path)
 
     def colour(self, colour: str) -> Colour:
         config = self.project.settings
@@ -140,6 +163,7 @@ class EmulatedWorld:
     def stop(self) -> None:
         self.server.stop()
         self.clusters.close()
+        self.previews.close()
 
 
 @dataclass
@@ -149,6 +173,7 @@ class Retirement:
     deploys: dict[str, Step]  # "common traffic", the colour: `python -m scripts.ci.deploy_stacks ...`
     deployed: Colour  # what AWS held of the colour once deployed and its controllers caught up
     applications: list[str]  # its Argo CD Applications, read through KubeApi.for_eks
+    readiness: Step  # `python -m tools.readiness <colour>`, its preview hosts answering as its pods would
     synced: list[str]  # the clusters the fake Argo CD synced, in order
     replan: Run  # `terraform plan -detailed-exitcode` of the colour right after its deploy
     retire: Step  # `python -m tools.retire <colour> --auto-approve`
@@ -177,6 +202,9 @@ def retire_on_the_emulator(root: Path, config: dict[str, Any], synthesis: Path, 
         assert deploys[colour].run.returncode == 0, deploys[colour].run.output[-6000:]
         world.clusters.reconcile()
         deployed, names = world.colour(colour), world.applications(colour)
+        world.answer_previews(colour)
+        readiness = world.step("python", "-m", "tools.readiness", colour, "--config", str(world.config_file), probing=True)
+        seconds[f"readiness of {colour}"] = readiness.run.seconds
         before = live_weights(world.project)
         replan = world.project.run(
             "terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color", cwd=world.project.stack_dir(colour)
@@ -190,6 +218,7 @@ def retire_on_the_emulator(root: Path, config: dict[str, Any], synthesis: Path, 
             deploys=deploys,
             deployed=deployed,
             applications=names,
+            readiness=readiness,
             synced=list(world.clusters.syncs),
             replan=replan,
             retire=retire,
