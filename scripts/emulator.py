@@ -7,6 +7,11 @@ the rehearsal tier deploy common as an identity that holds only the deployer pol
 
     python -m scripts.emulator --port 5000 [--host 127.0.0.1] [--iam]
 
+With `kube_api_settings(url, authority)` among its settings the server answers EKS as a colour's commands meet it
+(`_patch_moto_eks`): every cluster's endpoint is `<url>/<cluster name>` with that certificate authority, so the real
+Kubernetes client (tools/kube.py) reaches a fake API of the test's (tests/support/fake_clusters.py), and what the aws
+provider reads back of a colour is what it created.
+
 A server started from here never races for its port: the parent binds a listening socket on a port the
 kernel chooses (`listening_socket`) and hands its descriptor to the server process, which serves on it
 (`--fd`). A port picked, released and bound again later could be taken in between by another of the test

@@ -26,11 +26,15 @@ group, the node group and its launch template and role, the rule that lets the s
 cluster's security group, the log group's create-time step (tools.log_group) and the teardown hook (tools.teardown,
 components/destroy_hook.py), which a destroy runs for real.
 
-Where moto answers EKS unlike AWS, the emulator answers as AWS does once it serves the clusters' Kubernetes API
+Where moto answers unlike AWS, the emulator answers as AWS does once it serves the clusters' Kubernetes API
 (scripts/emulator.py `_patch_moto_eks`, with FakeClusters' settings): it makes the cluster security group the load
-balancer's rule is written on (moto reports none), reports a cluster's `accessConfig` and `upgradePolicy` back and
-invents no `remoteAccess` for a node group (without that, a second apply of the same colour plans a replacement of the
-cluster and of its node group: `bootstrap_cluster_creator_admin_permissions` and `remote_access` force it).
+balancer's rule is written on (moto reports none: the apply fails with `InvalidGroup.NotFound`). And what a second plan
+of the same colour would otherwise change, found by applying blue and planning it again (now: no changes):
+- replaced: the cluster (moto drops `accessConfig`: `bootstrap_cluster_creator_admin_permissions` forces it) and the
+  node group (moto invents `remoteAccess`, `{"ec2SshKey": "eksKeypair"}`: `remote_access` forces it);
+- updated in place: the node group (moto drops `updateConfig`), its launch template (moto copies the template's own
+  tags into its `LaunchTemplateData`, so `tag_specifications` appear) and the load balancer's rule (moto loses the
+  `description` of a rule that references a group).
 
 The one seam the emulator forces on the commands: `cdktf destroy <colour>` (what `python -m tools.retire` runs, through
 tools/cli.py `run_cdktf`) synthesizes the whole app first, then initialises and destroys the stack; the full stack
