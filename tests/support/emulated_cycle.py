@@ -18,13 +18,19 @@ on port 443 of a loopback address of its own, the names resolved there in the st
 authority trusted through SSL_CERT_FILE): what `python -m tools.readiness` and `python -m tools.shift` probe.
 
 `retire_on_the_emulator` is the background check of tests/test_emulated_colour.py: common and traffic deployed, then
-blue, proven ready, and retired by `python -m tools.retire`.
+blue, proven ready, and retired by `python -m tools.retire`. Its wall time (measured alone on this 2-core host, in
+seconds): the deploy of common and traffic ~125 (the provider's own waits: the load balancer's 2 x 30 s, Route53's
+changes, a KMS key), blue ~26, readiness ~3 (a second plan of blue beside it, ~7), the retirement 80-125 (the CLI's
+synthesis and init ~24; the hook ~44, one POLL_SECONDS per wait, tools/clock.py; the cluster's delete 7-56: the
+provider waits a random 0-60 s before DeleteCluster, `tfresource.WithDelayRand(1*time.Minute)` in its
+internal/service/eks/cluster.go `resourceClusterDelete`); ~250-290 in all.
 """
 
 from __future__ import annotations
 
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,13 +209,14 @@ def retire_on_the_emulator(root: Path, config: dict[str, Any], synthesis: Path, 
         world.clusters.reconcile()
         deployed, names = world.colour(colour), world.applications(colour)
         world.answer_previews(colour)
-        readiness = world.step("python", "-m", "tools.readiness", colour, "--config", str(world.config_file), probing=True)
-        seconds[f"readiness of {colour}"] = readiness.run.seconds
         before = live_weights(world.project)
-        replan = world.project.run(
-            "terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color", cwd=world.project.stack_dir(colour)
-        )
-        seconds[f"plan {colour} again"] = replan.seconds
+        plan = ("terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color")
+        with ThreadPoolExecutor(max_workers=1) as beside:  # both only read: the plan waits on the provider, not on us
+            planned = beside.submit(world.project.run, *plan, cwd=world.project.stack_dir(colour))
+            readiness = world.step("python", "-m", "tools.readiness", colour, "--config", str(world.config_file), probing=True)
+            replan = planned.result()
+        seconds[f"readiness of {colour}"] = readiness.run.seconds
+        seconds[f"plan {colour} again (beside the readiness)"] = replan.seconds
         retire = world.step("python", "-m", "tools.retire", colour, "--auto-approve", "--config", str(world.config_file))
         seconds[f"retire {colour}"] = retire.run.seconds
         name = cluster_name(world.project.settings, colour)

@@ -59,9 +59,11 @@ class Release:
 
 
 class FakeClusters:
-    def __init__(self) -> None:
+    def __init__(self, *, finalizer_polls: int = FINALIZER_POLLS) -> None:
+        """finalizer_polls: the readings a deleted object survives (1: gone at the first reading after its deletion)."""
         from tests.support.tls import Authority
 
+        self.finalizer_polls = finalizer_polls
         self.authority = Authority("fake EKS clusters")
         self.clusters: dict[str, FakeKubernetes] = {}
         self.registered: dict[str, list[tuple[str, str]]] = {}  # cluster -> (target group ARN, pod IP) registered now
@@ -111,7 +113,7 @@ class FakeClusters:
                 release = self._released(name)
                 if release is not None and self._synced.get(name) != release:
                     if name not in self.clusters:
-                        self.clusters[name] = FakeKubernetes(serve=False, finalizer_polls=FINALIZER_POLLS)
+                        self.clusters[name] = FakeKubernetes(serve=False, finalizer_polls=self.finalizer_polls)
                         self.clusters[name].events = self.events.setdefault(name, [])
                     self._sync(name, self.clusters[name], release)
                     self._synced[name] = release
