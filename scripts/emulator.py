@@ -7,6 +7,11 @@ the rehearsal tier deploy common as an identity that holds only the deployer pol
 
     python -m scripts.emulator --port 5000 [--host 127.0.0.1] [--iam]
 
+With `kube_api_settings(url, authority)` among its settings the server answers EKS as a colour's commands meet it
+(`_patch_moto_eks`): every cluster's endpoint is `<url>/<cluster name>` with that certificate authority, so the real
+Kubernetes client (tools/kube.py) reaches a fake API of the test's (tests/support/fake_clusters.py), and what the aws
+provider reads back of a colour is what it created.
+
 A server started from here never races for its port: the parent binds a listening socket on a port the
 kernel chooses (`listening_socket`) and hands its descriptor to the server process, which serves on it
 (`--fd`). A port picked, released and bound again later could be taken in between by another of the test
@@ -16,6 +21,7 @@ processes that start emulators side by side (seen in CI: "moto server ... did no
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import signal
@@ -27,6 +33,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -199,6 +206,211 @@ def _patch_moto_authorization(action_log: str | None) -> None:
     IAMRequestBase.check_action_permitted = recorded
 
 
+# --- EKS as a colour's commands meet it: each cluster's Kubernetes API served at a URL of the caller's ----------------
+
+# The base URL of a Kubernetes API that serves every cluster under a path of its name (`<base>/<cluster name>`), and
+# the certificate authority its TLS certificate is signed by (PEM). With both, the server answers every cluster
+# (CreateCluster, DescribeCluster, ...) with that endpoint and authority, as EKS does with the cluster's own: what
+# tools/kube.py `KubeApi.for_eks` reads. Without them the server answers as moto does (an endpoint nobody serves and
+# 1,400 random characters for the authority: moto 5.2.5's eks/models.py `Cluster.__init__`).
+EKS_API_ENV = "EMULATOR_EKS_API"
+EKS_AUTHORITY_ENV = "EMULATOR_EKS_AUTHORITY"
+# What EKS names the security group it creates for a cluster (AWS, Amazon EKS User Guide, "View Amazon EKS security
+# group requirements for clusters": `eks-cluster-sg-<cluster name>-<unique id>`), and its description there.
+CLUSTER_GROUP_PREFIX = "eks-cluster-sg-"
+CLUSTER_GROUP_DESCRIPTION = (
+    "EKS created security group applied to ENI that is attached to EKS Control Plane master nodes, as well as any "
+    "managed workloads."
+)
+
+
+def kube_api_settings(api: str, authority_pem: str) -> dict[str, str]:
+    """The server's settings (MotoProcess) that make every cluster's endpoint `<api>/<cluster name>`, its certificate
+    authority authority_pem."""
+    return {EKS_API_ENV: api.rstrip("/"), EKS_AUTHORITY_ENV: base64.b64encode(authority_pem.encode()).decode()}
+
+
+def _patch_moto_eks(api: str, authority: str) -> None:
+    """Clusters as EKS makes them where a colour's commands read them (moto 5.2.5's EKS, in its server process):
+
+    - endpoint and certificate authority: `api/<name>` and `authority` (base64 of a PEM, as EKS answers it);
+    - the cluster security group EKS creates in the cluster's VPC, in `resourcesVpcConfig.clusterSecurityGroupId`
+      (moto reports none: a rule on it fails with `InvalidGroup.NotFound: The security group '' does not exist`), deleted
+      with the cluster as EKS deletes it;
+    - `accessConfig` and `upgradePolicy` reported back as created (moto drops them: the aws provider then plans a
+      replacement of the cluster at the next plan, `bootstrap_cluster_creator_admin_permissions` forcing it), with EKS's
+      defaults for what the request leaves out (AWS, EKS API Reference, CreateCluster: authentication mode
+      CONFIG_MAP, bootstrap admin true; UpdateClusterVersion's upgrade policy EXTENDED);
+    - a node group's `remoteAccess` only when it was asked for (moto invents `{"ec2SshKey": "eksKeypair"}`, and the
+      provider plans a replacement of a group created without it), and its `updateConfig` as created (moto drops it);
+    - a launch template's tags on the template only (moto also copies CreateLaunchTemplate's TagSpecifications into
+      the version's LaunchTemplateData, which the provider then plans to remove), and a security group rule's
+      description when it references another group (moto reads it from an IP range only): both planned as in-place
+      updates of a colour's node group, launch template and load balancer rule otherwise;
+    - a cluster's updates (ListUpdates, DescribeUpdate: none) and its upgrade insights (ListInsights: none;
+      StartInsightsRefresh completes at once; DescribeInsightsRefresh says when), which moto does not serve: what
+      `python -m tools.readiness` reads.
+    """
+    from moto.core.responses import ActionResult
+    from moto.core.utils import utcnow
+    from moto.ec2.models import ec2_backends
+    from moto.ec2.models.security_groups import SecurityGroupRule
+    from moto.ec2.responses.launch_templates import LaunchTemplates
+    from moto.eks import urls
+    from moto.eks.models import Cluster, EKSBackend, Nodegroup
+    from moto.eks.responses import EKSResponse
+
+    cluster_init = Cluster.__init__
+    create_cluster = EKSResponse.create_cluster
+    delete_cluster = EKSBackend.delete_cluster
+    nodegroup_init = Nodegroup.__init__
+    create_nodegroup = EKSResponse.create_nodegroup
+    create_launch_template = LaunchTemplates.create_launch_template
+    refreshes: dict[str, Any] = {}
+
+    def served(self: Any, name: str, *args: Any, **kwargs: Any) -> None:
+        cluster_init(self, name, *args, **kwargs)
+        self.endpoint = f"{api}/{name}"
+        self.certificate_authority = {"data": authority}
+
+    def created(self: Any) -> Any:
+        answer = create_cluster(self)
+        cluster = self.eks_backend.clusters[self._get_param("name")]
+        asked = self._get_param("accessConfig") or {}
+        cluster.access_config = {
+            "authenticationMode": asked.get("authenticationMode", "CONFIG_MAP"),
+            "bootstrapClusterCreatorAdminPermissions": asked.get("bootstrapClusterCreatorAdminPermissions", True),
+        }
+        cluster.upgrade_policy = self._get_param("upgradePolicy") or {"supportType": "EXTENDED"}
+        subnets = cluster.resources_vpc_config.get("subnetIds") or []
+        ec2 = ec2_backends[self.current_account][self.region]
+        vpc = ec2.get_subnet(subnets[0]).vpc_id
+        group = ec2.create_security_group(
+            name=f"{CLUSTER_GROUP_PREFIX}{cluster.name}-{uuid.uuid4().hex[:10]}",
+            description=CLUSTER_GROUP_DESCRIPTION,
+            vpc_id=vpc,
+            tags={"aws:eks:cluster-name": cluster.name, f"kubernetes.io/cluster/{cluster.name}": "owned"},
+        )
+        cluster.resources_vpc_config = {**cluster.resources_vpc_config, "clusterSecurityGroupId": group.id, "vpcId": vpc}
+        return answer
+
+    def deleted(self: Any, name: str) -> Any:
+        cluster = delete_cluster(self, name)
+        refreshes.pop(name, None)
+        group = cluster.resources_vpc_config.get("clusterSecurityGroupId")
+        if group:
+            ec2_backends[self.account_id][self.region_name].delete_security_group(group_id=group)
+        return cluster
+
+    def without_invented_access(self: Any, *args: Any, remote_access: Any = None, **kwargs: Any) -> None:
+        nodegroup_init(self, *args, remote_access=remote_access, **kwargs)
+        self.remote_access = remote_access
+
+    def nodegroup_created(self: Any) -> Any:
+        answer = create_nodegroup(self)
+        cluster = self.eks_backend.clusters[self._get_param("name")]
+        cluster.nodegroups[self._get_param("nodegroupName")].update_config = self._get_param("updateConfig")
+        return answer
+
+    def template_created(self: Any) -> Any:
+        asked = self._get_param("LaunchTemplateData", {}).get("TagSpecifications")
+        answer = create_launch_template(self)
+        (template,) = self.ec2_backend.describe_launch_templates(template_names=[self._get_param("LaunchTemplateName")])
+        data = template.default_version().data
+        data.pop("TagSpecifications", None)
+        if asked:
+            data["TagSpecifications"] = asked
+        return answer
+
+    def rule_description(self: Any) -> Any:
+        return self.ip_range.get("Description") or self.source_group.get("Description")
+
+    def list_updates(self: Any) -> ActionResult:
+        self.eks_backend.describe_cluster(name=self._get_param("name"))  # ResourceNotFoundException as EKS's
+        return ActionResult({"updateIds": []})
+
+    def list_insights(self: Any) -> ActionResult:
+        self.eks_backend.describe_cluster(name=self._get_param("name"))
+        return ActionResult({"insights": []})
+
+    def start_insights_refresh(self: Any) -> ActionResult:
+        name = self._get_param("name")
+        self.eks_backend.describe_cluster(name=name)
+        now = utcnow()
+        refreshes[name] = {"status": "COMPLETED", "message": "", "startedAt": now, "endedAt": now}
+        return ActionResult({"status": "IN_PROGRESS", "message": ""})
+
+    def describe_insights_refresh(self: Any) -> ActionResult:
+        name = self._get_param("name")
+        cluster = self.eks_backend.describe_cluster(name=name)
+        # EKS's own daily refresh, as of the cluster's creation, until one is asked for.
+        made = cluster.created_at
+        return ActionResult(refreshes.get(name, {"status": "COMPLETED", "startedAt": made, "endedAt": made}))
+
+    Cluster.__init__ = served
+    EKSResponse.create_cluster = created
+    EKSBackend.delete_cluster = deleted
+    Nodegroup.__init__ = without_invented_access
+    EKSResponse.create_nodegroup = nodegroup_created
+    LaunchTemplates.create_launch_template = template_created
+    SecurityGroupRule.description = property(rule_description)
+    for operation, answer in {
+        "list_updates": list_updates,
+        "list_insights": list_insights,
+        "start_insights_refresh": start_insights_refresh,
+        "describe_insights_refresh": describe_insights_refresh,
+    }.items():
+        setattr(EKSResponse, operation, answer)
+    # Their paths (botocore's EKS model, requestUri), routed to moto's dispatch like its own.
+    for path in ("/updates", "/insights", "/insights-refresh"):
+        urls.url_paths["{0}/clusters/(?P<name>[^/]+)" + path + "$"] = urls.response.dispatch
+
+
+# What the emulator answers DescribeAddonVersions with, as EKS's default of an add-on for any Kubernetes version: a colour's
+# plan reads the default of an unpinned add-on that has a minimum (components/addons.py), and moto 5.2.5 answers
+# "Not yet implemented". The EBS CSI driver's is the minimum its scoped policy needs (model/eks_addons.py).
+EMULATED_ADDON_DEFAULTS = {"aws-ebs-csi-driver": "v1.58.0-eksbuild.1"}
+OTHER_ADDON_DEFAULT = "v1.0.0-eksbuild.1"
+
+
+def _patch_moto_addon_versions() -> None:
+    """DescribeAddonVersions, as EKS answers it (EKS API Reference: an `addons` list, each with `addonVersions` and their
+    `compatibilities`, one `defaultVersion` per cluster version), for the add-on and Kubernetes version asked."""
+    from moto.core.responses import ActionResult
+    from moto.eks import urls
+    from moto.eks.responses import EKSResponse
+
+    def describe_addon_versions(self: Any) -> ActionResult:
+        name = self._get_param("addonName")
+        version = self._get_param("kubernetesVersion")
+        names = [name] if name else sorted(EMULATED_ADDON_DEFAULTS)
+        addons = [
+            {
+                "addonName": addon,
+                "type": "storage" if addon == "aws-ebs-csi-driver" else "networking",
+                "owner": "aws",
+                "publisher": "eks",
+                "addonVersions": [
+                    {
+                        "addonVersion": EMULATED_ADDON_DEFAULTS.get(addon, OTHER_ADDON_DEFAULT),
+                        "architecture": ["amd64", "arm64"],
+                        "compatibilities": [
+                            {"clusterVersion": version or "1.35", "platformVersions": ["*"], "defaultVersion": True}
+                        ],
+                        "requiresConfiguration": False,
+                        "requiresIamPermissions": False,
+                    }
+                ],
+            }
+            for addon in names
+        ]
+        return ActionResult({"addons": addons})
+
+    EKSResponse.describe_addon_versions = describe_addon_versions
+    # Its path (botocore's EKS model, requestUri), routed to moto's dispatch like its own.
+    urls.url_paths["{0}/addons/supported-versions$"] = urls.response.dispatch
+
+
 class OneAtATime:
     """A WSGI app that lets one request at a time into the app it wraps; the connections stay on threads of their own.
 
@@ -266,6 +478,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.iam:
         _patch_moto_authorization(os.environ.get(ACTION_LOG_ENV))
+    _patch_moto_addon_versions()
+    if os.environ.get(EKS_API_ENV):
+        _patch_moto_eks(os.environ[EKS_API_ENV], os.environ[EKS_AUTHORITY_ENV])
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
     from werkzeug.serving import make_server
 

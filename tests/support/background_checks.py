@@ -30,7 +30,8 @@ from scripts.emulator import MotoProcess, environment
 from tests.support.added_application import AddedApplication, add_an_application
 from tests.support.by_hand import CliByHand, cli_by_hand
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
-from tests.support.configs import EXAMPLE_COLOURS, example
+from tests.support.configs import EXAMPLE_COLOURS, example, retiring_blue
+from tests.support.emulated_cycle import Retirement, retire_on_the_emulator
 from tests.support.emulator_plans import (
     REGION,
     EmulatorPlans,
@@ -59,6 +60,7 @@ VALIDATED_VARIANT_COLOUR = "green_with_every_switch"  # the module of everything
 # The checks that run on the pool, in the order they start: the longest chains of other programs first (each holds a
 # worker for a minute or more under make test), so that none is what the session still waits on at its end.
 CHECKS = (
+    "colour_retirement",
     "added_application",
     "frozen_colour",
     "cli",
@@ -245,3 +247,20 @@ def release_upgrade(
     directory = tmp_path_factory.mktemp("release-upgrade")
     common = example_app.json("common")
     return background_pool.submit(lambda: plan_upgrade(directory, common, environment(background_moto.ready(), REGION)))
+
+
+@pytest.fixture(scope="session")
+def colour_retirement(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[Retirement]:
+    """On an AWS emulator whose clusters have a Kubernetes API and controllers: common and traffic deployed, then blue (no
+    weight; green holds the traffic) by the deploy workflow's step, then `python -m tools.retire blue --auto-approve`
+    (tests/support/emulated_cycle.py, tests/test_emulated_colour.py). Synthesized here (jsii: this thread), as `make
+    synth` writes it beside its state directory; the rest on the pool."""
+    from model.loading import load_config
+    from scripts.scratch_project import write_project_file
+    from tests.support.synth import synthesize
+
+    root = tmp_path_factory.mktemp("colour-retirement")
+    config = retiring_blue()
+    write_project_file(root, {**config, "state": {"directory": str(root / "terraform-state")}})
+    synthesis = synthesize(load_config(root / "cdktf.json"), root / "cdktf.out").outdir
+    return background_pool.submit(retire_on_the_emulator, root / "world", config, synthesis, "blue")

@@ -81,6 +81,18 @@ def named_release(**overrides: Any) -> dict[str, Any]:
     return {**release, "applications": release_of(SAMPLE_APPLICATIONS), **overrides}
 
 
+def retiring_blue() -> dict[str, Any]:
+    """The shipped example once green has taken all the traffic: blue without weight, about to be retired, following
+    the checkout's own commit (HEAD), which Git has wherever the suite runs, so that what Argo CD renders of blue's
+    release at its revision exists (tests/support/fake_clusters.py)."""
+    from model.revisions import commit_of
+
+    raw = example_raw()
+    head = commit_of("HEAD", key="clusters.blue.gitops_revision")
+    blue = {**raw["clusters"]["blue"], "weight": 0, "gitops_revision": head}
+    return {**raw, "clusters": {"blue": blue, "green": {**raw["clusters"]["green"], "weight": 100}}}
+
+
 # The example's applications (the sample app): what a config of the tests runs unless it says otherwise.
 SAMPLE_APPLICATIONS: dict[str, Any] = example_raw()["applications"]
 SAMPLE_APP = "sample-app"

@@ -3,7 +3,10 @@ REST paths the operator commands use (tools/kube.py), over HTTP on a loopback po
 shift's readiness check lists through it.
 
 A deleted object lingers for a few readings (its finalizer at work), then disappears and runs its
-`on_gone` hook: what the controllers would have done meanwhile."""
+`on_gone` hook: what the controllers would have done meanwhile. A hook is found by the object's path, else by its name.
+
+One cluster's objects can also be served by a server of another (tests/support/fake_clusters.py: every cluster behind
+one HTTPS server): `FakeKubernetes(serve=False)`, and that server's handler is `handler(...)` too."""
 
 from __future__ import annotations
 
@@ -22,7 +25,10 @@ FINALIZER_POLLS = 3  # readings a deleted object survives while its finalizer ru
 class FakeKubernetes:
     """Argo CD Applications and TargetGroupBindings behind the Kubernetes REST paths of tools/kube.py."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, serve: bool = True, finalizer_polls: int = FINALIZER_POLLS) -> None:
+        """serve: on a loopback port of its own (`url`); False: behind another's server, which calls `answer`.
+        finalizer_polls: the readings a deleted object survives."""
+        self.finalizer_polls = finalizer_polls
         self.objects: dict[str, dict[str, Any]] = {}
         self.deleting: dict[str, int] = {}
         self.on_gone: dict[str, Callable[[], None]] = {}
@@ -31,9 +37,10 @@ class FakeKubernetes:
         self.tokens: set[str] = set()
         self.volume_of: dict[str, str] = {}  # a claim's path -> the path of the volume the driver deletes after it
         self.requests: list[tuple[str, str]] = []  # (HTTP method, path with its query) of every request, in order
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        # A short poll: shutdown() waits for the loop's next poll (0.5 s by default), once per test.
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        if serve:
+            self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler(lambda path: (self, path)))
+            # A short poll: shutdown() waits for the loop's next poll (0.5 s by default), once per test.
+            threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
     @property
     def url(self) -> str:
@@ -164,50 +171,61 @@ class FakeKubernetes:
                 del self.deleting[path], self.objects[path]
                 name = path.rsplit("/", 1)[1]
                 self.events.append(f"gone {name}")
-                self.on_gone.get(name, lambda: None)()
+                self._hook(self.on_gone, path)()
                 if path in self.volume_of:  # the driver deletes the volume once its claim is gone
-                    self.deleting[self.volume_of.pop(path)] = FINALIZER_POLLS
+                    self.deleting[self.volume_of.pop(path)] = self.finalizer_polls
         return self.objects.get(path)
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
+    def _hook(self, hooks: dict[str, Callable[[], None]], path: str) -> Callable[[], None]:
+        return hooks.get(path) or hooks.get(path.rsplit("/", 1)[1]) or (lambda: None)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
+    def answer(self, method: str, path: str, body: Any) -> Any:
+        """What the API answers a request with: the object (None: 404)."""
+        if method == "GET":
+            return self._read(path)
+        found = self.objects.get(path)
+        if method == "PATCH" and found is not None:
+            self.events.append(f"patch {path.rsplit('/', 1)[1]} {json.dumps(body, sort_keys=True)}")
+            found["spec"]["syncPolicy"].update(body["spec"]["syncPolicy"])
+        if method == "DELETE" and found is not None and path not in self.deleting:
+            self.events.append(f"delete {path.rsplit('/', 1)[1]} ({body['propagationPolicy']})")
+            self.deleting[path] = self.finalizer_polls
+            self._hook(self.on_delete, path)()
+        return found
 
-            def _answer(self, body: Any) -> None:
-                payload = json.dumps(body).encode() if body is not None else b'{"kind": "Status", "code": 404}'
-                self.send_response(200 if body is not None else 404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
 
-            def _body(self) -> Any:
-                fake.requests.append((self.command, self.path))
+def handler(route: Callable[[str], tuple[FakeKubernetes, str] | None]) -> type[BaseHTTPRequestHandler]:
+    """A request handler of the Kubernetes API: route gives the cluster's objects and the path within them of a request's
+    path (None: no such cluster, 404)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length)) if length else None
+            routed = route(self.path)
+            found = None
+            if routed is not None:
+                fake, path = routed
                 fake.tokens.add(self.headers["Authorization"])
-                length = int(self.headers.get("Content-Length") or 0)
-                return json.loads(self.rfile.read(length)) if length else None
+                fake.requests.append((self.command, path))
+                found = fake.answer(self.command, path, body)
+            payload = json.dumps(found).encode() if found is not None else b'{"kind": "Status", "code": 404}'
+            self.send_response(200 if found is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
 
-            def do_GET(self) -> None:
-                self._body()
-                self._answer(fake._read(self.path))
+        def do_GET(self) -> None:
+            self._serve()
 
-            def do_PATCH(self) -> None:
-                patch, found = self._body(), fake.objects.get(self.path)
-                if found is not None:
-                    fake.events.append(f"patch {self.path.rsplit('/', 1)[1]} {json.dumps(patch, sort_keys=True)}")
-                    found["spec"]["syncPolicy"].update(patch["spec"]["syncPolicy"])
-                self._answer(found)
+        def do_PATCH(self) -> None:
+            self._serve()
 
-            def do_DELETE(self) -> None:
-                options, found = self._body(), fake.objects.get(self.path)
-                if found is not None and self.path not in fake.deleting:
-                    name = self.path.rsplit("/", 1)[1]
-                    fake.events.append(f"delete {name} ({options['propagationPolicy']})")
-                    fake.deleting[self.path] = FINALIZER_POLLS
-                    fake.on_delete.get(name, lambda: None)()
-                self._answer(found)
+        def do_DELETE(self) -> None:
+            self._serve()
 
-        return Handler
+    return Handler

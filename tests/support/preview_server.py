@@ -9,51 +9,16 @@ yet), and the readiness probe (tools/readiness/probe.py) meets it as it would me
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import socket
 import ssl
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
-
+from tests.support.tls import Authority
 from tools.readiness.probe import Prober
-
-
-def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
-def certificate(
-    subject: str, key: ec.EllipticCurvePrivateKey, issuer: str, signer: ec.EllipticCurvePrivateKey, **options: Any
-) -> x509.Certificate:
-    now = dt.datetime.now(dt.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(_name(subject))
-        .issuer_name(_name(issuer))
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-    )
-    if options.get("ca"):
-        builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True).add_extension(
-            x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True
-        )
-    else:
-        names = [x509.DNSName(n) for n in options["names"]]
-        builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
-    return builder.sign(signer, hashes.SHA256())
-
 
 SAMPLE_PROBE = "/probe"  # the sample app's (app/main.py, `probe`; its configuration's probe.path)
 
@@ -73,27 +38,21 @@ class Answer:
 
 @dataclass
 class PreviewServer:
-    """HTTPS on a loopback port for every `*.<zone>` name; `prober()` reaches it the way the probe reaches AWS."""
+    """HTTPS on a loopback port for every `*.<zone>` name; `prober()` reaches it the way the probe reaches AWS.
+    address, port: where it listens (default: a port the kernel chooses on 127.0.0.1)."""
 
     zone: str
+    address: str = "127.0.0.1"
+    listen_port: int = 0
     answers: dict[str, Answer] = field(default_factory=dict)  # preview host -> its colour's answer
     unresolved: set[str] = field(default_factory=set)  # names with no record yet
     requests: list[str] = field(default_factory=list)  # Host headers seen
 
     def __post_init__(self) -> None:
-        ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-        ca = certificate("readiness test CA", ca_key, "readiness test CA", ca_key, ca=True)
-        leaf = certificate(self.zone, key, "readiness test CA", ca_key, names=[self.zone, f"*.{self.zone}"])
-        with tempfile.TemporaryDirectory() as scratch:
-            chain, private = Path(scratch, "chain.pem"), Path(scratch, "key.pem")
-            chain.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
-            private.write_bytes(
-                key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-            )
-            server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            server_context.load_cert_chain(chain, private)
-        self.trust = ssl.create_default_context(cadata=ca.public_bytes(serialization.Encoding.PEM).decode())
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.authority = Authority("readiness test CA")
+        self.trust: ssl.SSLContext = self.authority.trust()
+        self.server = ThreadingHTTPServer((self.address, self.listen_port), self._handler())
+        server_context = self.authority.server_context(names=[self.zone, f"*.{self.zone}"])
         self.server.socket = server_context.wrap_socket(self.server.socket, server_side=True)
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
 

@@ -7,34 +7,19 @@ from __future__ import annotations
 
 import base64
 import socket
-import ssl
-import tempfile
 import threading
-from pathlib import Path
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-
-from tests.support.preview_server import certificate
+from tests.support.tls import Authority
 
 HOST = "localhost"
 
 
 class TlsListener:
     def __init__(self) -> None:
-        ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-        ca = certificate("cluster test CA", ca_key, "cluster test CA", ca_key, ca=True)
-        leaf = certificate(HOST, key, "cluster test CA", ca_key, names=[HOST])
-        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        with tempfile.TemporaryDirectory() as scratch:
-            chain, private = Path(scratch, "chain.pem"), Path(scratch, "key.pem")
-            chain.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
-            private.write_bytes(
-                key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-            )
-            self.context.load_cert_chain(chain, private)
+        authority = Authority("cluster test CA")
+        self.context = authority.server_context(names=[HOST])
         # base64 of the PEM, as DescribeCluster's certificateAuthority.data holds it.
-        self.authority = base64.b64encode(ca.public_bytes(serialization.Encoding.PEM)).decode()
+        self.authority = base64.b64encode(authority.pem.encode()).decode()
         self.socket = socket.create_server(("127.0.0.1", 0))
         self.handshakes = 0
         self._counted = threading.Condition()
