@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -411,6 +413,30 @@ def _patch_moto_addon_versions() -> None:
     urls.url_paths["{0}/addons/supported-versions$"] = urls.response.dispatch
 
 
+PERCENTILE = re.compile(r"p\d+(\.\d+)?")  # CloudWatch's pNN statistics
+
+
+def nearest_rank(values: Sequence[float], stat: str) -> float | None:
+    """A percentile statistic (pNN) of some values, by nearest rank, as CloudWatch answers it; None without values."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    return ordered[max(1, math.ceil(float(stat[1:]) / 100 * len(ordered))) - 1]
+
+
+def _patch_moto_percentiles() -> None:
+    """CloudWatch's percentile statistics, which moto 5.2 does not compute (it answers Sum, Average, Minimum, Maximum,
+    SampleCount): the shift's gate reads TargetResponseTime p99 (tools/shift/metrics.py)."""
+    from moto.cloudwatch.models import Statistics
+
+    original = Statistics.get_statistics_for_type
+
+    def with_percentiles(self: Any, stat: str) -> Any:
+        return nearest_rank(self.metric_single_values_list, stat) if PERCENTILE.fullmatch(stat) else original(self, stat)
+
+    Statistics.get_statistics_for_type = with_percentiles
+
+
 class OneAtATime:
     """A WSGI app that lets one request at a time into the app it wraps; the connections stay on threads of their own.
 
@@ -479,6 +505,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.iam:
         _patch_moto_authorization(os.environ.get(ACTION_LOG_ENV))
     _patch_moto_addon_versions()
+    _patch_moto_percentiles()
     if os.environ.get(EKS_API_ENV):
         _patch_moto_eks(os.environ[EKS_API_ENV], os.environ[EKS_AUTHORITY_ENV])
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app

@@ -12,7 +12,6 @@ import copy
 import functools
 import json
 import math
-import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from model.routes import (
     weights_parameter,
 )
 from model.teardown_plan import TeardownPlan
+from scripts.emulator import PERCENTILE, nearest_rank
 from tests.support.configs import SAMPLE_APPLICATIONS, named_release
 from tools.aws import LBC_CLUSTER_TAG, record_sets
 from tools.shift.metrics import dimension
@@ -414,19 +414,13 @@ def one_key_for_moto_certificates(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def teach_percentiles(monkeypatch: pytest.MonkeyPatch) -> None:
     """moto 5.2 answers only Sum/Average/Minimum/Maximum/SampleCount; teach it nearest-rank
-    percentiles (pNN), which CloudWatch computes for TargetResponseTime p99."""
+    percentiles (pNN), which CloudWatch computes for TargetResponseTime p99 (as the emulator's server does)."""
     from moto.cloudwatch.models import Statistics
 
     original = Statistics.get_statistics_for_type
 
     def with_percentiles(self: Any, stat: str) -> Any:
-        if not re.fullmatch(r"p\d+(\.\d+)?", stat):
-            return original(self, stat)
-        values = sorted(self.metric_single_values_list)
-        if not values:
-            return None
-        rank = max(1, math.ceil(float(stat[1:]) / 100 * len(values)))
-        return values[rank - 1]
+        return nearest_rank(self.metric_single_values_list, stat) if PERCENTILE.fullmatch(stat) else original(self, stat)
 
     monkeypatch.setattr(Statistics, "get_statistics_for_type", with_percentiles)
 
