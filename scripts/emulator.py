@@ -413,6 +413,38 @@ def _patch_moto_addon_versions() -> None:
     urls.url_paths["{0}/addons/supported-versions$"] = urls.response.dispatch
 
 
+def _patch_moto_route53() -> None:
+    """A DELETE of a weighted record deletes that record only: its name, type and set identifier, as Route53 does.
+
+    moto 5.2.5 deletes every record of the zone sharing the set identifier, whatever its name
+    (moto/route53/models.py: `delete_rrset_by_id(record_set["SetIdentifier"])`): the traffic stack's records all carry
+    the set identifier `shared-load-balancer` (model/routes.py), so removing a colour's preview host took the public
+    host with it, and the next deploy's CREATE of that host met moto's journal ("already exists")."""
+    import copy
+
+    from moto.route53.models import Route53Backend
+
+    original = Route53Backend.change_resource_record_sets
+
+    def precise(self: Any, zoneid: str, change_list: list[dict[str, Any]]) -> None:
+        zone = self.get_hosted_zone(zoneid)
+        rest = []
+        for change in change_list:
+            record = change["ResourceRecordSet"]
+            if change["Action"] != "DELETE" or "SetIdentifier" not in record:
+                rest.append(change)
+                continue
+            name = record["Name"] if record["Name"].endswith(".") else f"{record['Name']}."
+            zone.rrsets = [
+                r for r in zone.rrsets if (r.name, r.type, r.set_identifier) != (name, record["Type"], record["SetIdentifier"])
+            ]
+            zone.rr_changes.append(copy.deepcopy(change))
+        if rest:
+            original(self, zoneid, rest)
+
+    Route53Backend.change_resource_record_sets = precise
+
+
 PERCENTILE = re.compile(r"p\d+(\.\d+)?")  # CloudWatch's pNN statistics
 
 
@@ -506,6 +538,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         _patch_moto_authorization(os.environ.get(ACTION_LOG_ENV))
     _patch_moto_addon_versions()
     _patch_moto_percentiles()
+    _patch_moto_route53()
     if os.environ.get(EKS_API_ENV):
         _patch_moto_eks(os.environ[EKS_API_ENV], os.environ[EKS_AUTHORITY_ENV])
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app

@@ -6,10 +6,9 @@ EKS as AWS answers it), each piece proven here.
 - each cluster's Argo CD and load balancer controller, against the in-process emulator (in-process);
 - the emulator's clusters: their Kubernetes API under the fake's URL, reached by the real `KubeApi.for_eks` with TLS
   checked, their security group, what they report back, their insights (an emulator process: `background`);
-- the proof: common and traffic deployed, then blue by the deploy workflow's step, its pods registered by its
-  controllers, then `python -m tools.retire blue --auto-approve` running the real destroy hook through the real cdktf
-  CLI and Terraform, and AWS holding nothing of blue afterwards (tests/support/background_checks.py
-  `colour_retirement`, beside the suite).
+- the preview hosts, for a command of its own (an emulator process: `background`).
+
+Colours deployed, proven, shifted to and retired on it by the workflows' own commands: tests/test_upgrade_cycle.py.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,6 @@ import boto3
 import pytest
 
 from model.bootstrap import bootstrap_manifests
-from model.config import cluster_name
 from model.revisions import commit_of
 from model.routes import target_group_name
 from model.values import cluster_facts
@@ -40,7 +37,6 @@ from tests.support.charts import sample_for
 from tests.support.configs import retiring_blue, validated
 from tests.support.emulated_aws import PROJECT, Emulated
 from tests.support.emulated_colour import APP, RELEASE_STAND_IN, UNHOLDABLE, EmulatedProject, holdable_part
-from tests.support.emulated_cycle import Retirement
 from tests.support.fake_clusters import FakeClusters, Release
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.support.preview_hosts import PreviewHosts
@@ -390,101 +386,6 @@ def test_a_command_of_its_own_reaches_the_preview_hosts_with_the_machines_resolv
             socket.getaddrinfo("app-blue.eks.example.com", 443)
     finally:
         hosts.close()
-
-
-# --- the proof: blue deployed, proven and retired by the workflows' commands ------------------------------------------
-
-CHECK = "colour_retirement"
-
-
-@pytest.fixture(scope="module")
-def retirement(colour_retirement: Future[Retirement]) -> Retirement:
-    return colour_retirement.result()
-
-
-@pytest.mark.background(CHECK)
-def test_blue_is_deployed_by_the_deploy_workflows_step(retirement: Retirement) -> None:
-    for stacks, step in retirement.deploys.items():
-        assert step.run.returncode == 0, f"{stacks}: {step.run.output[-6000:]}"
-    summary = retirement.deploys["blue"].summary
-    assert re.fullmatch(r"### Deploy of `blue`: Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\.\n", summary)
-    cluster = retirement.deployed.cluster
-    assert cluster is not None
-    assert (cluster["name"], cluster["status"], cluster["version"]) == ("eks-bg-blue", "ACTIVE", "1.35")
-    assert cluster["endpoint"].endswith("/eks-bg-blue")
-    assert cluster["resourcesVpcConfig"]["clusterSecurityGroupId"]
-    assert len(retirement.deployed.security_groups) == 1
-
-
-@pytest.mark.background(CHECK)
-def test_blues_controllers_run_its_release_and_registered_its_pods(retirement: Retirement) -> None:
-    """Read through KubeApi.for_eks: the App of Apps and every child readiness expects of blue's release; one pod of each
-    application in blue's target group; blue forwarded to at weight 0, green at all of it."""
-    config = validated(retiring_blue())
-    assert retirement.applications == sorted(want.name for want in expected(config, "blue", registry_at).applications)
-    assert retirement.synced == [cluster_name(config, "blue")]
-    assert {app: len(ips) for app, ips in retirement.deployed.registered.items()} == {"sample-app": 1}
-    assert retirement.deployed.forwarded == {"sample-app": 0}
-    assert retirement.weights["before"]["parameter"] == {"blue": 0, "green": 100}
-
-
-@pytest.mark.background(CHECK)
-def test_blue_proves_itself_ready_in_a_process_of_its_own(retirement: Retirement) -> None:
-    """`python -m tools.readiness blue` unchanged: its cluster as configured, insights refreshed, every Application of its
-    release Synced and Healthy, its target group healthy, its preview host answering through DNS and TLS on 443."""
-    run = retirement.readiness.run
-    assert run.returncode == 0, run.output[-6000:]
-    findings = [line for line in run.output.splitlines() if line.startswith(("  ok", "  MISSING"))]
-    assert [line for line in findings if not line.startswith("  ok")] == []
-    config = validated(retiring_blue())
-    argo = [line for line in findings if "Argo CD " in line]
-    assert len(argo) == len(expected(config, "blue", registry_at).applications)
-    assert any(line.endswith("target group of sample-app in blue: 1 of 1 target(s) healthy") for line in findings)
-    probe = "https://app-blue.eks.example.com/probe: blue answered through DNS, the shared load balancer and TLS: colour blue"
-    assert any(probe in line and "image_tag 0.1.0, as configured" in line for line in findings), findings
-    assert run.output.rstrip().endswith("blue is ready for traffic: python -m tools.shift --to blue")
-
-
-@pytest.mark.background(CHECK)
-def test_a_second_plan_of_blue_wants_nothing(retirement: Retirement) -> None:
-    """The emulator reports back what the provider created (no replacement, no in-place update): a colour can be deployed
-    again, as the cycle does when its weight goes to 0."""
-    assert retirement.replan.returncode == 0, retirement.replan.output[-6000:]
-
-
-@pytest.mark.background(CHECK)
-def test_retire_runs_the_real_teardown_hook_through_the_cli_and_terraform(retirement: Retirement) -> None:
-    """Applications deleted through blue's API, highest wave first, each waited for; then the bindings (the controller
-    deregisters the pods), blue taken out of the public rules, the controllers last; then Terraform destroys the rest."""
-    run = retirement.retire.run
-    assert run.returncode == 0, run.output[-6000:]
-    said = re.sub(r"\x1b\[[0-9;]*m", "", run.output)
-    lines = [line.split("teardown: ", 1)[1] for line in said.splitlines() if "(local-exec): teardown: " in line]
-    waves = [re.search(r"\(sync wave (-?\d+)\): deleting$", line) for line in lines]
-    deleting = [(i, int(wave.group(1))) for i, wave in enumerate(waves) if wave]
-    assert [wave for _, wave in deleting] == sorted((wave for _, wave in deleting), reverse=True)  # highest first
-    assert lines.index("app-of-apps: automated sync off") < deleting[0][0]
-    binding = lines.index("TargetGroupBinding sample-app/sample-app: deleting")
-    detached = lines.index("blue's target groups taken out of 1 weighted rule(s)")
-    assert max(i for i, wave in deleting if wave > 0) < lines.index("application sample-app: gone") < binding < detached
-    assert detached < min(i for i, wave in deleting if wave <= 0)
-    assert lines[-1] == "blue: applications, targets, load balancers and records are gone; Terraform removes the rest"
-    assert re.search(r"Destroy complete! Resources: \d+ destroyed\.", said), said[-3000:]
-    assert said.rstrip().endswith("blue is destroyed; remove clusters.blue from the config when you no longer need it")
-    deleted = [event for event in retirement.events if event.startswith(("delete ", "gone "))]
-    assert deleted[:4] == ["delete sample-app (Foreground)", "gone sample-app"] * 2  # the Application, then its binding
-    assert deleted[-2:] == ["delete aws-load-balancer-controller (Foreground)", "gone aws-load-balancer-controller"]
-
-
-@pytest.mark.background(CHECK)
-def test_after_the_retirement_aws_holds_nothing_of_blue_and_green_still_serves(retirement: Retirement) -> None:
-    after = retirement.retired
-    assert after.cluster is None
-    assert after.registered == {"sample-app": []}
-    assert after.forwarded == {}
-    assert after.security_groups == []
-    assert retirement.state == []
-    assert retirement.weights["after"] == {"parameter": {"blue": 0, "green": 100}, "rules": {"sample-app": {"green": 100}}}
 
 
 def test_the_proof_synthesizes_blue_at_a_revision_git_has() -> None:

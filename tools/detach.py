@@ -19,20 +19,16 @@ deploy runs it again.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from model.routes import DETACH_ENV
 from tools.clock import Clock, SystemClock
+from tools.hook_input import HookInputError, hook_input
 
 PREFIX = "detach"
-
-
-class DetachInputError(Exception):
-    """The hook's input lacks what the detach needs."""
 
 
 class StillServingError(Exception):
@@ -46,17 +42,6 @@ class DetachInput:
     application: str
     colour: str
     target_group_arn: str
-
-    @classmethod
-    def from_json(cls, text: str) -> DetachInput:
-        try:
-            raw = json.loads(text)
-        except ValueError as err:
-            raise DetachInputError(f"{DETACH_ENV} is not JSON ({err})") from None
-        missing = [f.name for f in fields(cls) if not isinstance(raw, dict) or not raw.get(f.name)]
-        if missing:
-            raise DetachInputError(f"{DETACH_ENV} has no {', '.join(missing)}")
-        return cls(**{f.name: str(raw[f.name]) for f in fields(cls)})
 
 
 def detach(given: DetachInput, *, elbv2: Any, ssm: Any, sts: Any, clock: Clock, out: TextIO) -> str:
@@ -116,8 +101,8 @@ def main(environ: dict[str, str] | None = None, out: TextIO = sys.stdout) -> int
 
     env = os.environ if environ is None else environ
     try:
-        given = DetachInput.from_json(env.get(DETACH_ENV, ""))
-    except DetachInputError as err:
+        given = hook_input(DetachInput, env.get(DETACH_ENV, ""), variable=DETACH_ENV)
+    except HookInputError as err:
         print(f"{PREFIX}: refused: {err}; nothing was changed", file=sys.stderr)
         return 2
     aws = Aws(given.region)

@@ -31,13 +31,14 @@ step stays in the colour's state (the cluster and its group already gone), and `
 from __future__ import annotations
 
 import enum
-import json
 import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, TextIO
+
+from tools.hook_input import HookInputError, hook_input
 
 # The step's provisioners hand its own input (jsonencode(self.input)) to this tool in this variable.
 LOG_GROUP_ENV = "ORPHANED_LOG_GROUP"
@@ -62,13 +63,9 @@ class StepInput:
     @classmethod
     def from_json(cls, text: str) -> StepInput:
         try:
-            raw = json.loads(text)
-        except ValueError as err:
-            raise StepInputError(f"{LOG_GROUP_ENV} is not JSON ({err})") from None
-        missing = [f.name for f in fields(cls) if not isinstance(raw, dict) or not raw.get(f.name)]
-        if missing:
-            raise StepInputError(f"{LOG_GROUP_ENV} has no {', '.join(missing)}")
-        return cls(**{f.name: str(raw[f.name]) for f in fields(cls)})
+            return hook_input(cls, text, variable=LOG_GROUP_ENV)
+        except HookInputError as err:
+            raise StepInputError(str(err)) from None
 
 
 def watch_seconds(text: str | None) -> float | None:

@@ -30,8 +30,7 @@ from scripts.emulator import MotoProcess, environment
 from tests.support.added_application import AddedApplication, add_an_application
 from tests.support.by_hand import CliByHand, cli_by_hand
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
-from tests.support.configs import EXAMPLE_COLOURS, example, retiring_blue
-from tests.support.emulated_cycle import Retirement, retire_on_the_emulator
+from tests.support.configs import EXAMPLE_COLOURS, example, example_raw
 from tests.support.emulator_plans import (
     REGION,
     EmulatorPlans,
@@ -50,6 +49,7 @@ from tests.support.terraform import MirrorInits, init_and_validate, init_from_a_
 if TYPE_CHECKING:
     # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
     from tests.support.synth import Synthesized
+    from tests.support.upgrade_cycle import Cycle
 
 # Only the in-cluster part goes: Argo CD, External Secrets Operator, its bootstrap Secrets (the example has a credential),
 # the App of Apps, and the argocd and external-secrets namespaces.
@@ -60,7 +60,7 @@ VALIDATED_VARIANT_COLOUR = "green_with_every_switch"  # the module of everything
 # The checks that run on the pool, in the order they start: the longest chains of other programs first (each holds a
 # worker for a minute or more under make test), so that none is what the session still waits on at its end.
 CHECKS = (
-    "colour_retirement",
+    "upgrade_cycle",
     "added_application",
     "frozen_colour",
     "cli",
@@ -250,17 +250,14 @@ def release_upgrade(
 
 
 @pytest.fixture(scope="session")
-def colour_retirement(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[Retirement]:
-    """On an AWS emulator whose clusters have a Kubernetes API and controllers: common and traffic deployed, then blue (no
-    weight; green holds the traffic) by the deploy workflow's step, then `python -m tools.retire blue --auto-approve`
-    (tests/support/emulated_cycle.py, tests/test_emulated_colour.py). Synthesized here (jsii: this thread), as `make
-    synth` writes it beside its state directory; the rest on the pool."""
-    from model.loading import load_config
-    from scripts.scratch_project import write_project_file
-    from tests.support.synth import synthesize
+def upgrade_cycle(background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory) -> Future[Cycle]:
+    """Two upgrade cycles on an AWS emulator whose clusters have a Kubernetes API and controllers, every step the
+    workflows' command (tests/support/upgrade_cycle.py, tests/test_upgrade_cycle.py). Each stage's configuration is
+    synthesized here (jsii: this thread), as `make synth` writes it beside its state; the cycles on the pool."""
+    from model.revisions import commit_of
+    from tests.support.upgrade_cycle import configurations, synthesized, upgrade_cycles
 
-    root = tmp_path_factory.mktemp("colour-retirement")
-    config = retiring_blue()
-    write_project_file(root, {**config, "state": {"directory": str(root / "terraform-state")}})
-    synthesis = synthesize(load_config(root / "cdktf.json"), root / "cdktf.out").outdir
-    return background_pool.submit(retire_on_the_emulator, root / "world", config, synthesis, "blue")
+    root = tmp_path_factory.mktemp("upgrade-cycle")
+    stages = configurations(example_raw(), commit_of("HEAD", key="the cycle's revision"))
+    syntheses = synthesized(root, stages)
+    return background_pool.submit(upgrade_cycles, root / "run", syntheses)

@@ -17,20 +17,17 @@ A step run with `probing=True` reaches the colours' preview hosts (tests/support
 on port 443 of a loopback address of its own, the names resolved there in the step's own mount namespace, its
 authority trusted through SSL_CERT_FILE): what `python -m tools.readiness` and `python -m tools.shift` probe.
 
-`retire_on_the_emulator` is the background check of tests/test_emulated_colour.py: common and traffic deployed, then
-blue, proven ready, and retired by `python -m tools.retire`. Its wall time (measured alone on this 2-core host, in
-seconds): the deploy of common and traffic ~125 (the provider's own waits: the load balancer's 2 x 30 s, Route53's
-changes, a KMS key), blue ~26, readiness ~3 (a second plan of blue beside it, ~7), the retirement 80-125 (the CLI's
-synthesis and init ~24; the hook ~44, one POLL_SECONDS per wait, tools/clock.py; the cluster's delete 7-56: the
-provider waits a random 0-60 s before DeleteCluster, `tfresource.WithDelayRand(1*time.Minute)` in its
-internal/service/eks/cluster.go `resourceClusterDelete`); ~250-290 in all.
+Its user is the upgrade cycle (tests/support/upgrade_cycle.py). What the steps cost (measured alone on this 2-core host,
+in seconds): the deploy of common and traffic ~120 (the provider's own waits: the load balancer's 2 x 30 s, Route53's
+changes, a KMS key), a colour ~26, readiness ~2, a retirement 25-125 (the CLI's synthesis and init ~24; the hook, one
+POLL_SECONDS per wait, tools/clock.py, unless the field clock runs faster; the cluster's delete 7-56: the provider
+waits a random 0-60 s before DeleteCluster, `tfresource.WithDelayRand(1*time.Minute)` in its
+internal/service/eks/cluster.go `resourceClusterDelete`).
 """
 
 from __future__ import annotations
 
 import shutil
-import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,13 +110,16 @@ class EmulatedWorld:
         if probing:
             command = tuple(self.previews.command(*command))
             env = {**self.previews.environment(), **(env or {})}
-        summary = self.root / f"summary-{len(self.steps)}.md"
-        outputs = self.root / f"outputs-{len(self.steps)}"
-        files = {"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs)}
-        github = {**GITHUB, "GITHUB_WORKSPACE": str(self.root), **files}
+        github = self.github_env(str(len(self.steps)))
         run = self.project.run(*command, env={**github, **(env or {})})
+        summary = Path(github["GITHUB_STEP_SUMMARY"])
         self.steps.append(Step(run, summary.read_text() if summary.exists() else ""))
         return self.steps[-1]
+
+    def github_env(self, tag: str) -> dict[str, str]:
+        """What GitHub sets for a job's step: its variables, a job summary and step outputs of its own (by tag)."""
+        files = {"GITHUB_STEP_SUMMARY": str(self.root / f"summary-{tag}.md"), "GITHUB_OUTPUT": str(self.root / f"outputs-{tag}")}
+        return {**GITHUB, "GITHUB_WORKSPACE": str(self.root), **files}
 
     def answer_previews(self, colour: str) -> None:
         """Each application's preview host of colour answers as the colour's pods of the sample app would: its colour
@@ -170,72 +170,3 @@ class EmulatedWorld:
         self.server.stop()
         self.clusters.close()
         self.previews.close()
-
-
-@dataclass
-class Retirement:
-    """A colour deployed on the emulator through the deploy workflow's step, then retired by `python -m tools.retire`."""
-
-    deploys: dict[str, Step]  # "common traffic", the colour: `python -m scripts.ci.deploy_stacks ...`
-    deployed: Colour  # what AWS held of the colour once deployed and its controllers caught up
-    applications: list[str]  # its Argo CD Applications, read through KubeApi.for_eks
-    readiness: Step  # `python -m tools.readiness <colour>`, its preview hosts answering as its pods would
-    synced: list[str]  # the clusters the fake Argo CD synced, in order
-    replan: Run  # `terraform plan -detailed-exitcode` of the colour right after its deploy
-    retire: Step  # `python -m tools.retire <colour> --auto-approve`
-    events: list[str]  # what the colour's Kubernetes API was asked to do, in order
-    retired: Colour  # what AWS held of the colour afterwards
-    state: list[str]  # the colour's Terraform state afterwards
-    weights: dict[str, Any]  # the live weights before the retirement and after it (scripts/rehearse.py `live_weights`)
-    seconds: dict[str, float] = field(default_factory=dict)  # wall time of each part
-
-
-def retire_on_the_emulator(root: Path, config: dict[str, Any], synthesis: Path, colour: str) -> Retirement:
-    """common and traffic, then colour, deployed through the deploy workflow's step; colour's controllers caught up;
-    then `python -m tools.retire <colour> --auto-approve` (the retire workflow's step). config must give colour no
-    weight and another colour all of it."""
-    seconds: dict[str, float] = {}
-    started = time.monotonic()
-    world = EmulatedWorld.start(root, config, synthesis)
-    seconds["emulator and project"] = time.monotonic() - started
-    try:
-        deploy = ("python", "-m", "scripts.ci.deploy_stacks")
-        deploys = {"common traffic": world.step(*deploy, "common", "traffic", "--project-dir", str(world.root))}
-        seconds["deploy common and traffic"] = deploys["common traffic"].run.seconds
-        assert deploys["common traffic"].run.returncode == 0, deploys["common traffic"].run.output[-6000:]
-        deploys[colour] = world.step(*deploy, colour, "--project-dir", str(world.root))
-        seconds[f"deploy {colour}"] = deploys[colour].run.seconds
-        assert deploys[colour].run.returncode == 0, deploys[colour].run.output[-6000:]
-        world.clusters.reconcile()
-        deployed, names = world.colour(colour), world.applications(colour)
-        world.answer_previews(colour)
-        before = live_weights(world.project)
-        plan = ("terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color")
-        with ThreadPoolExecutor(max_workers=1) as beside:  # both only read: the plan waits on the provider, not on us
-            planned = beside.submit(world.project.run, *plan, cwd=world.project.stack_dir(colour))
-            readiness = world.step("python", "-m", "tools.readiness", colour, "--config", str(world.config_file), probing=True)
-            replan = planned.result()
-        seconds[f"readiness of {colour}"] = readiness.run.seconds
-        seconds[f"plan {colour} again (beside the readiness)"] = replan.seconds
-        retire = world.step("python", "-m", "tools.retire", colour, "--auto-approve", "--config", str(world.config_file))
-        seconds[f"retire {colour}"] = retire.run.seconds
-        name = cluster_name(world.project.settings, colour)
-        events = list(world.clusters.events.get(name, []))
-        return Retirement(
-            deploys=deploys,
-            deployed=deployed,
-            applications=names,
-            readiness=readiness,
-            synced=list(world.clusters.syncs),
-            replan=replan,
-            retire=retire,
-            events=events,
-            retired=world.colour(colour),
-            state=world.state(colour),
-            weights={"before": before, "after": live_weights(world.project)},
-            seconds=seconds,
-        )
-    finally:
-        world.stop()
-        shutil.rmtree(root, ignore_errors=True)
-        seconds["all"] = time.monotonic() - started
