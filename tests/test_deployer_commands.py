@@ -62,10 +62,14 @@ class Module:
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # local name -> (module, attribute)
 
 
+@cache
 def modules(root: Path, package: str) -> dict[str, Module]:
-    """Every module of the package below root, parsed."""
+    """Every module of the package below root, parsed (once: each command's tests read them); not what a hidden
+    directory holds (scripts/checkov/.venv, a virtualenv of thousands of modules, none of them ours)."""
     found = {}
     for path in sorted((root / package).rglob("*.py")):
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
         parts = path.relative_to(root).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         tree = ast.parse(path.read_text(), str(path))

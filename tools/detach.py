@@ -7,7 +7,8 @@ a colour would fail half-way, after the colour's preview hosts are gone. A retir
 already (tools/teardown.py); this covers every other way a target group goes: a colour removed from the configuration
 after its retire failed part-way, a colour added and removed before it was deployed, an application removed, a
 target group replaced. It takes out only a target group the rule gives no weight: one that still carries traffic
-stops the deploy, before anything of it is deleted, and says how to drain it.
+stops the deploy, before anything of it is deleted, and says how to drain it. Once no rule forwards to the colour, it
+takes the colour (at weight 0) out of the live weights too: a colour that is gone is not kept there.
 
 Terraform runs it from the `terraform_data` beside each target group (components/application_routes.py), which
 depends on the target group, so on destroy it runs first; the public rule depends on it, so when the whole
@@ -45,8 +46,9 @@ class DetachInput:
 
 
 def detach(given: DetachInput, *, elbv2: Any, ssm: Any, sts: Any, clock: Clock, out: TextIO) -> str:
-    """Take the target group out of its application's public rule; returns what was done, for the operator."""
-    from tools.live_routes import RoutesError, read_routes
+    """Take the target group out of its application's public rule, and the colour out of the live weights once no rule
+    forwards to it (at weight 0: a retired or removed colour is not kept there); returns what was done."""
+    from tools.live_routes import RoutesError, read_routes, read_weights, write_weights
     from tools.traffic_lock import LockedError, TrafficLock
 
     what = f"{given.colour}'s target group of {given.application}"
@@ -64,35 +66,52 @@ def detach(given: DetachInput, *, elbv2: Any, ssm: Any, sts: Any, clock: Clock, 
         forward = next(action for action in rule["Actions"] if action["Type"] == "forward")
         return route, forward
 
-    if forwarding() is None:
+    def weights() -> dict[str, int]:
+        try:
+            return read_weights(ssm, given.project)
+        except RoutesError:
+            return {}  # no parameter (any more)
+
+    def forwarded_anywhere() -> bool:
+        try:
+            return any(given.colour in route.weights for route in read_routes(elbv2, given.project).public.values())
+        except RoutesError:
+            return False
+
+    if forwarding() is None and given.colour not in weights():
         return f"{what}: no public rule forwards to it"
+    done = []
     lock = TrafficLock(ssm, sts, given.project, f"traffic deploy: detach {what}", clock)
     try:
         with lock.held(say=lambda line: print(f"{PREFIX}: {line}", file=out, flush=True)):
             found = forwarding()  # again, under the lock: a shift may have moved weight meanwhile
-            if found is None:
-                return f"{what}: no public rule forwards to it"
-            route, forward = found
-            weight = route.weights.get(given.colour, 0)
-            if weight:
-                raise StillServingError(
-                    f"{given.colour} still has weight {weight} in {given.application}'s public rule, so its target group "
-                    f"cannot go: shift its traffic away first (python -m tools.shift --to <colour>), then deploy traffic "
-                    "again; nothing was deleted"
+            if found is not None:
+                route, forward = found
+                weight = route.weights.get(given.colour, 0)
+                if weight:
+                    raise StillServingError(
+                        f"{given.colour} still has weight {weight} in {given.application}'s public rule, so its target "
+                        f"group cannot go: shift its traffic away first (python -m tools.shift --to <colour>), then deploy "
+                        "traffic again; nothing was deleted"
+                    )
+                config = dict(forward.get("ForwardConfig") or {})
+                kept = [t for t in config.get("TargetGroups", []) if t["TargetGroupArn"] != given.target_group_arn]
+                if not kept:
+                    raise StillServingError(
+                        f"{given.application}'s public rule forwards to {what} alone; a rule needs a target group: deploy "
+                        "traffic with the application's other colours, or remove the application (its rule goes first)"
+                    )
+                elbv2.modify_rule(
+                    RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": {**config, "TargetGroups": kept}}]
                 )
-            config = dict(forward.get("ForwardConfig") or {})
-            kept = [t for t in config.get("TargetGroups", []) if t["TargetGroupArn"] != given.target_group_arn]
-            if not kept:
-                raise StillServingError(
-                    f"{given.application}'s public rule forwards to {what} alone; a rule needs a target group: deploy "
-                    "traffic with the application's other colours, or remove the application (its rule goes first)"
-                )
-            elbv2.modify_rule(
-                RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": {**config, "TargetGroups": kept}}]
-            )
+                done.append(f"taken out of {given.application}'s public rule (it had no weight)")
+            live = weights()
+            if given.colour in live and not live[given.colour] and not forwarded_anywhere():
+                write_weights(ssm, given.project, {c: w for c, w in live.items() if c != given.colour})
+                done.append(f"{given.colour} (weight 0, in no rule) taken out of the live weights")
     except LockedError as err:
         raise StillServingError(f"{err}; {what} stays, and the deploy stopped before deleting it") from None
-    return f"{what}: taken out of {given.application}'s public rule (it had no weight)"
+    return f"{what}: {'; '.join(done) or 'no public rule forwards to it'}"
 
 
 def main(environ: dict[str, str] | None = None, out: TextIO = sys.stdout) -> int:
