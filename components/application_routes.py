@@ -4,9 +4,10 @@ weight, one for each colour's preview host forwarding to that colour only, and t
 
 The weighted rule's action belongs to `python -m tools.shift` once the rule exists (`ignore_changes`): it starts from
 the live weights and no deploy ever writes them again, so a deploy from any checkout cannot undo a shift or a drain.
-So Terraform never takes a target group out of it either: each target group has a destroy-time hook beside it
-(tools/detach.py) that does, under the traffic lock, before the group is deleted, and refuses while the rule gives it
-weight; a change that would replace a group that carries traffic is refused at plan (components/live_target_groups.py).
+So Terraform never takes a target group out of it either: each target group has a destroy-time hook beside it (an
+instance per colour of one block: _detach; tools/detach.py) that does, under the traffic lock, before the group is
+deleted, and refuses while the rule gives it weight; a change that would replace a group that carries traffic is
+refused at plan (components/live_target_groups.py).
 """
 
 from __future__ import annotations
@@ -106,10 +107,7 @@ class ApplicationRoutes(Construct):
             )
             for colour, name in target_group_names.items()
         }
-        detaches = [
-            _detach(self, colour, group, application=application, project=project, region=region)
-            for colour, group in groups.items()
-        ]
+        detach = _detach(self, groups, application=application, project=project, region=region)
         LbListenerRule(
             self,
             "public",
@@ -134,7 +132,7 @@ class ApplicationRoutes(Construct):
             lifecycle={"ignore_changes": ["action"]},
             # On destroy the rule goes before the detach hooks (when the whole application goes, nothing is left to
             # detach); when only a target group goes, its hook runs while the rule stays.
-            depends_on=detaches,
+            depends_on=[detach],
         )
         for colour, host in preview_hosts.items():
             LbListenerRule(
@@ -160,20 +158,28 @@ class ApplicationRoutes(Construct):
         self.target_group_arns = {colour: group.arn for colour, group in groups.items()}
 
 
-def _detach(scope: Construct, colour: str, group: LbTargetGroup, *, application: str, project: str, region: str) -> TerraformData:
-    """A `terraform_data` beside the target group whose destroy provisioner takes the group out of the public rule
-    (tools/detach.py). It names the group, so on destroy it goes first; replaced with the group (triggers_replace), so a
-    replacement detaches the old group before deleting it."""
+def _detach(
+    scope: Construct, groups: Mapping[str, LbTargetGroup], *, application: str, project: str, region: str
+) -> TerraformData:
+    """A `terraform_data` with an instance per colour beside the target groups, whose destroy provisioner takes the
+    colour's group out of the public rule (tools/detach.py). An instance names its group, so it is destroyed first; it is
+    replaced with the group (triggers_replace), so a replacement detaches the old group before deleting it. One block,
+    an instance per colour (for_each), because a colour leaves the configuration by its key: a block of its own would
+    leave with it, and Terraform runs no provisioner of a block that is gone (components/terraform_data.py)."""
     provisioner = LocalExecProvisioner(
         type="local-exec", when="destroy", command=DETACH_COMMAND, environment={DETACH_ENV: "${jsonencode(self.input)}"}
     )
     hook = TerraformData(
         scope,
-        f"detach-{colour}",
-        input={"project": project, "region": region, "application": application, "colour": colour, "target_group_arn": group.arn},
+        "detach",
+        instances={
+            colour: {"project": project, "region": region, "application": application, "colour": colour}
+            | {"target_group_arn": group.arn}
+            for colour, group in groups.items()
+        },
         provisioners=[provisioner],
     )
-    hook.add_override("triggers_replace", [group.arn])
+    hook.add_override("triggers_replace", ["${each.value.target_group_arn}"])
     return hook
 
 

@@ -24,12 +24,19 @@ class TerraformData(TerraformResource):
         scope: Construct,
         id_: str,
         *,
-        input: Mapping[str, Any],  # terraform_data's own name for it
+        input: Mapping[str, Any] | None = None,  # terraform_data's own name for it
+        instances: Mapping[str, Mapping[str, Any]] | None = None,
         provisioners: Sequence[LocalExecProvisioner],
         depends_on: Sequence[ITerraformDependable] = (),
         lifecycle: TerraformResourceLifecycle | None = None,
     ) -> None:
-        """depends_on: default none. lifecycle: default none (its preconditions are checked at every plan)."""
+        """input: the one instance's; or instances: one instance per key with its own input (Terraform's `for_each`).
+        Removing a key destroys that instance through the block's provisioners; a removed block's provisioners never
+        run (Terraform: "If a resource block with a destroy-time provisioner is removed entirely from the configuration,
+        its provisioner configurations are removed along with it"). depends_on: default none. lifecycle: default none
+        (its preconditions are checked at every plan)."""
+        if (input is None) == (instances is None):
+            raise ValueError(f"{id_}: give a terraform_data either its input or its instances' inputs")
         super().__init__(
             scope,
             id_,
@@ -39,4 +46,6 @@ class TerraformData(TerraformResource):
             lifecycle=lifecycle,
         )
         # An override: what a TerraformResource of no generated binding writes (cdktf records it in the stack's metadata).
-        self.add_override("input", dict(input))
+        if instances is not None:
+            self.add_override("for_each", {key: dict(value) for key, value in instances.items()})
+        self.add_override("input", dict(input) if input is not None else "${each.value}")

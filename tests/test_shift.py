@@ -42,7 +42,7 @@ from tools.live_routes import read_routes, write_rules
 from tools.readiness import Readiness, release
 from tools.shift import LockLostError, ShiftError, UnsafeShiftError
 from tools.shift.command import main, planned_seconds
-from tools.shift.run import Shift
+from tools.shift.run import Shift, live
 from tools.signals import STOPPING, handle_stops, noted
 from tools.traffic_lock import LockedError, TrafficLock
 
@@ -643,13 +643,28 @@ def test_a_drain_never_writes_back_a_retired_or_undeployed_colour(
     tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """What the traffic stack must be able to delete (blue's target groups, and red's if red is removed before it is
-    deployed) stays out of every rule: the drain writes the configured colours it forwards to or gives weight."""
+    deployed) stays out of every rule and the weights: the drain writes the configured colours in traffic."""
     path = retired_blue_and_an_undeployed_red(deployed, tmp_path)
     assert deployed.forwarded() == all_at({"green": 100})
     assert main(["--to", "green", "--now", "--config", str(path)], aws=clients_of(deployed, None)) == 0
     assert deployed.forwarded() == all_at({"green": 100})
-    assert deployed.live_weights() == {"green": 100, "red": 0}  # blue forgotten, as the configuration has
+    assert deployed.live_weights() == {"green": 100}  # blue forgotten, as the configuration has; red never in traffic
     assert "  blue: not in the configuration, taken out of the weights and the rules" in capsys.readouterr().out
+
+
+def test_a_colour_retired_but_still_configured_stays_out_of_the_drain_and_the_shift(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Between `retire blue` and the merge that removes it: blue is detached (in no rule, not in the parameter) but
+    still configured. Neither a drain nor a gated shift writes it back; a shift to it still may (it joins)."""
+    write_rules(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 0, "green": 100}, without="blue")
+    deployed.ssm.put_parameter(Name=weights_parameter(PROJECT), Value='{"green": 100}', Overwrite=True, Type="String")
+    path = write_project(tmp_path, config_of())  # blue and green, as the configuration still says
+    assert main(["--to", "green", "--now", "--config", str(path)], aws=clients_of(deployed, None)) == 0
+    assert (deployed.forwarded(), deployed.live_weights()) == (all_at({"green": 100}), {"green": 100})
+    config = validated(config_of())
+    assert live(clients_of(deployed, None), config, joining="green")[1] == {"green": 100}
+    assert live(clients_of(deployed, None), config, joining="blue")[1] == {"blue": 0, "green": 100}
 
 
 def test_a_gated_shift_writes_only_configured_colours_it_gives_weight(deployed: Emulated, tmp_path: Path) -> None:

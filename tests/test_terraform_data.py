@@ -8,6 +8,8 @@ import ast
 import json
 from pathlib import Path
 
+import pytest
+
 from components.terraform_data import TERRAFORM_DATA
 from stacks.base import REQUIRED_TERRAFORM
 from tests.support.synth import Synthesized
@@ -39,8 +41,8 @@ def test_the_example_has_terraform_data_with_its_input(example_app: Synthesized)
     }
     assert found == {
         "common": ["deletion-guard/guard"],
-        # The guard of the configured colours, and each target group's detach hook (one application, two colours).
-        "traffic": ["configured-colours/guard", "deletion-guard/guard", "sample-app/detach-blue", "sample-app/detach-green"],
+        # The guard of the configured colours, and the target groups' detach hooks (one application: an instance a colour).
+        "traffic": ["configured-colours/guard", "deletion-guard/guard", "sample-app/detach"],
         **{colour: ["eks/orphaned-logs", "teardown/hook"] for colour in example_app.colours()},
     }
 
@@ -57,3 +59,16 @@ def test_no_module_builds_cdktfs_data_resource(project_dir: Path) -> None:
         if "DataResource" in names:
             users.append(str(path.relative_to(project_dir)))
     assert users == []
+
+
+def test_a_terraform_data_has_its_input_or_its_instances_inputs_never_both() -> None:
+    from cdktf import TerraformStack, Testing
+
+    from components.terraform_data import TerraformData
+
+    stack = TerraformStack(Testing.app(), "hooks")
+    said = "give a terraform_data either its input or its instances' inputs"
+    with pytest.raises(ValueError, match=said):
+        TerraformData(stack, "neither", provisioners=[])
+    with pytest.raises(ValueError, match=said):
+        TerraformData(stack, "both", input={"a": 1}, instances={"x": {"a": 1}}, provisioners=[])

@@ -122,7 +122,7 @@ def test_each_public_host_forwards_to_every_colour_at_the_live_weights_and_no_de
         # Created at the live weights, then the shift's: no deploy writes them again.
         assert rule["lifecycle"] == {"ignore_changes": ["action"]}
         # Never destroyed after its target groups' detach hooks: when the application goes, it goes first.
-        assert rule["depends_on"] == [address(app, "terraform_data", f"{a.name}/detach-{c}") for c in config.clusters]
+        assert rule["depends_on"] == [address(app, "terraform_data", f"{a.name}/detach")]
 
 
 def test_by_default_each_request_is_split_on_its_own(example_app: Synthesized) -> None:
@@ -134,24 +134,29 @@ def test_by_default_each_request_is_split_on_its_own(example_app: Synthesized) -
 
 
 def test_a_target_group_goes_only_after_its_detach_hook_took_it_out_of_the_public_rule(app: Synthesized, config: Config) -> None:
-    """A `terraform_data` beside each group: it names the group (so on destroy it runs first), is replaced with it,
-    and its destroy provisioner runs tools.detach with its own input."""
+    """One `terraform_data` per application with an instance per colour (for_each): an instance names its colour's
+    group (so on destroy it runs first), is replaced with it, and its destroy provisioner runs tools.detach with its own
+    input. One block, not one per colour: a colour removed from the configuration drops its key, and Terraform runs
+    the provisioners of a dropped instance but never those of a dropped block (planned for real:
+    tests/test_upgrade_cycle.py, "blue removed")."""
     for a in applications(config):
-        for colour in config.clusters:
-            hook = app.resource(TRAFFIC, "terraform_data", f"{a.name}/detach-{colour}")
-            group = ref(app, "aws_lb_target_group", f"{a.name}/target-group-{colour}", "arn")
-            assert hook["input"] == {
+        hook = app.resource(TRAFFIC, "terraform_data", f"{a.name}/detach")
+        assert hook["for_each"] == {
+            colour: {
                 "project": config.project,
                 "region": config.region,
                 "application": a.name,
                 "colour": colour,
-                "target_group_arn": group,
+                "target_group_arn": ref(app, "aws_lb_target_group", f"{a.name}/target-group-{colour}", "arn"),
             }
-            assert hook["triggers_replace"] == [group]
-            (provisioner,) = hook["provisioner"]
-            assert provisioner["local-exec"]["when"] == "destroy"
-            assert "tools.detach" in provisioner["local-exec"]["command"]
-            assert provisioner["local-exec"]["environment"] == {"TARGET_GROUP_DETACH": "${jsonencode(self.input)}"}
+            for colour in config.clusters
+        }
+        assert hook["input"] == "${each.value}"
+        assert hook["triggers_replace"] == ["${each.value.target_group_arn}"]
+        (provisioner,) = hook["provisioner"]
+        assert provisioner["local-exec"]["when"] == "destroy"
+        assert "tools.detach" in provisioner["local-exec"]["command"]
+        assert provisioner["local-exec"]["environment"] == {"TARGET_GROUP_DETACH": "${jsonencode(self.input)}"}
 
 
 def test_replacing_a_target_group_of_a_colour_with_live_weight_is_refused_at_plan(app: Synthesized, config: Config) -> None:

@@ -119,6 +119,14 @@ def test_a_replacing_change_to_the_live_serving_colour_is_refused_though_the_con
     assert cycle.facts["green's instance types"] == [["m7i.large"]]
 
 
+def test_the_node_group_of_a_colour_without_live_weight_is_replaced_create_before_destroy(cycle: Cycle) -> None:
+    """The config still says blue 100, but the live weights give it nothing: its node group's replacement is planned,
+    the new group created before the old one goes."""
+    plan, actions = cycle.facts["blue's node group, planned"]
+    assert plan.returncode == 0, plan.output[-6000:]
+    assert actions == [["create", "delete"]]
+
+
 def test_drains_back_and_forth_move_everything_at_once(cycle: Cycle) -> None:
     assert cycle.weights["drained to blue"] == everywhere({"blue": 100, "green": 0})
     assert cycle.weights["drained to green"] == everywhere({"blue": 0, "green": 100})

@@ -7,7 +7,7 @@ written with the two calls a weight change needs: PutParameter (the intent, vers
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,13 @@ class LiveRoutes:
     def weights(self) -> dict[str, Weights]:
         """What each application's public rule forwards now, by application then colour."""
         return {app: dict(route.weights) for app, route in self.public.items()}
+
+    def in_traffic(self, colours: Iterable[str], weights: Mapping[str, int], *, joining: str = "") -> list[str]:
+        """Of these colours (the configuration's), the ones a shift or a drain writes: those the live `weights` or a
+        public rule name, and the one `joining` (a shift's or a drain's target). A colour named by neither (retired and
+        detached, or deployed and never given weight) is left out, so no write brings a detached colour back."""
+        named = {*weights, *(colour for route in self.public.values() for colour in route.weights), joining}
+        return [colour for colour in colours if colour in named]
 
 
 def read_routes(elbv2: Any, project: str) -> LiveRoutes:

@@ -56,7 +56,7 @@ FIELD_CLOCK_SCALE = 0.02  # a 300 s window in 6 s
 STEP = "50"  # two steps a shift: blue 50 / green 50, then green 100
 # A well-serving minute of an application's target group, as the load balancer publishes it.
 COUNTS = (("RequestCount", 600), ("HTTPCode_Target_5XX_Count", 0), ("TargetConnectionErrorCount", 0))
-CONFIGS = ("cycle-1", "green-nodes", "without-blue", "with-blue-2", "without-green")
+CONFIGS = ("cycle-1", "green-nodes", "blue-nodes", "without-blue", "with-blue-2", "without-green")
 
 
 def configurations(head: dict[str, Any], commit: str) -> dict[str, dict[str, Any]]:
@@ -72,9 +72,11 @@ def configurations(head: dict[str, Any], commit: str) -> dict[str, dict[str, Any
     # release for the test's purpose (the platform of the next Kubernetes version is data of its own: upgrade-runbook).
     blue_2 = {**green, "weight": 0}
     serving_green = {**green, "weight": 100}
+    blue_nodes = {**blue, "nodes": {**blue.get("nodes", {}), "instance_types": ["m7i.xlarge"]}}
     return {
         "cycle-1": cycle,
         "green-nodes": {**cycle, "clusters": {"blue": blue, "green": nodes}},
+        "blue-nodes": {**cycle, "clusters": {"blue": blue_nodes, "green": green}},
         "without-blue": {**head, "clusters": {"green": serving_green}},
         "with-blue-2": {**head, "clusters": {"green": serving_green, "blue-2": blue_2}},
         "without-green": {**head, "clusters": {"blue-2": {**blue_2, "weight": 100}}},
@@ -311,6 +313,10 @@ def upgrade_cycles(root: Path, syntheses: dict[str, Path]) -> Cycle:
         run.changes("changes: green's nodes")
         run.deploy("deploy green's new nodes", "green", named=["green"])
         cycle.facts["green's instance types"] = node_instance_types(world, "green")
+        # The same change to blue, which the config still calls serving but the live weights give nothing: planned, the
+        # node group replaced create-before-destroy.
+        run.stage("blue-nodes")
+        cycle.facts["blue's node group, planned"] = planned_actions(world, "blue", "aws_eks_node_group")
         run.stage("cycle-1")  # reverted
 
         run.shift("drain back to blue", "--to", "blue", "--now")
@@ -369,6 +375,20 @@ def node_instance_types(world: EmulatedWorld, colour: str) -> list[list[str]]:
     name = cluster_name(world.project.settings, colour)
     groups = eks.list_nodegroups(clusterName=name)["nodegroups"]
     return [eks.describe_nodegroup(clusterName=name, nodegroupName=g)["nodegroup"]["instanceTypes"] for g in groups]
+
+
+def planned_actions(world: EmulatedWorld, stack: str, kind: str) -> tuple[Run, list[list[str]]]:
+    """`terraform plan` of a stack as the deploy plans it, and the actions planned for each resource of a kind (Terraform's
+    plan JSON: ["create", "delete"] is a replacement that creates first)."""
+    where = world.project.stack_dir(stack)
+    init = world.project.init(stack)  # the merge's cdktf.out is fresh: no provider installed yet
+    if init.returncode != 0:
+        return init, []
+    plan = world.project.run("terraform", "plan", "-input=false", "-no-color", "-lock=false", "-out=planned", cwd=where)
+    if plan.returncode != 0:
+        return plan, []
+    shown = json.loads(world.project.run("terraform", "show", "-json", "planned", cwd=where).output)
+    return plan, [change["change"]["actions"] for change in shown.get("resource_changes", []) if change["type"] == kind]
 
 
 def replacing_target_groups(run: Runner) -> Run:

@@ -132,7 +132,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
             "legacy_application): its readiness cannot be proven the way a shift needs. Shift to a colour built on this "
             f"release; to give {args.to} its traffic back in an emergency, use --now"
         )
-    weights = live(clients, config)[1]
+    weights = live(clients, config, joining=args.to)[1]
     plan = plan_weights(weights, args.to, settings.step)
     if plan:  # the target gains weight
         _refuse_a_moving_target(config, args.to, project, force=False)

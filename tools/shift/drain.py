@@ -63,9 +63,10 @@ class Drain:
                     f"{target} has no healthy target for {', '.join(empty)}: moving all traffic there would fail those "
                     "applications' requests; nothing was changed (--force moves it anyway)"
                 )
-            # Only the configured colours are written: one the configuration dropped (retired, or added and removed
-            # before it was deployed) leaves the parameter and the rules, whatever weight it held (now the target's).
-            colours = list(self.config.clusters)
+            # Only the configured colours in traffic are written (LiveRoutes.in_traffic): one the configuration dropped
+            # (retired, or added and removed before it was deployed) leaves the parameter and the rules, whatever weight
+            # it held (now the target's); a configured one already detached (retired, not yet removed) stays out.
+            colours = routes.in_traffic(self.config.clusters, before, joining=target)
             dropped = [
                 c for c in dict.fromkeys([*before, *(c for r in routes.public.values() for c in r.weights)]) if c not in colours
             ]

@@ -62,7 +62,7 @@ class Shift:
                 self._shift(target, plan, routes, weights)
 
     def _prepare(self, target: str) -> tuple[list[Weights], LiveRoutes, Weights]:
-        routes, weights = live(self.aws, self.config)
+        routes, weights = live(self.aws, self.config, joining=target)
         plan = plan_weights(weights, target, self.settings.step)
         if not plan:
             self._say(f"{target} already has all the traffic ({describe(weights)}): nothing to do")
@@ -213,11 +213,12 @@ class Shift:
         print(line, file=self.out, flush=True)
 
 
-def live(aws: Aws, config: Config) -> tuple[LiveRoutes, Weights]:
-    """The shared load balancer and the live weights of the configured colours (0 for one the parameter does not name
-    yet); refused when the rules do not forward what the parameter says (a change stopped half-way), or when a colour the
+def live(aws: Aws, config: Config, *, joining: str = "") -> tuple[LiveRoutes, Weights]:
+    """The shared load balancer and the live weights of the configured colours in traffic (LiveRoutes.in_traffic: the
+    parameter or a rule names them, or the shift's target is `joining`, at 0 where the parameter does not name it yet);
+    refused when the rules do not forward what the parameter says (a change stopped half-way), or when a colour the
     configuration no longer has still holds weight. A colour the parameter names that the configuration dropped at
-    weight 0 (retired) is left out: the shift's first write forgets it."""
+    weight 0 (retired), or a configured one already detached, is left out: the shift's first write forgets it."""
     try:
         routes = read_routes(aws.elbv2, config.project)
         found = read_weights(aws.ssm, config.project)
@@ -228,7 +229,7 @@ def live(aws: Aws, config: Config) -> tuple[LiveRoutes, Weights]:
             f"the live weights give {describe(stray)}, but the configuration has no such colour: move that traffic to a "
             "configured colour first with `python -m tools.shift --to <colour> --now` (nothing was changed)"
         )
-    weights = {colour: found.get(colour, 0) for colour in config.clusters}
+    weights = {colour: found.get(colour, 0) for colour in routes.in_traffic(config.clusters, found, joining=joining)}
     if wrong := off_weights(routes, weights):
         raise UnsafeShiftError(
             f"the load balancer forwards {'; '.join(wrong)}, not the live weights {describe(weights)} (a change stopped "
