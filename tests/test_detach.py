@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+from contextlib import ExitStack
 
 import pytest
 
 from model.routes import DETACH_ENV, weights_parameter
 from tests.support.emulated_aws import PROJECT, REGION, Emulated, FakeClock
 from tools import detach
+from tools.hook_input import hook_input as read_hook_input
 from tools.live_routes import read_routes
 from tools.traffic_lock import TrafficLock
 
@@ -110,3 +112,43 @@ def test_an_unusable_input_changes_nothing_and_says_what_is_missing(
     assert run(traffic, given)[0] == 2
     assert capsys.readouterr().err.startswith(f"detach: refused: {DETACH_ENV} ")
     assert traffic.ssm.get_parameter(Name=weights_parameter(PROJECT))["Parameter"]["Value"] == '{"blue": 0, "green": 100}'
+
+
+def test_the_detaches_of_one_deploy_wait_for_each_other(traffic: Emulated) -> None:
+    """Terraform destroys the hook's instances (one per colour, and other applications') in parallel: a detach that
+    meets another detach's lock waits for it, instead of stopping the deploy."""
+    clock = FakeClock()
+    other = TrafficLock(traffic.ssm, traffic.sts, PROJECT, f"{detach.DETACH_WHAT}blue's target group of sample-app", clock)
+    with ExitStack() as held:
+        held.enter_context(other.held())
+        clock.on_sleep.append(lambda before, now: held.close() if clock.slept >= 3 else None)
+        given = read_hook_input(detach.DetachInput, hook_input(traffic, "shop", "blue"), variable=DETACH_ENV)
+        done = detach.detach(given, elbv2=traffic.elbv2, ssm=traffic.ssm, sts=traffic.sts, clock=clock, out=io.StringIO())
+    assert done == "blue's target group of shop: taken out of shop's public rule (it had no weight)"
+    assert clock.slept == 3
+    assert read_routes(traffic.elbv2, PROJECT).public["shop"].weights == {"green": 100}
+
+
+def test_a_detach_waits_for_another_detach_only_so_long(traffic: Emulated) -> None:
+    clock = FakeClock()
+    other = TrafficLock(traffic.ssm, traffic.sts, PROJECT, f"{detach.DETACH_WHAT}blue's target group of sample-app", clock)
+    given = read_hook_input(detach.DetachInput, hook_input(traffic, "shop", "blue"), variable=DETACH_ENV)
+    with other.held(), pytest.raises(detach.StillServingError, match=r"locked by .* stays, and the deploy stopped"):
+        detach.detach(given, elbv2=traffic.elbv2, ssm=traffic.ssm, sts=traffic.sts, clock=clock, out=io.StringIO())
+    assert clock.slept == detach.DETACH_WAIT_SECONDS
+
+
+def test_a_group_its_rule_no_longer_names_needs_no_lock(traffic: Emulated) -> None:
+    """The whole application goes (its public rule first), the colour keeping its weight: nothing to write, so a held
+    lock (a shift's) does not stop the deploy."""
+    route = read_routes(traffic.elbv2, PROJECT).public["shop"]
+    green = route.target_groups["green"]
+    traffic.elbv2.modify_rule(
+        RuleArn=route.rule_arn,
+        Actions=[{"Type": "forward", "ForwardConfig": {"TargetGroups": [{"TargetGroupArn": route.target_groups["blue"]}]}}],
+    )
+    given = json.dumps(
+        {"project": PROJECT, "region": REGION, "application": "shop", "colour": "green", "target_group_arn": green}
+    )
+    with TrafficLock(traffic.ssm, traffic.sts, PROJECT, "python -m tools.shift --to green", FakeClock()).held():
+        assert run(traffic, given) == (0, "detach: green's target group of shop: no public rule forwards to it\n")

@@ -13,7 +13,8 @@ takes the colour (at weight 0) out of the live weights too: a colour that is gon
 Terraform runs it from the `terraform_data` beside each target group (components/application_routes.py), which
 depends on the target group, so on destroy it runs first; the public rule depends on it, so when the whole
 application goes, the rule goes before and there is nothing to detach. Exit 0: detached, or nothing forwards to it
-(each says so); 2: refused (weight, the lock held) or it could not tell (no usable input, no credentials, an API
+(each says so); 2: refused (weight, the lock held by anything but another detach of the same deploy, which it waits
+for) or it could not tell (no usable input, no credentials, an API
 error), with one line on stderr and nothing changed: Terraform then stops before the target group, and the next
 deploy runs it again.
 """
@@ -22,7 +23,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, TextIO
 
 from model.routes import DETACH_ENV
@@ -30,6 +34,10 @@ from tools.clock import Clock, SystemClock
 from tools.hook_input import HookInputError, hook_input
 
 PREFIX = "detach"
+DETACH_WHAT = "traffic deploy: detach "  # the lock's `what` of a detach, which another detach waits for
+# How long a detach waits for the others of the same deploy: Terraform destroys the instances of one application's
+# hook (one per colour) and those of other applications in parallel, each a few seconds under the lock.
+DETACH_WAIT_SECONDS = 300
 
 
 class StillServingError(Exception):
@@ -78,12 +86,14 @@ def detach(given: DetachInput, *, elbv2: Any, ssm: Any, sts: Any, clock: Clock, 
         except RoutesError:
             return False
 
-    if forwarding() is None and given.colour not in weights():
+    if forwarding() is None and weights().get(given.colour) != 0:
+        # Nothing to write: no rule forwards to it, and the live weights either forget the colour already or still
+        # give it weight (its whole application went, rule first): no lock is taken for nothing.
         return f"{what}: no public rule forwards to it"
     done = []
-    lock = TrafficLock(ssm, sts, given.project, f"traffic deploy: detach {what}", clock)
+    lock = TrafficLock(ssm, sts, given.project, f"{DETACH_WHAT}{what}", clock)
     try:
-        with lock.held(say=lambda line: print(f"{PREFIX}: {line}", file=out, flush=True)):
+        with _held_after_other_detaches(lock, clock, out):
             found = forwarding()  # again, under the lock: a shift may have moved weight meanwhile
             if found is not None:
                 route, forward = found
@@ -112,6 +122,27 @@ def detach(given: DetachInput, *, elbv2: Any, ssm: Any, sts: Any, clock: Clock, 
     except LockedError as err:
         raise StillServingError(f"{err}; {what} stays, and the deploy stopped before deleting it") from None
     return f"{what}: {'; '.join(done) or 'no public rule forwards to it'}"
+
+
+@contextmanager
+def _held_after_other_detaches(lock: Any, clock: Clock, out: TextIO) -> Iterator[None]:
+    """The traffic lock, held; while another detach holds it (the same deploy's, in parallel), waited for, up to
+    DETACH_WAIT_SECONDS. Any other holder (a shift, a drain, a teardown) refuses at once: LockedError."""
+    from tools.traffic_lock import LockedError
+
+    deadline = clock.now() + timedelta(seconds=DETACH_WAIT_SECONDS)
+    while True:
+        try:
+            with lock.held(say=lambda line: print(f"{PREFIX}: {line}", file=out, flush=True)):
+                yield
+            return
+        except LockedError:
+            holder = lock.holder()
+            # Released meanwhile (None): try again at once.
+            if holder is not None and (not holder.what.startswith(DETACH_WHAT) or clock.now() >= deadline):
+                raise
+            if holder is not None:
+                clock.sleep(1)
 
 
 def main(environ: dict[str, str] | None = None, out: TextIO = sys.stdout) -> int:
