@@ -42,6 +42,7 @@ MAX_WEIGHT = 255  # Route53 weighted records accept 0-255 (an ALB's weighted for
 APPLICATION_PATTERN = r"^[a-z]([a-z0-9-]{0,30}[a-z0-9])?$"
 # ALB metrics arrive in 60 s periods: a shorter shift window can hold no complete period.
 MIN_SHIFT_INTERVAL_SECONDS = 60
+MAX_SHIFT_INTERVAL_SECONDS = 3600  # an hour per step: longer, and a window is no longer the step's own
 # A colour is a stack name and a DNS label (model/rules.py checks it; the JSON Schema shows it).
 COLOUR_PATTERN = rf"^(?!({COMMON_STACK}|{TRAFFIC_STACK})$)[a-z]([a-z0-9-]{{0,18}}[a-z0-9])?$"
 # Zone IDs where EKS does not place control planes: a cluster subnet there fails with
@@ -537,10 +538,10 @@ class ShiftConfig(Section):
         int,
         Field(
             ge=MIN_SHIFT_INTERVAL_SECONDS,
-            le=3600,
+            le=MAX_SHIFT_INTERVAL_SECONDS,
             description="60-3600; how long each step is watched before its metrics are judged",
         ),
-        Allowed(f"use {MIN_SHIFT_INTERVAL_SECONDS}-3600 seconds"),
+        Allowed(f"use {MIN_SHIFT_INTERVAL_SECONDS}-{MAX_SHIFT_INTERVAL_SECONDS} seconds"),
     ] = 300
     max_5xx_ratio: Annotated[
         float,

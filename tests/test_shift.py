@@ -525,7 +525,9 @@ def test_the_command_refuses_bad_requests_before_touching_aws(tmp_path: Path, ca
     assert main(["--to", "green", "--step", "0", "--config", str(path)], aws=unreachable) == 2
     assert "refused: --step: 0 is not allowed; use 1-255" in capsys.readouterr().err
     assert main(["--to", "green", "--interval", "30", "--config", str(path)], aws=unreachable) == 2
-    assert "refused: --interval: 30 is not allowed; use at least 60 s" in capsys.readouterr().err
+    assert "refused: --interval: 30 is not allowed; use 60-3600 seconds" in capsys.readouterr().err
+    assert main(["--to", "green", "--interval", "86400", "--config", str(path)], aws=unreachable) == 2
+    assert "refused: --interval: 86400 is not allowed; use 60-3600 seconds" in capsys.readouterr().err
     assert main(["--to", "purple", "--config", str(path)], aws=unreachable) == 2
     assert "--to: 'purple' is not a configured colour" in capsys.readouterr().err
 
@@ -598,6 +600,30 @@ def test_now_moves_every_application_in_one_change_while_the_losing_colour_does_
     assert "WARNING: --now: all traffic to blue in one change, WITHOUT readiness or the metrics gate" in out
     assert "  orders: blue 0  green 100 -> blue 100  green 0" in out
     assert out.splitlines()[-1] == f"done in {len(APPS)} rule change(s), in effect: blue 100  green 0 (was blue 0  green 100)"
+
+
+def test_now_with_dry_run_prints_each_applications_move_and_writes_nothing_not_even_the_lock(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_project(tmp_path, config_of())
+    ssm, elbv2 = Counting(deployed.ssm), Counting(deployed.elbv2)
+    aws = clients_of(deployed, None, ssm=ssm, elbv2=elbv2)
+    assert main(["--to", "green", "--now", "--dry-run", "--config", str(path)], aws=aws) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[out.index("dry run: nothing is written. --now would move, in one change (now -> after):") + 1 :] == [
+        *(f"  {app}: blue 100  green 0 -> blue 0  green 100" for app in APPS),
+        "weights parameter: blue 100  green 0 -> blue 0  green 100",
+    ]
+    assert (ssm.count("put_parameter"), ssm.count("delete_parameter"), elbv2.count("modify_rule")) == (0, 0, 0)
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+
+
+def test_force_without_now_is_refused_by_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_project(tmp_path, config_of())
+    with pytest.raises(SystemExit) as exited:
+        main(["--to", "green", "--force", "--config", str(path)], aws=Aws(REGION))
+    assert exited.value.code == 2
+    assert "--force applies only to a drain (--to <colour> --now --force)" in capsys.readouterr().err
 
 
 def test_now_refuses_a_colour_without_healthy_targets_unless_forced(
@@ -714,3 +740,36 @@ def test_status_shows_the_live_weights_the_rules_the_config_and_the_lock(
         "  orders: forwards blue 0  green 100 (in effect)",
         "  lock: free",
     ]
+
+
+def test_status_in_a_region_without_the_traffic_stack_says_so_and_fails(
+    tmp_path: Path, emulated: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The wrong `region` (or no traffic stack yet): what could not be read, the region named, exit 2, not 0."""
+    path = write_project(tmp_path, config_of())
+    assert main(["--status", "--config", str(path)], aws=clients_of(emulated, None)) == 2
+    said = capsys.readouterr()
+    assert f"  rules: no load balancer eks-bg-traffic in {REGION}: deploy the traffic stack first" in said.out
+    assert said.err.startswith("refused: the traffic of eks-bg could not be read whole: no parameter /eks-bg/traffic/weights in ")
+
+
+@pytest.mark.parametrize(
+    "held",
+    ['{"blue": 1e400, "green": 0}', '{"blue": 100.9, "green": 0}', '{"blue": true, "green": 0}', '{"blue": 256}',
+     '{"blue": -1}', '["blue"]', "blue=100", '{"blue": ' + "9" * 5000 + "}"],
+)  # fmt: skip
+def test_a_weights_parameter_that_is_not_whole_weights_is_refused_in_one_line(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str], held: str
+) -> None:
+    """1e400 was a traceback, 100.9 read as 100 and true as 1: each is refused, naming the parameter, with what it
+    holds cut short, and nothing moves."""
+    deployed.ssm.put_parameter(Name=weights_parameter(PROJECT), Value=held, Overwrite=True, Type="String")
+    path = write_project(tmp_path, config_of())
+    aws = clients_of(deployed, None)
+    assert main(["--to", "green", "--skip-readiness", "--config", str(path)], aws=aws) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"refused: {weights_parameter(PROJECT)} holds ")
+    assert "not a JSON object of weights by colour, each a whole number 0-255" in line
+    assert len(line) < 400
+    assert "sys.set_int_max_str_digits" not in line
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})

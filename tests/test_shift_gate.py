@@ -72,3 +72,18 @@ def test_cloudwatch_dimensions_are_the_arns_tails() -> None:
     ) == ("app/eks-bg-traffic/50dc6c495c0c9188")
     arn = "arn:aws:elasticloadbalancing:ap-northeast-1:123456789012:targetgroup/eks-bg-orders-green/73e2d6bc24d8a067"
     assert dimension(arn) == "targetgroup/eks-bg-orders-green/73e2d6bc24d8a067"
+
+
+@pytest.mark.parametrize(
+    ("metrics", "named"),
+    [
+        (WindowMetrics(requests=1000, errors=float("nan"), p99=0.2), "5xx and connection errors is nan"),
+        (WindowMetrics(requests=float("nan"), errors=0, p99=0.2), "RequestCount is nan"),
+        (WindowMetrics(requests=1000, errors=0, p99=float("nan")), "p99 is nan"),
+        (WindowMetrics(requests=1000, errors=0, p99=float("inf")), "p99 is inf"),
+    ],
+)
+def test_a_metric_that_is_not_a_number_fails_closed_naming_it(metrics: WindowMetrics, named: str) -> None:
+    """A comparison with NaN is false, so NaN passed every threshold: now it breaches, even in an idle window."""
+    found = judge({"orders": metrics, "catalogue": FINE}, {"orders": 10, "catalogue": 10}, GATE)
+    assert found == {"orders": f"{named}: a metric that is not a finite number fails the gate"}

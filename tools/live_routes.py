@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from model.config import MAX_WEIGHT
 from model.routes import (
     APPLICATION_TAG,
     COLOUR_TAG,
@@ -70,7 +71,10 @@ def read_routes(elbv2: Any, project: str) -> LiveRoutes:
     try:
         (balancer,) = elbv2.describe_load_balancers(Names=[name])["LoadBalancers"]
     except elbv2.exceptions.LoadBalancerNotFoundException:
-        raise RoutesError(f"no load balancer {name}: deploy the traffic stack first (cdktf deploy traffic)") from None
+        raise RoutesError(
+            f"no load balancer {name} in {_region(elbv2)}: deploy the traffic stack first (cdktf deploy traffic), or set "
+            "`region` to the region it is in"
+        ) from None
     arn = balancer["LoadBalancerArn"]
     listeners = [item for item in elbv2.describe_listeners(LoadBalancerArn=arn)["Listeners"] if item["Port"] == HTTPS]
     if not listeners:
@@ -167,12 +171,21 @@ def read_weights(ssm: Any, project: str) -> Weights:
     try:
         value = ssm.get_parameter(Name=name)["Parameter"]["Value"]
     except ssm.exceptions.ParameterNotFound:
-        raise RoutesError(f"no parameter {name}: deploy the traffic stack first (cdktf deploy traffic)") from None
+        raise RoutesError(
+            f"no parameter {name} in {_region(ssm)}: deploy the traffic stack first (cdktf deploy traffic), or set "
+            "`region` to the region it is in"
+        ) from None
     try:
         found = json.loads(value)
-        return {str(colour): int(weight) for colour, weight in found.items()}
-    except (ValueError, AttributeError, TypeError):
-        raise RoutesError(f"{name} holds {value!r}, not weights by colour: write them with python -m tools.shift") from None
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or not all(type(weight) is int and 0 <= weight <= MAX_WEIGHT for weight in found.values()):
+        shown = value if len(value) <= 120 else f"{value[:120]}... ({len(value)} characters)"
+        raise RoutesError(
+            f"{name} holds {shown!r}, not a JSON object of weights by colour, each a whole number 0-{MAX_WEIGHT}: "
+            "write them with `python -m tools.shift --to <colour> --now`"
+        )
+    return {str(colour): weight for colour, weight in found.items()}
 
 
 def write_weights(ssm: Any, project: str, weights: Mapping[str, int]) -> None:
@@ -183,6 +196,11 @@ def write_weights(ssm: Any, project: str, weights: Mapping[str, int]) -> None:
         Type="String",
         Overwrite=True,
     )
+
+
+def _region(client: Any) -> str:
+    """The region a client calls (what an operator with the wrong `region` needs to read)."""
+    return str(getattr(getattr(client, "meta", None), "region_name", "") or "this region")
 
 
 def _pages(elbv2: Any, operation: str, **arguments: Any) -> list[list[dict[str, Any]]]:

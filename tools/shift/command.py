@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import tools.shift
-from model.config import MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig
+from model.config import MAX_SHIFT_INTERVAL_SECONDS, MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig
 from model.loading import ConfigError, check_weights, load_config
 from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, followed_revision
@@ -88,6 +88,8 @@ def main(
     args = parser.parse_args(argv)
     if not args.status and not args.to:
         parser.error("name the colour that gets the traffic (--to <colour>), or ask for --status")
+    if args.force and not args.now:
+        parser.error("--force applies only to a drain (--to <colour> --now --force); a gated shift is never forced")
     refused = (ConfigError, UnsafeShiftError, LockedError)
     try:
         return exit_status(
@@ -110,7 +112,8 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         return
     if args.now:
         moving = _refuse_a_moving_target(config, args.to, project, force=args.force)
-        Drain(config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock, moving=moving).run(args.to)
+        drain = Drain(config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock, moving=moving)
+        drain.run(args.to, dry_run=args.dry_run)
         return
     settings = config.traffic.shift.model_copy(
         update={
@@ -119,9 +122,10 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
             "allow_idle": config.traffic.shift.allow_idle or args.allow_idle,
         }
     )
-    if settings.interval_seconds < MIN_SHIFT_INTERVAL_SECONDS:
+    if not MIN_SHIFT_INTERVAL_SECONDS <= settings.interval_seconds <= MAX_SHIFT_INTERVAL_SECONDS:
         raise UnsafeShiftError(
-            f"--interval: {settings.interval_seconds} is not allowed; use at least {MIN_SHIFT_INTERVAL_SECONDS} s"
+            f"--interval: {settings.interval_seconds} is not allowed; use {MIN_SHIFT_INTERVAL_SECONDS}-"
+            f"{MAX_SHIFT_INTERVAL_SECONDS} seconds"
         )
     if args.to not in config.clusters:
         raise UnsafeShiftError(f"--to: {args.to!r} is not a configured colour; use one of {', '.join(config.clusters)}")

@@ -43,43 +43,60 @@ class Drain:
     break_lock: bool = False
     moving: str = ""  # with --force: why the target should not get weight (it follows a branch), said with the move
 
-    def run(self, target: str) -> None:
+    def run(self, target: str, *, dry_run: bool = False) -> None:
+        """dry_run: the drain's plan (each application's forward before and after) printed; nothing is written, not
+        even the lock."""
         if target not in self.config.clusters:
             raise UnsafeShiftError(f"--to: {target!r} is not a configured colour; use one of {', '.join(self.config.clusters)}")
+        if dry_run:
+            routes, before, after = self._plan(target)
+            self._say("dry run: nothing is written. --now would move, in one change (now -> after):")
+            self._per_application(routes, after)
+            self._say(f"weights parameter: {describe(before) or 'unreadable'} -> {describe(after)}")
+            return
         with self.lock.held(break_lock=self.break_lock, say=self._say):
-            try:
-                routes = read_routes(self.aws.elbv2, self.config.project)
-            except RoutesError as err:
-                raise UnsafeShiftError(str(err)) from None
-            try:
-                before = read_weights(self.aws.ssm, self.config.project)
-            except RoutesError as err:
-                self._say(f"WARNING: {err}; draining from what the rules forward")
-                before = {}
-            refuse_unroutable(self.config, routes, target)
-            empty = unhealthy_groups(self.aws.elbv2, routes.of_colour(target))
-            if empty and not self.force:
-                raise UnsafeShiftError(
-                    f"{target} has no healthy target for {', '.join(empty)}: moving all traffic there would fail those "
-                    "applications' requests; nothing was changed (--force moves it anyway)"
-                )
-            # Only the configured colours in traffic are written (LiveRoutes.in_traffic): one the configuration dropped
-            # (retired, or added and removed before it was deployed) leaves the parameter and the rules, whatever weight
-            # it held (now the target's); a configured one already detached (retired, not yet removed) stays out.
-            colours = routes.in_traffic(self.config.clusters, before, joining=target)
-            dropped = [
-                c for c in dict.fromkeys([*before, *(c for r in routes.public.values() for c in r.weights)]) if c not in colours
-            ]
-            total = min(MAX_WEIGHT, sum(before.values())) or DEFAULT_TOTAL
-            after = {colour: total if colour == target else 0 for colour in colours}
-            self._say(
-                f"WARNING: --now: all traffic to {target} in one change, WITHOUT readiness or the metrics gate"
-                + (f"; --force: {target} has no healthy target for {', '.join(empty)}" if empty else "")
-                + (f"; --force: {self.moving}" if self.moving else "")
+            self._move(*self._plan(target))
+
+    def _plan(self, target: str) -> tuple[LiveRoutes, dict[str, int], dict[str, int]]:
+        """The live routes, the weights before, the weights after, and what is said before the move; refused
+        (UnsafeShiftError) when the target cannot take the traffic."""
+        try:
+            routes = read_routes(self.aws.elbv2, self.config.project)
+        except RoutesError as err:
+            raise UnsafeShiftError(str(err)) from None
+        try:
+            before = read_weights(self.aws.ssm, self.config.project)
+        except RoutesError as err:
+            self._say(f"WARNING: {err}; draining from what the rules forward")
+            before = {}
+        refuse_unroutable(self.config, routes, target)
+        empty = unhealthy_groups(self.aws.elbv2, routes.of_colour(target))
+        if empty and not self.force:
+            raise UnsafeShiftError(
+                f"{target} has no healthy target for {', '.join(empty)}: moving all traffic there would fail those "
+                "applications' requests; nothing was changed (--force moves it anyway)"
             )
-            if dropped:
-                self._say(f"  {', '.join(dropped)}: not in the configuration, taken out of the weights and the rules")
-            self._move(routes, before, after)
+        # Only the configured colours in traffic are written (LiveRoutes.in_traffic): one the configuration dropped
+        # (retired, or added and removed before it was deployed) leaves the parameter and the rules, whatever weight
+        # it held (now the target's); a configured one already detached (retired, not yet removed) stays out.
+        colours = routes.in_traffic(self.config.clusters, before, joining=target)
+        named = dict.fromkeys([*before, *(c for r in routes.public.values() for c in r.weights)])
+        dropped = [c for c in named if c not in colours]
+        total = min(MAX_WEIGHT, sum(before.values())) or DEFAULT_TOTAL
+        after = {colour: total if colour == target else 0 for colour in colours}
+        self._say(
+            f"WARNING: --now: all traffic to {target} in one change, WITHOUT readiness or the metrics gate"
+            + (f"; --force: {target} has no healthy target for {', '.join(empty)}" if empty else "")
+            + (f"; --force: {self.moving}" if self.moving else "")
+        )
+        if dropped:
+            self._say(f"  {', '.join(dropped)}: not in the configuration, taken out of the weights and the rules")
+        return routes, before, after
+
+    def _per_application(self, routes: LiveRoutes, after: dict[str, int]) -> None:
+        for app in applications(self.config):
+            was = routes.public[app.name].weights if app.name in routes.public else {}
+            self._say(f"  {app.name}: {describe(was)} -> {describe(after)}")
 
     def _move(self, routes: LiveRoutes, before: dict[str, int], after: dict[str, int]) -> None:
         try:
@@ -98,9 +115,7 @@ class Drain:
             raise ShiftError(f"{err}; the weights parameter says {describe(after)}: run the same command again") from None
         if wrong:
             raise ShiftError(f"the load balancer still forwards {'; '.join(wrong)}: run the same command again")
-        for app in applications(self.config):
-            was = routes.public[app.name].weights if app.name in routes.public else {}
-            self._say(f"  {app.name}: {describe(was)} -> {describe(after)}")
+        self._per_application(routes, after)
         self._say(f"done in {calls} rule change(s), in effect: {describe(after)} (was {describe(before) or 'unknown'})")
 
     def _say(self, line: str) -> None:

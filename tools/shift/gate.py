@@ -6,6 +6,7 @@ allowed (traffic.shift.allow_idle, --allow-idle)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from model.config import ShiftConfig
@@ -17,8 +18,18 @@ def is_idle(metrics: WindowMetrics, min_requests: int) -> bool:
     return metrics.requests < min_requests
 
 
+def not_a_number(metrics: WindowMetrics) -> str | None:
+    """Why a window cannot be judged at all: a metric CloudWatch gave as NaN or infinite fails closed, idle or not (a
+    comparison with NaN is always false, so it would pass every threshold)."""
+    values = {"RequestCount": metrics.requests, "5xx and connection errors": metrics.errors, "p99": metrics.p99}
+    bad = [f"{name} is {value}" for name, value in values.items() if value is not None and not math.isfinite(value)]
+    return f"{', '.join(bad)}: a metric that is not a finite number fails the gate" if bad else None
+
+
 def breach(metrics: WindowMetrics, settings: ShiftConfig) -> str | None:
     """Why one application's window fails the gate, or None."""
+    if unjudged := not_a_number(metrics):
+        return unjudged
     if metrics.requests > 0 and metrics.errors / metrics.requests > settings.max_5xx_ratio:
         ratio = metrics.errors / metrics.requests
         return (
@@ -39,7 +50,9 @@ def is_evidence(metrics: WindowMetrics, min_requests: int) -> bool:
 def judge(windows: Mapping[str, WindowMetrics], minimums: Mapping[str, int], settings: ShiftConfig) -> dict[str, str]:
     """Each breach by application (empty: the window passes)."""
     found = {
-        app: why for app, metrics in windows.items() if not is_idle(metrics, minimums[app]) if (why := breach(metrics, settings))
+        app: why
+        for app, metrics in windows.items()
+        if (why := not_a_number(metrics) or (None if is_idle(metrics, minimums[app]) else breach(metrics, settings)))
     }
     evidence = any(is_evidence(m, minimums[app]) for app, m in windows.items())
     if not found and windows and not evidence and not settings.allow_idle:

@@ -9,21 +9,27 @@ from model.config import Config
 from model.routes import load_balancer_name, weights_parameter
 from tools.aws import Aws
 from tools.live_routes import RoutesError, read_routes, read_weights
+from tools.shift import UnsafeShiftError
 from tools.shift.plan import describe
 from tools.shift.run import off_weights
 from tools.traffic_lock import TrafficLock
 
 
 def status(config: Config, aws: Aws, lock: TrafficLock, out: TextIO) -> None:
+    """Everything readable, printed; UnsafeShiftError (exit 2) when the weights or the rules could not be read (no
+    traffic stack there: the wrong `region`, say), after printing what could."""
+
     def say(line: str) -> None:
         print(line, file=out, flush=True)
 
+    unread: list[str] = []  # what could not be read: --status then exits 2, saying it
     say(f"traffic of {config.project} (load balancer {load_balancer_name(config.project)}):")
     try:
         live = read_weights(aws.ssm, config.project)
         say(f"  live weights ({weights_parameter(config.project)}): {describe(live)}")
     except RoutesError as err:
         live = {}
+        unread.append(str(err))
         say(f"  live weights: {err}")
     declared = config.weights
     same = all(live.get(colour, 0) == weight for colour, weight in declared.items())
@@ -38,6 +44,9 @@ def status(config: Config, aws: Aws, lock: TrafficLock, out: TextIO) -> None:
             mark = "DIFFERS from the live weights" if any(line.startswith(f"{app}:") for line in wrong) else "in effect"
             say(f"  {app}: forwards {describe(route.weights)} ({mark})")
     except RoutesError as err:
+        unread.append(str(err))
         say(f"  rules: {err}")
     holder = lock.holder()
     say(f"  lock: {'held by ' + holder.describe() if holder else 'free'}")
+    if unread:
+        raise UnsafeShiftError(f"the traffic of {config.project} could not be read whole: {'; '.join(unread)}")
