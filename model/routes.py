@@ -69,9 +69,10 @@ def weights_parameter(project: str) -> str:
 DETACH_ENV = "TARGET_GROUP_DETACH"
 
 
-def lock_parameter(project: str) -> str:
-    """The SSM parameter whose existence is the traffic lock (created only if absent: one holder at a time)."""
-    return f"/{project}/traffic/lock"
+def lock_path(project: str) -> str:
+    """The SSM path under which each taking of the traffic lock is a numbered parameter, created only if absent: one
+    holder at a time (tools/traffic_lock.py)."""
+    return f"/{project}/traffic/locks"
 
 
 def rule_priorities(hosts: Iterable[str]) -> dict[str, int]:

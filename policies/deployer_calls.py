@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from model.applications import applications, image_repository_name, preview_hostname, public_hostname
-from model.routes import load_balancer_name, lock_parameter, target_group_name, weights_parameter
+from model.routes import load_balancer_name, lock_path, target_group_name, weights_parameter
 from policies.deployer import Deployer, values
 from policies.evaluation import Request, Value
 
@@ -102,7 +102,7 @@ def named(deployer: Deployer) -> dict[str, str]:
         "PREVIEW_HOST": preview_hostname(config, first, colour) if first else f"app-{colour}.{config.dns.zone_name}",
         # Parameter ARNs name the parameter without its leading slash.
         "WEIGHTS_PARAMETER": weights_parameter(config.project).removeprefix("/"),
-        "LOCK_PARAMETER": lock_parameter(config.project).removeprefix("/"),
+        "LOCK_PATH": lock_path(config.project).removeprefix("/"),
     }
 
 

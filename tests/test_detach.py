@@ -13,6 +13,7 @@ import pytest
 from model.routes import DETACH_ENV, weights_parameter
 from tests.support.emulated_aws import PROJECT, REGION, Emulated, FakeClock
 from tools import detach
+from tools.clock import SystemClock
 from tools.hook_input import hook_input as read_hook_input
 from tools.live_routes import read_routes
 from tools.traffic_lock import TrafficLock
@@ -91,7 +92,7 @@ def test_a_group_that_carries_traffic_stops_the_deploy_before_it_is_deleted(
 
 
 def test_a_held_traffic_lock_stops_the_deploy_and_names_the_holder(traffic: Emulated, capsys: pytest.CaptureFixture[str]) -> None:
-    lock = TrafficLock(traffic.ssm, traffic.sts, PROJECT, "python -m tools.shift --to green", FakeClock())
+    lock = TrafficLock(traffic.ssm, traffic.sts, PROJECT, "python -m tools.shift --to green", SystemClock())
     with lock.held():
         assert run(traffic, hook_input(traffic, "shop", "blue"))[0] == 2
     err = capsys.readouterr().err
@@ -131,7 +132,9 @@ def test_the_detaches_of_one_deploy_wait_for_each_other(traffic: Emulated) -> No
 
 def test_a_detach_waits_for_another_detach_only_so_long(traffic: Emulated) -> None:
     clock = FakeClock()
-    other = TrafficLock(traffic.ssm, traffic.sts, PROJECT, f"{detach.DETACH_WHAT}blue's target group of sample-app", clock)
+    # Held in real time: its lease outlasts the wait (the waiting detach's clock is three hours behind).
+    what = f"{detach.DETACH_WHAT}blue's target group of sample-app"
+    other = TrafficLock(traffic.ssm, traffic.sts, PROJECT, what, SystemClock())
     given = read_hook_input(detach.DetachInput, hook_input(traffic, "shop", "blue"), variable=DETACH_ENV)
     with other.held(), pytest.raises(detach.StillServingError, match=r"locked by .* stays, and the deploy stopped"):
         detach.detach(given, elbv2=traffic.elbv2, ssm=traffic.ssm, sts=traffic.sts, clock=clock, out=io.StringIO())

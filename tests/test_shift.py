@@ -7,19 +7,22 @@ from __future__ import annotations
 import copy
 import dataclasses
 import io
+import json
 import os
 import signal
+import types
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from model.config import ShiftConfig
 from model.loading import load_config
 from model.platform import CHILDREN, COMPONENTS
-from model.routes import WEIGHTS_DESCRIPTION, lock_parameter, weights_parameter
+from model.routes import WEIGHTS_DESCRIPTION, lock_path, weights_parameter
 from tests.support.charts import release_applications
 from tests.support.configs import PINNED_COMMIT, THREE_APPLICATIONS, validated, write_project
 from tests.support.emulated_aws import (
@@ -44,7 +47,7 @@ from tools.shift import LockLostError, ShiftError, UnsafeShiftError
 from tools.shift.command import main, planned_seconds
 from tools.shift.run import Shift, live
 from tools.signals import STOPPING, handle_stops, noted
-from tools.traffic_lock import LockedError, TrafficLock
+from tools.traffic_lock import IN_FLIGHT_SECONDS, LEASE_SECONDS, Holder, LockedError, TrafficLock
 
 APPS = {name: app["host"] for name, app in THREE_APPLICATIONS.items()}  # application -> host label
 # Both at a commit: the shift gives weight only to a colour whose revision never moves (tests/test_immutable_revisions.py).
@@ -106,7 +109,7 @@ class World:
         if self.drained_at is not None and forwarded["sample-app"].get(self.target) == self.drained_at:
             self.drained_at = None
             drain = ["--to", "blue", "--now", "--break-lock", "--config", str(self.config_path)]
-            assert main(drain, aws=clients_of(self.aws, None)) == 0
+            assert main(drain, aws=clients_of(self.aws.another_process(), None), clock=self.clock) == 0
             forwarded = self.aws.forwarded()
         for app in APPS:
             weight = forwarded[app].get(self.target, 0)
@@ -388,7 +391,8 @@ def test_a_sigterm_before_any_weight_moved_says_what_is_in_place_and_takes_no_lo
     aws = clients_of(deployed, None, eks=Stopping())
     assert main(["--to", "green", "--config", str(path)], aws=aws) == 130
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "interrupted (SIGTERM): traffic in place: blue 100  green 0 (the weights parameter and every rule agree)"
+        "interrupted (SIGTERM): traffic in place: blue 100  green 0 (the weights parameter and every rule agree); the "
+        "traffic lock is free"
     )
     assert TrafficLock(deployed.ssm, deployed.sts, PROJECT, "", FakeClock()).holder() is None
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
@@ -465,11 +469,73 @@ def test_a_drain_that_breaks_the_lock_of_a_running_shift_stops_it_without_anothe
         shift.run("green")
     assert str(stopped.value).startswith("step 2/5  blue 60  green 40: (every application): too little traffic")
     assert str(stopped.value).endswith(
-        "; not rolled back: the traffic lock is no longer this shift's (now held by nobody (it was removed)): it stopped "
-        "before writing blue 80  green 20, and leaves the weights as its new holder set them (check with --status)"
+        "; not rolled back: the traffic lock is no longer this run's (now held by nobody (it was removed)): this shift "
+        "stopped before writing blue 80  green 20"
     )
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
     assert deployed.live_weights() == {"blue": 100, "green": 0}
+
+
+def test_a_drain_during_the_shifts_slow_rule_write_stands(shift_in: ShiftIn, deployed: Emulated) -> None:
+    """The shift's first rule write of step 1 is slow (a throttled back-off, a slow network: the drain runs while it
+    waits, as the SDK prepares it): the on-call drains to blue with --break-lock meanwhile. The shift's write, fenced
+    as the SDK builds its request, is never sent: the drain's split stands, and the shift says it lost the lock."""
+    shift, world, _ = shift_in(deployed, step=20)
+    drained: list[int] = []
+
+    def slow(**_: Any) -> None:
+        if not drained:
+            drain = ["--to", "blue", "--now", "--break-lock", "--config", str(world.config_path)]
+            drained.append(main(drain, aws=clients_of(deployed.another_process(), None), clock=world.clock))
+
+    deployed.elbv2.meta.events.register("before-call.elastic-load-balancing-v2.ModifyRule", slow, unique_id="slow")
+    try:
+        with pytest.raises(LockLostError, match=r"the traffic lock is no longer this run's"):
+            shift.run("green")
+    finally:
+        deployed.elbv2.meta.events.unregister("before-call.elastic-load-balancing-v2.ModifyRule", unique_id="slow")
+    assert drained == [0]
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+    assert deployed.live_weights() == {"blue": 100, "green": 0}
+
+
+def test_a_write_the_interrupted_shift_had_already_sent_is_overwritten_by_the_drain(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A drain that broke a live lock watches the rules for the in-flight window: the interrupted shift's last write
+    lands during it (50/50 everywhere), and the drain writes its split again; that is what stands."""
+    clock = FakeClock()
+    shifting = TrafficLock(deployed.ssm, deployed.sts, PROJECT, "python -m tools.shift --to green", clock)
+    landed: list[bool] = []
+
+    def in_flight(before: datetime, after: datetime) -> None:
+        if not landed:
+            landed.append(True)
+            write_rules(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 50, "green": 50})
+
+    path = write_project(tmp_path, config_of())
+    with shifting.held():
+        clock.on_sleep.append(in_flight)
+        drain = ["--to", "blue", "--now", "--break-lock", "--config", str(path)]
+        assert main(drain, aws=clients_of(deployed.another_process(), None), clock=clock) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert landed == [True]
+    assert any(line.startswith("  the interrupted run's write landed (") for line in out), out
+    assert out[-1] == f"in effect: blue 100  green 0 (read back for {IN_FLIGHT_SECONDS} s after taking the lock)"
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+    assert deployed.live_weights() == {"blue": 100, "green": 0}
+
+
+def test_a_waiting_shift_renews_its_lease(shift_in: ShiftIn, deployed: Emulated) -> None:
+    """Its clock's sleeps renew the lease: after a step's window, the lease runs well past its first end."""
+    shift, world, _ = shift_in(deployed, step=100)
+    leases: list[str] = []
+    world.clock.on_sleep.append(lambda before, after: leases.append((shift.lock.holder() or Holder("", "", "", "")).lease_until))
+    shift.run("green")
+    taken = [lease for lease in leases if lease]
+    assert len(set(taken)) > 3, taken  # renewed again and again while it watched the window
+    assert taken == sorted(taken)
+    assert shift.lock.holder() is None
 
 
 def test_rules_that_disagree_with_the_live_weights_refuse_the_shift(shift_in: ShiftIn, deployed: Emulated) -> None:
@@ -483,40 +549,127 @@ def test_a_second_shift_while_one_runs_is_refused_naming_the_first(
     tmp_path: Path, deployed: Emulated, green_ready: FakeKubernetes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = write_project(tmp_path, config_of())
-    first = TrafficLock(deployed.ssm, deployed.sts, PROJECT, "python -m tools.shift --to green", FakeClock())
+    clock = FakeClock()
+    first = TrafficLock(deployed.ssm, deployed.sts, PROJECT, "python -m tools.shift --to green", clock)
     with first.held():
         # The second comes from another process: the command line, as an on-call engineer would run it.
-        assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, green_ready)) == 2
+        assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, green_ready), clock=clock) == 2
         err = capsys.readouterr().err
         assert err.startswith("refused: the traffic of eks-bg is locked by arn:aws:sts::123456789012:user/moto ")
         assert "(python -m tools.shift --to green, on " in err
         # A drain is a change of weights too.
-        assert main(["--to", "blue", "--now", "--config", str(path)], aws=clients_of(deployed, None)) == 2
+        assert main(["--to", "blue", "--now", "--config", str(path)], aws=clients_of(deployed, None), clock=clock) == 2
         assert "is locked by arn:aws:sts::123456789012:user/moto" in capsys.readouterr().err
-    # Released on exit: the parameter is gone, and the next one goes ahead.
-    assert deployed.ssm.get_parameters_by_path(Path="/eks-bg/traffic")["Parameters"][0]["Name"] == weights_parameter(PROJECT)
+    # Released on exit: nothing of the lock is left, and the next one goes ahead.
+    left = deployed.ssm.get_parameters_by_path(Path="/eks-bg/traffic", Recursive=True)["Parameters"]
+    assert [parameter["Name"] for parameter in left] == [weights_parameter(PROJECT)]
 
 
-def test_a_lock_left_behind_is_broken_only_when_asked_and_said(deployed: Emulated) -> None:
+def left_lock(aws: Emulated, number: int, lease_until: datetime) -> None:
+    """A lock a killed run left: its numbered parameter, its lease ending at lease_until."""
+    holder = {
+        "who": "arn:aws:sts::123456789012:assumed-role/ci/run-41",
+        "what": "python -m tools.shift --to green",
+        "since": "2026-11-24T03:00:00+00:00",
+        "where": "runner-7 pid 12",
+        "token": "run-41",
+        "lease_until": lease_until.isoformat(timespec="seconds"),
+    }
+    aws.ssm.put_parameter(Name=f"{lock_path(PROJECT)}/{number:010d}", Value=json.dumps(holder), Type="String")
+
+
+def test_a_live_lock_is_taken_only_when_asked_and_said(deployed: Emulated) -> None:
     clock = FakeClock()
-    dead = TrafficLock(deployed.ssm, deployed.sts, PROJECT, "python -m tools.shift --to green", clock)
-    deployed.ssm.put_parameter(
-        Name=lock_parameter(PROJECT),
-        Value='{"who": "arn:aws:sts::123456789012:assumed-role/ci/run-41", "what": "python -m tools.shift --to green", '
-        '"since": "2026-11-24T03:00:00+00:00", "where": "runner-7 pid 12"}',
-        Type="String",
-    )
+    left_lock(deployed, 3, clock.now() + timedelta(seconds=LEASE_SECONDS))
+    lock = TrafficLock(deployed.ssm, deployed.sts, PROJECT, "python -m tools.shift --to blue --now", clock)
     refused = pytest.raises(LockedError, match=r"locked by arn:aws:sts::123456789012:assumed-role/ci/run-41 \(python -m tools")
-    with refused, dead.held():
+    with refused, lock.held():
         pass
     said: list[str] = []
-    with dead.held(break_lock=True, say=said.append) as mine:
-        assert dead.holder() == mine
+    with lock.held(break_lock=True, say=said.append) as mine:
+        assert lock.holder() == mine
+        assert lock.broke is not None
+        assert lock.broke.token == "run-41"
     assert said == [
-        "WARNING: --break-lock: removed the traffic lock of arn:aws:sts::123456789012:assumed-role/ci/run-41 (python -m "
+        "WARNING: --break-lock: took the traffic lock from arn:aws:sts::123456789012:assumed-role/ci/run-41 (python -m "
         "tools.shift --to green, on runner-7 pid 12) since 2026-11-24T03:00:00+00:00"
     ]
-    assert dead.holder() is None
+    assert lock.holder() is None
+    assert deployed.ssm.get_parameters_by_path(Path=lock_path(PROJECT))["Parameters"] == []  # nothing left behind
+
+
+def test_a_dead_holders_lock_goes_stale_and_is_taken_over_saying_whose_it_was(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = FakeClock()
+    left_lock(deployed, 3, clock.now() - timedelta(seconds=1))
+    path = write_project(tmp_path, config_of())
+    assert main(["--status", "--config", str(path)], aws=clients_of(deployed, None), clock=clock) == 0
+    assert (
+        capsys.readouterr()
+        .out.splitlines()[-1]
+        .startswith(
+            f"  lock: STALE since {clock.now() - timedelta(seconds=1):%Y-%m-%d %H:%M:%S} UTC (its holder stopped renewing it): "
+            "arn:aws:sts::123456789012:assumed-role/ci/run-41"
+        )
+    )
+    assert main(["--to", "green", "--now", "--config", str(path)], aws=clients_of(deployed, None), clock=clock) == 0
+    assert "went stale at" in capsys.readouterr().out
+    assert deployed.forwarded() == all_at({"blue": 0, "green": 100})
+    assert deployed.ssm.get_parameters_by_path(Path=lock_path(PROJECT))["Parameters"] == []
+
+
+class FirstListingAgain:
+    """An SSM client whose first listing of the lock's path is the one taken before: a run that read the lock at the
+    same moment as another, then acts on it."""
+
+    def __init__(self, ssm: Any) -> None:
+        self._ssm, self._first = ssm, ssm.get_parameters_by_path(Path=lock_path(PROJECT))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ssm, name)
+
+    def get_paginator(self, operation: str) -> Any:
+        first, self._first = self._first, None
+        if first is None:
+            return self._ssm.get_paginator(operation)
+        return types.SimpleNamespace(paginate=lambda **_: [first])
+
+
+def test_two_breakers_one_winner(deployed: Emulated) -> None:
+    """Both read the same live lock and break it: the one that creates the next taking first holds it; the other is
+    refused naming the winner, and never believes it holds the lock."""
+    clock = FakeClock()
+    left_lock(deployed, 3, clock.now() + timedelta(seconds=LEASE_SECONDS))
+    late = TrafficLock(FirstListingAgain(deployed.ssm), deployed.sts, PROJECT, "python -m tools.shift --to blue --now", clock)
+    first = TrafficLock(deployed.ssm, deployed.sts, PROJECT, "python -m tools.shift --to green --now", clock)
+    losing = pytest.raises(LockedError, match=r"was taken meanwhile by .*\(python -m tools.shift --to green --now, on ")
+    with first.held(break_lock=True, say=lambda _: None) as winner:
+        with losing, late.held(break_lock=True, say=lambda _: None):
+            pytest.fail("the second breaker must not hold the lock")
+        assert first.holder() == winner
+        first.fence()  # still the winner's
+
+
+def test_a_release_that_fails_is_said_and_does_not_replace_what_happened(
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The credentials expire as the drain releases the lock: the drain is done (exit 0), and the operator reads that
+    the lock goes stale by itself, not "refused ... nothing was changed"."""
+
+    class Expiring(Counting):
+        def delete_parameter(self, **_: Any) -> None:
+            error = {"Error": {"Code": "ExpiredToken", "Message": "The security token included in the request is expired"}}
+            raise ClientError(error, "DeleteParameter")
+
+    path = write_project(tmp_path, config_of())
+    aws = clients_of(deployed, None, ssm=Expiring(deployed.ssm))
+    assert main(["--to", "green", "--now", "--config", str(path)], aws=aws) == 0
+    said = capsys.readouterr()
+    assert "nothing was changed" not in said.out + said.err
+    assert "WARNING: the traffic lock could not be released (" in said.out
+    assert "it goes stale by itself at " in said.out
+    assert deployed.forwarded() == all_at({"blue": 0, "green": 100})
 
 
 def test_the_command_refuses_bad_requests_before_touching_aws(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

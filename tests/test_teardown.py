@@ -119,6 +119,7 @@ def test_applications_go_first_then_their_targets_then_the_controllers(blue: Emu
     assert argocd.binding_names() == []
     # blue's target groups are out of every weighted rule: the traffic stack can delete them once blue leaves config.
     assert forwarding(blue) == {app: ["green"] for app in APPS}
+    assert blue.live_weights() == {"green": 100}  # and out of the live weights, under the lock
     assert argocd.application("app-of-apps") is not None  # Terraform removes the parent next (its release)
     assert argocd.application("argo-cd") is not None  # no resources finalizer: it goes with the cluster
     assert teardown.out.getvalue().splitlines() == [  # type: ignore[attr-defined]
@@ -130,7 +131,7 @@ def test_applications_go_first_then_their_targets_then_the_controllers(blue: Emu
         "teardown: application shop: gone",
         "teardown: TargetGroupBinding sample-app/sample-app: deleting",
         "teardown: TargetGroupBinding shop/shop: deleting",
-        "teardown: blue's target groups taken out of 2 weighted rule(s)",
+        "teardown: blue's target groups taken out of 2 weighted rule(s), and blue out of the live weights",
         "teardown: application external-dns (sync wave 0): deleting",
         "teardown: application external-dns: gone",
         "teardown: application aws-load-balancer-controller (sync wave -1): deleting",

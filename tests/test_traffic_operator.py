@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from model.routes import PREVIEW, PUBLIC, ROUTE_TAG, load_balancer_name, lock_parameter, weights_parameter
+from model.routes import PREVIEW, PUBLIC, ROUTE_TAG, load_balancer_name, lock_path, weights_parameter
 from policies.deployer import MANAGED_POLICY_LIMIT, Deployer, operator_document, operator_policy_name, size
 from policies.deployer_calls import calls, default_tags, known_values
 from policies.evaluation import Request, decide
@@ -172,7 +172,7 @@ def test_the_policy_is_one_small_managed_policy_of_the_projects_names(name: str)
     project = deployer.config.project
     assert f"listener-rule/app/{load_balancer_name(project)}/*" in text
     assert f"parameter{weights_parameter(project)}" in text
-    assert f"parameter{lock_parameter(project)}" in text
+    assert f"parameter{lock_path(project)}" in text
     assert f'"aws:ResourceTag/{ROUTE_TAG}": "{PUBLIC}"' in text
     assert operator_policy_name(project) == f"traffic-operator-{project}"
     assert "deployer-" not in operator_policy_name(project)

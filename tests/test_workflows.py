@@ -129,11 +129,26 @@ def test_deploys_share_one_group_per_stack_with_shift_and_retire(workflows: dict
         for job, spec in body["jobs"].items()
         if spec.get("concurrency")
     }
-    assert groups["deploy.traffic"].replace("needs.changes", "needs.project") == groups["shift.shift"]
+    # The gated shift queues with the traffic deploy; an emergency drain has a group of its own (it must be able to
+    # interrupt a running shift, with break_lock; the traffic lock keeps the two exact).
+    traffic = groups["deploy.traffic"].replace("needs.changes", "needs.project")
+    assert groups["shift.shift"] == traffic + "${{ inputs.now && '-drain' || '' }}"
     assert (
         groups["deploy.colour"].replace("needs.changes", "needs.project").replace("matrix.colour", "inputs.colour")
         == groups["retire.retire"]
     )
+
+
+def test_the_shift_workflow_refuses_a_dry_run_drain_and_passes_break_lock(workflows: dict[str, dict[str, Any]]) -> None:
+    shift = workflows["shift"]
+    first = shift["jobs"]["project"]["steps"][0]
+    assert first["if"] == "${{ inputs.now && inputs.dry_run }}"
+    assert "exit 1" in first["run"]
+    trigger = next(value for key, value in shift.items() if key in ("on", True))  # YAML 1.1 reads a bare `on` as true
+    assert trigger["workflow_dispatch"]["inputs"]["break_lock"]["default"] is False
+    (command,) = [s for s in shift["jobs"]["shift"]["steps"] if "python -m tools.shift" in s.get("run", "")]
+    assert command["env"]["BREAK_LOCK"] == "${{ inputs.break_lock }}"
+    assert 'if [ "$BREAK_LOCK" = true ]; then flags+=(--break-lock); fi' in command["run"]
 
 
 def test_actions_pinned_by_commit_checkout_keeps_no_credentials_and_no_expression_in_run(

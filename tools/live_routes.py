@@ -147,16 +147,20 @@ def write_rules(
     colours: Collection[str] | None = None,
     without: str = "",
     stickiness: Mapping[str, Any] | None = None,
+    answers: list[Any] | None = None,
 ) -> int:
     """Every application's public rule forwarding at these weights (forward_of: colours, without): one ModifyRule
     each. stickiness: the forward's TargetGroupStickinessConfig (the configuration's: stickiness_config); None: each
-    rule keeps its own (a ModifyRule's forward without one turns it off). Returns how many calls."""
+    rule keeps its own (a ModifyRule's forward without one turns it off). answers: each ModifyRule's answer appended
+    (its Date is AWS's clock). Returns how many calls."""
     for application, route in routes.public.items():
         forward: dict[str, Any] = {"TargetGroups": forward_of(routes, application, weights, colours=colours, without=without)}
         kept = route.stickiness if stickiness is None else stickiness
         if kept:
             forward["TargetGroupStickinessConfig"] = dict(kept)
-        elbv2.modify_rule(RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": forward}])
+        answer = elbv2.modify_rule(RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": forward}])
+        if answers is not None:
+            answers.append(answer)
     return len(routes.public)
 
 

@@ -62,8 +62,9 @@ from tools.live_routes import (
     read_weights,
     registered,
     write_rules,
+    write_weights,
 )
-from tools.traffic_lock import LockedError, TrafficLock
+from tools.traffic_lock import LockedError, LockLostError, TrafficLock
 
 
 class UnsafeTeardownError(Exception):
@@ -195,18 +196,29 @@ class Teardown:
             routes = read_routes(self.aws.elbv2, self.plan.project)
         except RoutesError:
             return  # no shared load balancer (any more): nothing forwards to the colour
-        if not any(self.plan.colour in route.target_groups for route in routes.public.values()):
+        forwarded = any(self.plan.colour in route.target_groups for route in routes.public.values())
+        try:
+            named = self.plan.colour in read_weights(self.aws.ssm, self.plan.project)
+        except RoutesError:
+            named = False
+        if not forwarded and not named:
             return
         lock = TrafficLock(self.aws.ssm, self.aws.sts, self.plan.project, f"teardown of {self.plan.colour}", self.clock)
+        writers = {"elbv2": self.aws.elbv2, "ssm": self.aws.ssm}
         try:
-            with lock.held(say=self._say):
+            with lock.held(say=self._say), lock.fenced(writers):
                 weights = read_weights(self.aws.ssm, self.plan.project)
                 if weights.get(self.plan.colour, 0) and not self.force:
                     raise UnsafeTeardownError(f"{self.plan.colour} got weight {weights[self.plan.colour]} meanwhile")
-                changed = write_rules(self.aws.elbv2, routes, weights, without=self.plan.colour)
-        except LockedError as err:
+                changed = write_rules(self.aws.elbv2, routes, weights, without=self.plan.colour) if forwarded else 0
+                # The live weights keep configured colours only: the retired one leaves them too, under the lock.
+                write_weights(self.aws.ssm, self.plan.project, {c: w for c, w in weights.items() if c != self.plan.colour})
+        except (LockedError, LockLostError) as err:
             raise TeardownError(f"{err}; {self.plan.colour}'s applications are gone already, its target groups stay") from None
-        self._say(f"{self.plan.colour}'s target groups taken out of {changed} weighted rule(s)")
+        self._say(
+            f"{self.plan.colour}'s target groups taken out of {changed} weighted rule(s), and {self.plan.colour} out of "
+            "the live weights"
+        )
 
     def _zone(self) -> str | None:
         """None when common's zone is gone: then no record of ours can be left in it."""

@@ -9,6 +9,7 @@ the controller made it: weighted alias + TXT ownership records, an ALB with its 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import json
 import math
@@ -117,6 +118,11 @@ class Emulated:
     @classmethod
     def connect(cls) -> Emulated:
         return cls(*(boto3.client(name, region_name=REGION) for name in SERVICES))
+
+    def another_process(self) -> Emulated:
+        """The same world through clients of their own, as another process of the operator would have them (a lock's
+        fencing hooks live on the clients of the run that holds it)."""
+        return dataclasses.replace(self, **{name: boto3.client(name, region_name=REGION) for name in SERVICES})
 
     def fresh(self) -> Emulated:
         """A new, empty world on the same clients."""

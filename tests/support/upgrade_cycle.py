@@ -43,13 +43,14 @@ from typing import Any
 from model.applications import applications
 from model.config import cluster_name
 from model.paths import PROJECT_DIR
-from model.routes import lock_parameter
 from scripts.rehearse import live_weights
 from scripts.scratch_project import Run, write_project_file
 from tests.support.emulated_colour import hold_colours
 from tests.support.emulated_cycle import EmulatedWorld, Step
+from tools.clock import SystemClock
 from tools.live_routes import read_routes
 from tools.shift.metrics import dimension
+from tools.traffic_lock import TrafficLock
 
 FIELD_DIR = PROJECT_DIR / "tests" / "support" / "field"
 FIELD_CLOCK_SCALE = 0.02  # a 300 s window in 6 s
@@ -212,11 +213,8 @@ class Runner:
         """The live weights (parameter and every rule) and the lock, after the step `name`."""
         self.cycle.weights[name] = live_weights(self.world.project)
         ssm = self.world.project.aws("ssm")
-        try:
-            holder = ssm.get_parameter(Name=lock_parameter(self.world.project.settings.project))["Parameter"]["Value"]
-        except ssm.exceptions.ParameterNotFound:
-            holder = None
-        self.cycle.lock[name] = holder
+        holder = TrafficLock(ssm, None, self.world.project.settings.project, "", SystemClock()).holder()
+        self.cycle.lock[name] = holder.describe() if holder else None
 
     def healthy_traffic(self, colour: str, *, minutes: int = 120) -> None:
         """What the colour's target groups publish while serving well, minute by minute from a few minutes ago: requests,

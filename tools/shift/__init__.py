@@ -24,6 +24,8 @@ parameter, tools/traffic_lock.py is the lock.
 
 from __future__ import annotations
 
+from tools import traffic_lock
+
 
 class UnsafeShiftError(Exception):
     """The request is unsafe or impossible; nothing was changed."""
@@ -33,6 +35,6 @@ class ShiftError(Exception):
     """A step failed; the message says why and which weights are in place."""
 
 
-class LockLostError(ShiftError):
+class LockLostError(ShiftError, traffic_lock.LockLostError):
     """Someone took the traffic lock from a running shift (a drain with --break-lock): it stopped and wrote nothing
     more, not even a roll-back, so the weights are the new holder's."""

@@ -29,7 +29,7 @@ from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.plan import describe, plan_weights
 from tools.shift.run import IN_EFFECT_SECONDS, Shift, live, off_weights
 from tools.shift.status import status
-from tools.traffic_lock import LockedError, TrafficLock
+from tools.traffic_lock import LEASE_SECONDS, LockedError, TrafficLock
 
 
 def main(
@@ -91,14 +91,16 @@ def main(
     if args.force and not args.now:
         parser.error("--force applies only to a drain (--to <colour> --now --force); a gated shift is never forced")
     refused = (ConfigError, UnsafeShiftError, LockedError)
+    clock = clock or SystemClock()
     try:
-        return exit_status(
-            lambda: _run(args, aws, prober, clock or SystemClock(), project), refused=refused, failed=(ShiftError,)
-        )
+        status = exit_status(lambda: _run(args, aws, prober, clock, project), refused=refused, failed=(ShiftError,))
     except KeyboardInterrupt as stop:
         # Stopped where nothing had moved yet (readiness, the lock) or at a drain's end: what is in place, read back.
-        print(f"interrupted ({stop or 'SIGINT'}): {_in_place(args.config, aws)}", file=sys.stderr)
+        print(f"interrupted ({stop or 'SIGINT'}): {_in_place(args.config, aws, clock)}", file=sys.stderr)
         return 130
+    if status == 1:  # failed part-way: the last line is what AWS holds now, not what the run believed
+        print(f"now: {_in_place(args.config, aws, clock, moved=True)}", file=sys.stderr)
+    return status
 
 
 def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock: Clock, project: Path) -> None:
@@ -147,6 +149,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         _print_plan(config, settings, args.to, weights, plan, skip_readiness=args.skip_readiness)
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
     shift = Shift(config, settings, clients, clock, sys.stdout, checks, lock, args.skip_readiness, args.break_lock)
+    shift.aws_time = isinstance(clock, SystemClock)  # a test's clock is its world's: AWS's answers keep real time
     shift.run(args.to, dry_run=args.dry_run)
 
 
@@ -206,24 +209,42 @@ def _refuse_credentials_that_end_first(clock: Clock, settings: ShiftConfig, step
         )
 
 
-def _in_place(path: Path, aws: Aws | None) -> str:
-    """What traffic is in place now, read back from AWS, in one line."""
+def _in_place(path: Path, aws: Aws | None, clock: Clock, *, moved: bool = False) -> str:
+    """What traffic is in place now, read back from AWS, and who holds the traffic lock, in one line. moved: the run
+    may have changed the weights before it failed (said when AWS cannot be read)."""
     try:
         config = load_config(path)
         clients = aws or Aws(config.region)
         weights = read_weights(clients.ssm, config.project)
         wrong = off_weights(read_routes(clients.elbv2, config.project), weights)
+        lock = TrafficLock(clients.ssm, clients.sts, config.project, "", clock)
+        holder = lock.holder()
     except (ConfigError, RoutesError) as err:
         return f"what traffic is in place could not be read ({err}); check with --status"
     except Exception as err:
         said = aws_problem(err)
         if said is None:
             raise
+        if moved:
+            return (
+                f"what traffic is in place could not be read ({said}): the last split this run wrote stands unjudged, "
+                f"and its traffic lock goes stale by itself within {LEASE_SECONDS // 60} min; check with --status once "
+                "AWS answers, and drain with --now if needed"
+            )
         return f"what traffic is in place could not be read ({said}); check with --status"
+    if holder is None:
+        held = "the traffic lock is free"
+    elif (stale := lock.stale_since(holder)) is not None:
+        held = f"the traffic lock of {holder.describe()} is stale since {stale:%H:%M:%S} UTC"
+    else:
+        held = f"the traffic lock is held by {holder.describe()} (stale by itself at {holder.lease_until or '?'})"
     if wrong:
         forwards = "; ".join(wrong)
-        return f"the weights parameter says {describe(weights)}, but the load balancer forwards {forwards}: settle it with --now"
-    return f"traffic in place: {describe(weights)} (the weights parameter and every rule agree)"
+        return (
+            f"the weights parameter says {describe(weights)}, but the load balancer forwards {forwards}: settle it with "
+            f"--now; {held}"
+        )
+    return f"traffic in place: {describe(weights)} (the weights parameter and every rule agree); {held}"
 
 
 def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:

@@ -10,6 +10,7 @@ every rule reads back at the new weights, and prints what changed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TextIO
 
 from model.applications import applications
@@ -24,11 +25,11 @@ from tools.live_routes import (
     write_rules,
     write_weights,
 )
-from tools.shift import ShiftError, UnsafeShiftError
+from tools.shift import LockLostError, ShiftError, UnsafeShiftError
 from tools.shift.plan import describe
 from tools.shift.run import off_weights, refuse_unroutable, unhealthy_groups
 from tools.signals import deferred
-from tools.traffic_lock import TrafficLock
+from tools.traffic_lock import IN_FLIGHT_SECONDS, TrafficLock
 
 DEFAULT_TOTAL = 100  # the weight the target gets when every colour holds 0 (a broken parameter, say)
 
@@ -54,8 +55,34 @@ class Drain:
             self._per_application(routes, after)
             self._say(f"weights parameter: {describe(before) or 'unreadable'} -> {describe(after)}")
             return
-        with self.lock.held(break_lock=self.break_lock, say=self._say):
-            self._move(*self._plan(target))
+        writers = {"elbv2": self.aws.elbv2, "ssm": self.aws.ssm}
+        with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=LockLostError):
+            routes, before, after = self._plan(target)
+            self._move(routes, before, after)
+            if self.lock.broke is not None:
+                self._settle(after)
+
+    def _settle(self, after: dict[str, int]) -> None:
+        """After breaking a live lock: its holder stops before its next write (fenced), but one write it had already
+        sent may land seconds later. The rules and the parameter are read back for IN_FLIGHT_SECONDS, and the drain's
+        split written again whenever they moved; then it is what stands."""
+        clock = self.lock.clock
+        self._say(f"watching {IN_FLIGHT_SECONDS} s for a write the interrupted run had already sent")
+        end = clock.now() + timedelta(seconds=IN_FLIGHT_SECONDS)
+        while clock.now() < end:
+            clock.sleep(1)
+            with aws_errors_as(ShiftError):
+                routes = read_routes(self.aws.elbv2, self.config.project)
+                moved = off_weights(routes, after)
+                try:
+                    moved += [] if read_weights(self.aws.ssm, self.config.project) == after else ["the weights parameter"]
+                except RoutesError:
+                    moved.append("the weights parameter")
+            if moved:
+                self._say(f"  the interrupted run's write landed ({'; '.join(moved)}): {describe(after)} written again")
+                with aws_errors_as(ShiftError), deferred():
+                    self._write(routes, after)
+        self._say(f"in effect: {describe(after)} (read back for {IN_FLIGHT_SECONDS} s after taking the lock)")
 
     def _plan(self, target: str) -> tuple[LiveRoutes, dict[str, int], dict[str, int]]:
         """The live routes, the weights before, the weights after, and what is said before the move; refused
@@ -102,21 +129,27 @@ class Drain:
         try:
             # One change, never half of one: a stop that comes meanwhile waits for the rules to be written.
             with aws_errors_as(ShiftError), deferred():
-                write_weights(self.aws.ssm, self.config.project, after)
-                calls = write_rules(
-                    self.aws.elbv2,
-                    routes,
-                    after,
-                    colours=self.config.clusters,
-                    stickiness=stickiness_config(self.config.traffic.stickiness_seconds),
-                )
+                calls = self._write(routes, after)
                 wrong = off_weights(read_routes(self.aws.elbv2, self.config.project), after)
+        except LockLostError:
+            raise  # another run broke this drain's lock: what stands is its to say
         except ShiftError as err:
             raise ShiftError(f"{err}; the weights parameter says {describe(after)}: run the same command again") from None
         if wrong:
             raise ShiftError(f"the load balancer still forwards {'; '.join(wrong)}: run the same command again")
         self._per_application(routes, after)
         self._say(f"done in {calls} rule change(s), in effect: {describe(after)} (was {describe(before) or 'unknown'})")
+
+    def _write(self, routes: LiveRoutes, after: dict[str, int]) -> int:
+        """The parameter, then every application's rule (each write fenced: TrafficLock.fenced); how many rules."""
+        write_weights(self.aws.ssm, self.config.project, after)
+        return write_rules(
+            self.aws.elbv2,
+            routes,
+            after,
+            colours=self.config.clusters,
+            stickiness=stickiness_config(self.config.traffic.stickiness_seconds),
+        )
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)

@@ -10,12 +10,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from model.applications import applications
 from model.config import Config, ShiftConfig
 from tools.aws import Aws, aws_errors_as
-from tools.clock import POLL_SECONDS, Clock
+from tools.clock import MAX_CLOCK_SKEW_SECONDS, POLL_SECONDS, Clock, aws_date
 from tools.live_routes import (
     LiveRoutes,
     RoutesError,
@@ -32,7 +32,7 @@ from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics
 from tools.shift.plan import describe, plan_weights
 from tools.signals import deferred
-from tools.traffic_lock import Holder, TrafficLock
+from tools.traffic_lock import TrafficLock
 
 # How long the load balancer may take to show a rule change on reading it back (it applies in seconds).
 IN_EFFECT_SECONDS = 120
@@ -49,19 +49,30 @@ class Shift:
     lock: TrafficLock
     skip_readiness: bool = False  # --skip-readiness: move weight without the target's proof (said loudly)
     break_lock: bool = False
-    _holder: Holder | None = None  # this run's hold of the traffic lock, while it runs
+    # Windows by AWS's clock (the Date of AWS's answers), a local clock more than MAX_CLOCK_SKEW_SECONDS off refused.
+    # Off where the clock is a test's own (its world's time is the test's).
+    aws_time: bool = False
+    _offset: timedelta = timedelta(0)  # AWS's clock minus the local one, as the last answer gave it
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
         """dry_run: everything before the first step (the live weights, the plan, readiness), reported; nothing moves."""
         if dry_run:
             self._prepare(target)
             return
-        with self.lock.held(break_lock=self.break_lock, say=self._say) as self._holder:
-            plan, routes, weights = self._prepare(target)
-            if plan:
-                self._shift(target, plan, routes, weights)
+        waiting = self.clock
+        writers = {"elbv2": self.aws.elbv2, "ssm": self.aws.ssm}
+        with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=LockLostError):
+            self.clock = self.lock.renewing(waiting)  # its lease renewed while it waits
+            try:
+                plan, routes, weights = self._prepare(target)
+                if plan:
+                    self._shift(target, plan, routes, weights)
+            finally:
+                self.clock = waiting
 
     def _prepare(self, target: str) -> tuple[list[Weights], LiveRoutes, Weights]:
+        if self.aws_time:
+            self._set_offset(self.aws.sts.get_caller_identity(), refuse=UnsafeShiftError)
         routes, weights = live(self.aws, self.config, joining=target)
         plan = plan_weights(weights, target, self.settings.step)
         if not plan:
@@ -98,10 +109,16 @@ class Shift:
             self._roll_back(previous, routes, f"{label}: {err}")
         self._say(f"{label}  | in effect ({calls} rule change(s)); watching {target}")
         window = 60 * math.ceil(self.settings.interval_seconds / 60)  # whole minutes, as CloudWatch keeps ALB metrics
-        now = self.clock.now()
-        self.clock.sleep((60 - now.second - now.microsecond / 1e6) % 60)
-        window_start = self.clock.now()
-        if unhealthy := self._watch(routes, target, window):
+        # The window: whole minutes of AWS's clock (CloudWatch's), from the next one on.
+        now = self.clock.now() + self._offset
+        wait = (60 - now.second - now.microsecond / 1e6) % 60
+        self.clock.sleep(wait)
+        window_start = (now + timedelta(seconds=wait)).replace(microsecond=0)
+        try:
+            unhealthy = self._watch(routes, target, window)
+        except ShiftError as err:  # AWS stopped answering meanwhile (expired credentials, say): the split is unjudged
+            self._roll_back(previous, routes, f"{label}: cannot watch {target}'s target groups: {err}")
+        if unhealthy:
             self._roll_back(previous, routes, f"{label}: {unhealthy}")
         self.clock.sleep(METRICS_DELAY_SECONDS)
         try:
@@ -125,9 +142,31 @@ class Shift:
         with aws_errors_as(ShiftError):
             self._still_locked(state)
             write_weights(self.aws.ssm, self.config.project, state)
-            calls = write_rules(self.aws.elbv2, routes, state, colours=self.config.clusters, stickiness=self._stickiness)
+            answers: list[Any] = []
+            calls = write_rules(
+                self.aws.elbv2, routes, state, colours=self.config.clusters, stickiness=self._stickiness, answers=answers
+            )
+            if self.aws_time and answers:
+                self._set_offset(answers[-1], refuse=ShiftError)
             self._wait_in_effect(state)
         return calls
+
+    def _set_offset(self, answer: Any, *, refuse: type[Exception]) -> None:
+        """AWS's clock from an answer's Date: the offset the windows are taken with; refused when the local clock is
+        more than MAX_CLOCK_SKEW_SECONDS off it (no Date: the local clock stands)."""
+        aws_now = aws_date(answer)
+        if aws_now is None:
+            return
+        local = self.clock.now()
+        offset = aws_now - local
+        if abs(offset.total_seconds()) > MAX_CLOCK_SKEW_SECONDS:
+            way = "behind" if offset.total_seconds() > 0 else "ahead of"
+            raise refuse(
+                f"this machine's clock ({local:%H:%M:%S} UTC) is {abs(offset.total_seconds()):.0f} s {way} AWS's "
+                f"({aws_now:%H:%M:%S} UTC): the gate would judge the wrong minutes of CloudWatch; set the clock right "
+                f"(NTP) and run again (at most {MAX_CLOCK_SKEW_SECONDS} s off)"
+            )
+        self._offset = offset
 
     @property
     def _stickiness(self) -> dict[str, object]:
@@ -135,14 +174,12 @@ class Shift:
         return stickiness_config(self.config.traffic.stickiness_seconds)
 
     def _still_locked(self, state: Weights) -> None:
-        """The lock is still this run's, or LockLostError: a drain broke it to move the traffic itself."""
-        now = self.lock.holder()
-        if self._holder is not None and now != self._holder:
-            by = now.describe() if now else "nobody (it was removed)"
-            raise LockLostError(
-                f"the traffic lock is no longer this shift's (now held by {by}): it stopped before writing "
-                f"{describe(state)}, and leaves the weights as its new holder set them (check with --status)"
-            )
+        """The lock is still this run's, or LockLostError: a drain broke it to move the traffic itself. (Each write is
+        fenced again as it is sent: TrafficLock.fenced.)"""
+        try:
+            self.lock.fence(LockLostError)
+        except LockLostError as err:
+            raise LockLostError(f"{err}: this shift stopped before writing {describe(state)}") from None
 
     def _wait_in_effect(self, state: Weights) -> None:
         deadline = self.clock.now() + timedelta(seconds=IN_EFFECT_SECONDS)

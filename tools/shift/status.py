@@ -47,6 +47,11 @@ def status(config: Config, aws: Aws, lock: TrafficLock, out: TextIO) -> None:
         unread.append(str(err))
         say(f"  rules: {err}")
     holder = lock.holder()
-    say(f"  lock: {'held by ' + holder.describe() if holder else 'free'}")
+    if holder is None:
+        say("  lock: free")
+    elif (stale := lock.stale_since(holder)) is not None:
+        say(f"  lock: STALE since {stale:%Y-%m-%d %H:%M:%S} UTC (its holder stopped renewing it): {holder.describe()}")
+    else:
+        say(f"  lock: held by {holder.describe()}, lease until {holder.lease_until or '?'}")
     if unread:
         raise UnsafeShiftError(f"the traffic of {config.project} could not be read whole: {'; '.join(unread)}")
