@@ -87,10 +87,11 @@ def test_a_sigterm_mid_step_rolls_the_step_back_releases_the_lock_and_the_parame
     step = cycle.steps["shift stopped by SIGTERM"].run
     assert step.returncode == 1, step.output[-3000:]
     lines = step.output.strip().splitlines()
-    assert "| in effect" in lines[-3]
-    assert lines[-2:] == [
+    assert "| in effect" in lines[-4]
+    assert lines[-3:] == [
         "rolling back to blue 100  green 0: interrupted (SIGTERM)",
         "failed: interrupted (SIGTERM); rolled back to blue 100  green 0",
+        "now: traffic in place: blue 100  green 0 (the weights parameter and every rule agree); the traffic lock is free",
     ]
     assert cycle.weights["stopped"] == everywhere({"blue": 100, "green": 0})
     assert cycle.lock["stopped"] is None
