@@ -20,6 +20,7 @@ from cdktf_cdktf_provider_aws.provider import AwsProvider, AwsProviderDefaultTag
 from constructs import Construct
 
 from model.config import Config, StateConfig
+from model.literal import literals
 
 # The Terraform that may plan and apply a stack, checked by Terraform itself wherever it runs: the S3 backend's native
 # lock file (use_lockfile) needs 1.10 (README's prerequisites say the same). cdktf's own check, a `terraform version`
@@ -27,8 +28,11 @@ from model.config import Config, StateConfig
 REQUIRED_TERRAFORM = ">= 1.10"
 
 
-def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> None:
-    """One state per stack (blue and green never share one), and default tags on everything."""
+def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> Config:
+    """One state per stack (blue and green never share one), and default tags on everything. Returns the configuration
+    as the stack writes it: every string of it data, never a Terraform expression (model/literal.py). The backend alone
+    takes the state settings as configured: Terraform reads a backend's settings literally (a remote state's `config`,
+    read_state, is an expression, and takes them escaped)."""
     stack.add_override("terraform.required_version", REQUIRED_TERRAFORM)
     state = config.state
     if state.backend == "s3":
@@ -37,8 +41,10 @@ def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> N
         stack.add_override("terraform.backend.s3.use_lockfile", True)
     else:
         LocalBackend(stack, path=_state_path(stack, state, stack_name))
-    tags = {"Project": config.project, "Stack": stack_name, "ManagedBy": "cdktf", **config.tags}
-    AwsProvider(stack, "aws", region=config.region, default_tags=[AwsProviderDefaultTags(tags=tags)])
+    written = literals(config)
+    tags = {"Project": written.project, "Stack": stack_name, "ManagedBy": "cdktf", **written.tags}
+    AwsProvider(stack, "aws", region=written.region, default_tags=[AwsProviderDefaultTags(tags=tags)])
+    return written
 
 
 def read_state(scope: Construct, id_: str, state: StateConfig, stack_name: str) -> TerraformRemoteState:

@@ -31,6 +31,7 @@ from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, Tra
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
 from model.external_secrets import EXTERNAL_SECRETS, manifests, materialised
 from model.legacy_facts import binding, legacy_facts
+from model.literal import literals
 from model.platform import ARGO_CD
 from model.routes import TRAFFIC_STACK, output_key, weights_parameter
 from model.teardown_plan import teardown_plan
@@ -43,7 +44,8 @@ from stacks.base import StackOutputs, configure_stack
 class ClusterStack(TerraformStack):
     def __init__(self, scope: Construct, colour: str, *, config: Config, cluster: ClusterConfig) -> None:
         super().__init__(scope, colour)
-        configure_stack(self, config, colour)
+        # From here on, every string of the configuration is data to Terraform (model/literal.py).
+        config, cluster = configure_stack(self, config, colour), literals(cluster)
         self._common = StackOutputs(
             self, "common", state=config.state, stack_name=COMMON_STACK, names=common_outputs(config), lists=LIST_OUTPUTS
         )

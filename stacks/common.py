@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from cdktf import TerraformOutput, TerraformResource, TerraformStack
 from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
@@ -24,6 +26,7 @@ from model.applications import applications, image_repository_name
 from model.config import COMMON_STACK, Config, cluster_names, subnet_cidrs
 from model.contract import CommonOutput, common_outputs
 from model.external_secrets import materialised, secret_arns
+from model.literal import literal
 from model.workloads import application_workloads, shared_roles
 from policies.boundary import policy_arn
 from stacks.base import configure_stack
@@ -65,7 +68,10 @@ COMMON_USES = "its subnets, NAT gateways and Pod Identity roles"
 class CommonStack(TerraformStack):
     def __init__(self, scope: Construct, *, config: Config) -> None:
         super().__init__(scope, COMMON_STACK)
-        configure_stack(self, config, COMMON_STACK)
+        # Terraform reads an output's description literally: in the configuration's own words (model/literal.py).
+        contract = common_outputs(config)
+        # From here on, every string of the configuration is data to Terraform.
+        config = configure_stack(self, config, COMMON_STACK)
         name = config.project
         account = DataAwsCallerIdentity(self, "account")
         partition = DataAwsPartition(self, "partition").partition
@@ -184,7 +190,7 @@ class CommonStack(TerraformStack):
                 account_id=account.account_id,
                 cluster_names=cluster_names(config),
                 permissions_boundary=boundary,
-                policy_json=policies.render_from(role.policy, fills) if role.policy else "",
+                policy_json=policies.render_from(role.policy, fills, escape=literal) if role.policy else "",
                 managed_policy_arns=[f"arn:{partition}:iam::aws:policy/{role.aws_managed_policy}"]
                 if role.aws_managed_policy
                 else [],
@@ -209,7 +215,7 @@ class CommonStack(TerraformStack):
             after=everything,
         )
         self._outputs(
-            config,
+            contract,
             {
                 CommonOutput.REGION: config.region,
                 CommonOutput.VPC_ID: network.vpc_id,
@@ -226,8 +232,8 @@ class CommonStack(TerraformStack):
             },
         )
 
-    def _outputs(self, config: Config, values: dict[str, object]) -> None:
-        contract = common_outputs(config)
+    def _outputs(self, contract: Mapping[str, str], values: dict[str, object]) -> None:
+        """contract: each output's description, by name (model/contract.py)."""
         if set(values) != set(contract):
             raise ValueError(f"common must publish exactly the contract's outputs; it differs in {set(values) ^ set(contract)}")
         for output, value in values.items():

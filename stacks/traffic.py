@@ -37,7 +37,8 @@ TRAFFIC_USES = "its load balancer, which all their applications' users come thro
 class TrafficStack(TerraformStack):
     def __init__(self, scope: Construct, *, config: Config) -> None:
         super().__init__(scope, TRAFFIC_STACK)
-        configure_stack(self, config, TRAFFIC_STACK)
+        # From here on, every string of the configuration is data to Terraform (model/literal.py).
+        config = configure_stack(self, config, TRAFFIC_STACK)
         common = StackOutputs(
             self, "common", state=config.state, stack_name=COMMON_STACK, names=common_outputs(config), lists=LIST_OUTPUTS
         )

@@ -25,6 +25,7 @@ pytest_plugins = ["tests.support.background_checks"]
 if TYPE_CHECKING:
     from tests.support.emulated_aws import Emulated
     from tests.support.fake_kubernetes import FakeKubernetes
+    from tests.support.literal_values import LiteralValues
     from tests.support.synth import Synthesized
 
 # The environment the Makefile sets, so that `pytest` alone behaves like `make test`. It must be
@@ -111,6 +112,14 @@ def variant_app(inside_project: Path) -> Synthesized:
     from tests.support.synth import synthesize
 
     return synthesize(validated(VARIANT), inside_project / "variant" / "cdktf.out")
+
+
+@pytest.fixture(scope="session")
+def literal_values(inside_project: Path) -> LiteralValues:
+    """tests/support/literal_values.py's configuration synthesized once: strings that look like Terraform expressions."""
+    from tests.support.literal_values import synthesize_literal_values
+
+    return synthesize_literal_values(inside_project / "literal-values")
 
 
 @pytest.fixture(scope="session")

@@ -43,8 +43,9 @@ from tests.support.emulator_plans import (
 )
 from tests.support.frozen_colour import synthesized_before_and_after
 from tests.support.hook_run import HookRun, hook_directory, run_hook
+from tests.support.literal_values import LiteralValues, check_root, validate_and_plan
 from tests.support.release_upgrade import plan_upgrade
-from tests.support.terraform import MirrorInits, init_and_validate, init_from_a_mirror
+from tests.support.terraform import MirrorInits, init_and_validate, init_from_a_mirror, write_root
 
 if TYPE_CHECKING:
     # Not at run time: this plugin loads with conftest, before any test needs the jsii runtime.
@@ -68,6 +69,7 @@ CHECKS = (
     "emulator_plans",
     "hook_run",
     "release_upgrade",
+    "literal_values_plan",
     "terraform_validation",
     "mirror_inits",
 )
@@ -135,11 +137,7 @@ def terraform_validation(
         modules[colour] = document
     # A colour with the other side of its switches: the admins and the traffic operator's access entry (its groups).
     modules[VALIDATED_VARIANT_COLOUR] = aws_part(everything_on.json("green"))[0]
-    for name, document in modules.items():
-        del document["terraform"]["backend"]  # validation needs no state; a module may not have a backend
-        (root / name).mkdir()
-        (root / name / "cdk.tf.json").write_text(json.dumps(document))
-    (root / "main.tf.json").write_text(json.dumps({"module": {name: {"source": f"./{name}"} for name in modules}}))
+    write_root(root, modules)  # validation needs no state
     return background_pool.submit(lambda: (root, init_and_validate(root)))
 
 
@@ -234,6 +232,16 @@ def hook_run(
         example_app.resource(colour, "terraform_data", "teardown/hook"), inside_project / "hook" / "stacks" / colour
     )
     return background_pool.submit(run_hook, directory, background_moto.ready())
+
+
+@pytest.fixture(scope="session")
+def literal_values_plan(
+    literal_values: LiteralValues, background_moto: MotoProcess, background_pool: ThreadPoolExecutor
+) -> Future[tuple[dict[str, Any], dict[str, Any]]]:
+    """`terraform validate` of every stack of a configuration whose strings look like Terraform expressions, and a plan
+    of its common and of a colour's App of Apps values against the emulator (tests/support/literal_values.py)."""
+    root = check_root(literal_values)
+    return background_pool.submit(lambda: validate_and_plan(root, environment(background_moto.ready(), REGION)))
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,17 @@ def run(stack_dir: Path, *args: str, env: Mapping[str, str] | None = None) -> su
     return done
 
 
+def write_root(root: Path, modules: Mapping[str, dict[str, Any]]) -> Path:
+    """root, a root module that calls each document as a module of its name (without its backend: a module may not
+    have one)."""
+    for name, document in modules.items():
+        document.get("terraform", {}).pop("backend", None)
+        (root / name).mkdir(parents=True)
+        (root / name / "cdk.tf.json").write_text(json.dumps(document))
+    (root / "main.tf.json").write_text(json.dumps({"module": {name: {"source": f"./{name}"} for name in modules}}))
+    return root
+
+
 def init_and_validate(stack_dir: Path) -> dict[str, Any]:
     """`terraform init` (no backend: validation needs none) and `terraform validate -json`."""
     init = run(stack_dir, "init", "-backend=false", "-input=false", "-no-color")
