@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from model.config import Config
-from model.problems import Loc, Problems, reject_duplicate_keys, report
+from model.problems import Loc, Problems, reject_duplicate_keys, report, shown
 from model.rules import check_all
 
 # A config file may name its JSON Schema (config.schema.json) for editors; it is not a setting.
@@ -38,7 +38,7 @@ def load_config(path: Path = Path("cdktf.json")) -> Config:
     raw = _read_json(path, path.name)
     context = raw.get("context", {}) if isinstance(raw, dict) else raw
     if not isinstance(context, dict):
-        raise ConfigError(path.name, [f"context: {json.dumps(context)} is not allowed; use a JSON object"])
+        raise ConfigError(path.name, [f"context: {shown(context)} is not allowed; use a JSON object"])
     section = context.get("config", {})
     source = f"{path.name} (context.config)"
     if isinstance(section, str):
@@ -56,7 +56,7 @@ def raw_config_file(path: Path) -> dict[str, Any]:
     """A configuration file's settings as data, without the `$schema` line editors use."""
     raw = _read_json(path, path.name)
     if not isinstance(raw, dict):
-        raise ConfigError(path.name, [f"(top level): {json.dumps(raw)} is not allowed; use a JSON object"])
+        raise ConfigError(path.name, [f"(top level): {shown(raw)} is not allowed; use a JSON object"])
     return {key: value for key, value in raw.items() if key != SCHEMA_KEY}
 
 
@@ -138,7 +138,7 @@ def write_state(path: Path, state: Mapping[str, Any]) -> Path:
     last setting."""
     target, _, section, keys = _config_section(path)
     if not isinstance(section, dict):
-        raise ConfigError(str(target), [f"(top level): {json.dumps(section)} is not allowed; use a JSON object"])
+        raise ConfigError(str(target), [f"(top level): {shown(section)} is not allowed; use a JSON object"])
     had = "state" in section
     section["state"] = dict(state)
     config_from_dict(section, source=str(target))

@@ -138,6 +138,22 @@ def test_a_refused_config_leaves_no_earlier_synth_behind(
     assert sorted(p.name for p in out.iterdir()) == []
 
 
+def test_a_huge_value_is_echoed_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 10 MB value pasted into one setting: its first 100 characters and its length, not 10 MB of refusal."""
+    write_config(tmp_path, {"region": "x" * 10_000_000, "tags": {"Team": ["y" * 500] * 1000}})
+    monkeypatch.chdir(tmp_path)
+    assert main.main(outdir=str(tmp_path / "cdktf.out")) == 2
+    err = capsys.readouterr().err
+    assert f'  - region: "{"x" * 100}... (10000000 characters)" is not allowed; use an AWS region code' in err
+    # A list: each string in it capped, the whole at 1,000 characters.
+    item = '"' + "y" * 100 + '... (500 characters)"'
+    listed = "[" + ", ".join([item] * 1000) + "]"
+    assert f"  - tags.Team: {listed[:1000]}... ({len(listed)} characters) is not allowed; use a string\n" in err
+    assert len(err) < 3000, len(err)
+
+
 def test_make_synth_names_the_place_of_a_json_mistake_in_cdktf_json_before_the_cli_runs(tmp_path: Path) -> None:
     """The cdktf CLI meets a trailing comma with a Node stack trace; `make synth` says where it is."""
     scratch = tmp_path / "project"
