@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from model.config import Config
-from model.problems import Loc, Problems, reject_duplicate_keys, report, shown
+from model.json_file import JsonFileError, read_json
+from model.problems import Loc, Problems, report, shown
 from model.rules import check_all
 
 # A config file may name its JSON Schema (config.schema.json) for editors; it is not a setting.
@@ -248,13 +249,9 @@ def _leave_out(raw: MutableMapping[str, Any], loc: Loc) -> None:
 
 def _read_json(path: Path, source: str) -> Any:
     try:
-        return json.loads(path.read_text(), object_pairs_hook=reject_duplicate_keys)
-    except FileNotFoundError:
-        raise ConfigError(source, [f"{path}: file not found"]) from None
-    except json.JSONDecodeError as err:  # where the mistake is, as an editor counts: line and column from 1
-        raise ConfigError(source, [f"{path}: not valid JSON: line {err.lineno} column {err.colno}: {err.msg}"]) from None
-    except ValueError as err:  # a duplicate key
-        raise ConfigError(source, [f"{path}: not valid JSON: {err}"]) from None
+        return read_json(path)
+    except JsonFileError as err:
+        raise ConfigError(source, [f"{path}: {err}"]) from None
 
 
 def _one_protection_switch(config: Config, raw: Mapping[str, Any], problems: Problems) -> Config:

@@ -82,16 +82,6 @@ def capped(text: str, limit: int = ECHO_LIMIT) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
-def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """`json` keeps the last of two equal keys; a config must not silently drop one."""
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate key {key!r} in one object")
-        seen[key] = value
-    return seen
-
-
 def report(error: ValidationError, root: type[BaseModel], problems: Problems) -> list[Loc]:
     """Add each of pydantic's errors in the project's words; return where they are, so the caller can
     drop those settings (they keep their defaults) and still run the rules over everything else."""
