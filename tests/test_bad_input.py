@@ -19,6 +19,7 @@ import pytest
 
 import main
 from model.paths import PROJECT_DIR
+from model.routes import TRAFFIC_CONSTRUCT_IDS
 from scripts.scratch_project import link_project
 from tests.support.configs import write_project
 
@@ -217,6 +218,23 @@ def test_a_huge_value_is_echoed_capped(
     listed = "[" + ", ".join([item] * 1000) + "]"
     assert f"  - tags.Team: {listed[:1000]}... ({len(listed)} characters) is not allowed; use a string\n" in err
     assert len(err) < 3000, len(err)
+
+
+@pytest.mark.parametrize("name", sorted(TRAFFIC_CONSTRUCT_IDS))
+def test_an_application_named_like_a_part_of_the_traffic_stack_is_refused_and_no_earlier_synth_is_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Such a name passed the rules and crashed the build with jsii's traceback, yesterday's output left ready to
+    deploy: it is refused at load now, with the rule's usual message (model/routes.py says why it is not namespaced)."""
+    app = {"host": "shop", "source": {"path": "chart"}}
+    write_config(tmp_path, {"applications": {name: app}, "clusters": {"blue": BLUE}})
+    earlier_synth(tmp_path / "cdktf.out")
+    monkeypatch.chdir(tmp_path)
+    assert main.main(outdir=str(tmp_path / "cdktf.out")) == 2
+    err = capsys.readouterr().err
+    assert f'applications.{name}: "{name}" is not allowed; an application\'s name is a DNS label' in err, err
+    assert f" {name}," in err or err.rstrip().endswith(f" {name}")  # among the names the rule lists
+    assert list((tmp_path / "cdktf.out").iterdir()) == []
 
 
 def test_make_synth_names_the_place_of_a_json_mistake_in_cdktf_json_before_the_cli_runs(tmp_path: Path) -> None:
