@@ -3,7 +3,8 @@ project ships `config.json`: the cdktf CLI never parses it, so a mistake there i
 
 `load_config` reports every problem at once, before any stack is built, each naming the key, the
 bad value and what is allowed; `write_weights` changes only the weights, validated first, atomically;
-`write_colour` one colour's settings, `write_state` the state setting, the rest of the file byte for byte.
+`write_colour` one colour's settings, `write_state` the state setting, the rest of the file byte for byte;
+`check_weights` and `check_state` refuse what those would, writing nothing.
 """
 
 from __future__ import annotations
@@ -137,12 +138,7 @@ def write_state(path: Path, state: Mapping[str, Any]) -> Path:
     whole setting is replaced (a local `directory` left beside an s3 backend would only mislead). Validated first,
     written atomically; every other byte of the file stays as it was, and a config without `state` gets it as its
     last setting."""
-    target, _, section, keys = _config_section(path)
-    if not isinstance(section, dict):
-        raise ConfigError(str(target), [f"(top level): {shown(section)} is not allowed; use a JSON object"])
-    had = "state" in section
-    section["state"] = dict(state)
-    config_from_dict(section, source=str(target))
+    target, section, keys, had = _with_state(path, state)
     text = target.read_text()
     if had:
         _replace_atomically(target, text, _value_span(text, (*keys, "state")), section["state"])
@@ -156,6 +152,23 @@ def write_state(path: Path, state: Mapping[str, Any]) -> Path:
     comma = "," if text[last - 1] != "{" else ""
     _write_atomically(target, f'{text[:last]}{comma}\n{indent}"state": {value}{text[last:]}')
     return target
+
+
+def check_state(path: Path, state: Mapping[str, Any]) -> None:
+    """Refuse (ConfigError) what `write_state` would refuse, writing nothing."""
+    _with_state(path, state)
+
+
+def _with_state(path: Path, state: Mapping[str, Any]) -> tuple[Path, dict[str, Any], tuple[str, ...], bool]:
+    """(the file that holds the config, the config with `state` set, the keys leading there, whether it had a `state`
+    before), validated."""
+    target, _, section, keys = _config_section(path)
+    if not isinstance(section, dict):
+        raise ConfigError(str(target), [f"(top level): {shown(section)} is not allowed; use a JSON object"])
+    had = "state" in section
+    section["state"] = dict(state)
+    config_from_dict(section, source=str(target))
+    return target, section, keys, had
 
 
 def _replace_atomically(target: Path, text: str, span: tuple[int, int], value: Any) -> None:
