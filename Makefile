@@ -49,9 +49,12 @@ help:
 	@echo "make format    apply ruff formatting"
 	@echo "make lock      re-lock Pipfile.lock (and checkov's) after editing a Pipfile"
 
+# A synth that fails, whatever failed (cdktf.json, the app, the CLI), leaves no earlier output behind: a plan in
+# cdktf.out/stacks/<stack> would otherwise plan yesterday's configuration. main.py does the same for the app's own.
+FORGET_SYNTH := rm -rf cdktf.out/stacks cdktf.out/manifest.json
 synth: $(VENV_STAMP) $(NODE_STAMP)
-	$(PYTHON) -m scripts.cdktf_json
-	cdktf synth
+	$(PYTHON) -m scripts.cdktf_json || { $(FORGET_SYNTH); exit 2; }
+	cdktf synth || { $(FORGET_SYNTH); exit 1; }
 
 test: $(TEST_STAMPS)
 	python -m scripts.make_test

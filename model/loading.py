@@ -3,7 +3,8 @@ project ships `config.json`: the cdktf CLI never parses it, so a mistake there i
 
 `load_config` reports every problem at once, before any stack is built, each naming the key, the
 bad value and what is allowed; `write_weights` changes only the weights, validated first, atomically;
-`write_colour` one colour's settings, `write_state` the state setting, the rest of the file byte for byte.
+`write_colour` one colour's settings, `write_state` the state setting, the rest of the file byte for byte;
+`check_weights` and `check_state` refuse what those would, writing nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from model.config import Config
-from model.problems import Loc, Problems, reject_duplicate_keys, report
+from model.json_file import JsonFileError, read_json
+from model.problems import Loc, Problems, report, shown
 from model.rules import check_all
 
 # A config file may name its JSON Schema (config.schema.json) for editors; it is not a setting.
@@ -38,7 +40,7 @@ def load_config(path: Path = Path("cdktf.json")) -> Config:
     raw = _read_json(path, path.name)
     context = raw.get("context", {}) if isinstance(raw, dict) else raw
     if not isinstance(context, dict):
-        raise ConfigError(path.name, [f"context: {json.dumps(context)} is not allowed; use a JSON object"])
+        raise ConfigError(path.name, [f"context: {shown(context)} is not allowed; use a JSON object"])
     section = context.get("config", {})
     source = f"{path.name} (context.config)"
     if isinstance(section, str):
@@ -56,7 +58,7 @@ def raw_config_file(path: Path) -> dict[str, Any]:
     """A configuration file's settings as data, without the `$schema` line editors use."""
     raw = _read_json(path, path.name)
     if not isinstance(raw, dict):
-        raise ConfigError(path.name, [f"(top level): {json.dumps(raw)} is not allowed; use a JSON object"])
+        raise ConfigError(path.name, [f"(top level): {shown(raw)} is not allowed; use a JSON object"])
     return {key: value for key, value in raw.items() if key != SCHEMA_KEY}
 
 
@@ -136,12 +138,7 @@ def write_state(path: Path, state: Mapping[str, Any]) -> Path:
     whole setting is replaced (a local `directory` left beside an s3 backend would only mislead). Validated first,
     written atomically; every other byte of the file stays as it was, and a config without `state` gets it as its
     last setting."""
-    target, _, section, keys = _config_section(path)
-    if not isinstance(section, dict):
-        raise ConfigError(str(target), [f"(top level): {json.dumps(section)} is not allowed; use a JSON object"])
-    had = "state" in section
-    section["state"] = dict(state)
-    config_from_dict(section, source=str(target))
+    target, section, keys, had = _with_state(path, state)
     text = target.read_text()
     if had:
         _replace_atomically(target, text, _value_span(text, (*keys, "state")), section["state"])
@@ -155,6 +152,23 @@ def write_state(path: Path, state: Mapping[str, Any]) -> Path:
     comma = "," if text[last - 1] != "{" else ""
     _write_atomically(target, f'{text[:last]}{comma}\n{indent}"state": {value}{text[last:]}')
     return target
+
+
+def check_state(path: Path, state: Mapping[str, Any]) -> None:
+    """Refuse (ConfigError) what `write_state` would refuse, writing nothing."""
+    _with_state(path, state)
+
+
+def _with_state(path: Path, state: Mapping[str, Any]) -> tuple[Path, dict[str, Any], tuple[str, ...], bool]:
+    """(the file that holds the config, the config with `state` set, the keys leading there, whether it had a `state`
+    before), validated."""
+    target, _, section, keys = _config_section(path)
+    if not isinstance(section, dict):
+        raise ConfigError(str(target), [f"(top level): {shown(section)} is not allowed; use a JSON object"])
+    had = "state" in section
+    section["state"] = dict(state)
+    config_from_dict(section, source=str(target))
+    return target, section, keys, had
 
 
 def _replace_atomically(target: Path, text: str, span: tuple[int, int], value: Any) -> None:
@@ -248,13 +262,9 @@ def _leave_out(raw: MutableMapping[str, Any], loc: Loc) -> None:
 
 def _read_json(path: Path, source: str) -> Any:
     try:
-        return json.loads(path.read_text(), object_pairs_hook=reject_duplicate_keys)
-    except FileNotFoundError:
-        raise ConfigError(source, [f"{path}: file not found"]) from None
-    except json.JSONDecodeError as err:  # where the mistake is, as an editor counts: line and column from 1
-        raise ConfigError(source, [f"{path}: not valid JSON: line {err.lineno} column {err.colno}: {err.msg}"]) from None
-    except ValueError as err:  # a duplicate key
-        raise ConfigError(source, [f"{path}: not valid JSON: {err}"]) from None
+        return read_json(path)
+    except JsonFileError as err:
+        raise ConfigError(source, [f"{path}: {err}"]) from None
 
 
 def _one_protection_switch(config: Config, raw: Mapping[str, Any], problems: Problems) -> Config:

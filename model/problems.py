@@ -21,6 +21,9 @@ _KINDS = {bool: "true or false", int: "an integer", float: "a number", str: "a s
 _NOUNS = {bool: "boolean", int: "integer", float: "number", str: "string"}
 _SEGMENT = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
 Loc = tuple[str | int, ...]
+# What a refusal shows of a key or a value: enough to recognise it, never a whole file pasted into one setting. A
+# string (or a number) shows its first ECHO_LIMIT characters, a list or an object the first ten times that of its JSON.
+ECHO_LIMIT = 100
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class Problems:
         self._found: list[tuple[str, str]] = []
 
     def add(self, key: str, value: Any, allowed: str) -> None:
-        self._found.append((key, f"{key}: {json.dumps(value, default=str)} is not allowed; {allowed}"))
+        self._found.append((key, f"{capped(key, 2 * ECHO_LIMIT)}: {shown(value)} is not allowed; {allowed}"))
 
     def is_bad(self, key: str) -> bool:
         """True when `key` already failed, so later rules do not report it twice."""
@@ -54,14 +57,29 @@ class Problems:
         return bool(self._found)
 
 
-def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """`json` keeps the last of two equal keys; a config must not silently drop one."""
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate key {key!r} in one object")
-        seen[key] = value
-    return seen
+def shown(value: Any) -> str:
+    """value as JSON, as a refusal shows it: capped (ECHO_LIMIT)."""
+    if isinstance(value, Mapping | list | tuple):
+        return capped(json.dumps(_short(value), default=str), 10 * ECHO_LIMIT)
+    if isinstance(value, str):
+        return json.dumps(capped(value))
+    return capped(json.dumps(value, default=str))
+
+
+def _short(value: Any) -> Any:
+    """value with each string in it (keys too) capped."""
+    if isinstance(value, str):
+        return capped(value)
+    if isinstance(value, Mapping):
+        return {capped(str(key)): _short(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_short(item) for item in value]
+    return value
+
+
+def capped(text: str, limit: int = ECHO_LIMIT) -> str:
+    """text, or its first `limit` characters and how long it is."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def report(error: ValidationError, root: type[BaseModel], problems: Problems) -> list[Loc]:

@@ -12,6 +12,26 @@ from collections.abc import Iterable
 
 # The stack that owns the shared load balancer, its routes and the live weights (a colour may not take the name).
 TRAFFIC_STACK = "traffic"
+# The construct ids the traffic stack gives its own parts, beside one per application (its name: stacks/traffic.py):
+# an application may not take one of them (model/rules.py), or the stack could not be built. Reserved rather than the
+# applications' ids moved under a scope of their own: that would move every existing application's target groups,
+# rules and records to new addresses, which Terraform replaces.
+TRAFFIC_CONSTRUCT_IDS = frozenset(
+    {
+        "aws",  # the provider, and the backend (stacks/base.py)
+        "backend",
+        "common",  # common's outputs
+        "load-balancer",
+        "weights",
+        "live-target-groups",
+        "configured-colours",
+        "deletion-guard",
+        "account",  # the web ACL's, when traffic.waf is on
+        "partition",
+        "waf-logs-key",
+        "web-acl",
+    }
+)
 # Tags on the target groups and listener rules (beside the default `Project` and `Stack` tags).
 APPLICATION_TAG = "Application"
 COLOUR_TAG = "Colour"

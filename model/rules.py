@@ -40,7 +40,7 @@ from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, VERSIONED
 from model.problems import Problems
 from model.revisions import FULL_SHA, FollowedRevision, RevisionKind, followed_revision
-from model.routes import TRAFFIC_STACK
+from model.routes import TRAFFIC_CONSTRUCT_IDS, TRAFFIC_STACK
 from model.values import BLUE_GREEN
 from model.workloads import ADDON_ROLES, ARGOCD_NAMESPACE, PARENT_APPLICATION
 from policies.shape import policy_problem
@@ -55,8 +55,11 @@ _CREDENTIAL_RULE = (
     "a credential's name is a DNS label of at most 40 characters (lowercase letters, digits, '-', starting with a letter): "
     "its Secret in argocd is repo-creds-<name>"
 )
-# Names the App of Apps and common's roles already use: an application by one of these would collide with them.
-_RESERVED_APPLICATIONS = frozenset({PARENT_APPLICATION, *(r.name for r in ADDON_ROLES), *(c.name for c in COMPONENTS)})
+# Names the App of Apps, common's roles and the traffic stack's own parts already use: an application by one of these
+# would collide with them.
+_RESERVED_APPLICATIONS = frozenset(
+    {PARENT_APPLICATION, *(r.name for r in ADDON_ROLES), *(c.name for c in COMPONENTS), *TRAFFIC_CONSTRUCT_IDS}
+)
 _APPLICATION_RULE = (
     "an application's name is a DNS label of at most 32 characters (lowercase letters, digits, '-', starting with a "
     f"letter), not one of the platform's: {', '.join(sorted(_RESERVED_APPLICATIONS))}"

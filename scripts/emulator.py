@@ -445,6 +445,40 @@ def _patch_moto_route53() -> None:
     Route53Backend.change_resource_record_sets = precise
 
 
+# Where AWS's Resource Groups Tagging API lists a global service's resources (Route 53's hosted zones): us-east-1 only.
+GLOBAL_REGION = "us-east-1"
+
+
+def _patch_moto_zone_tags() -> None:
+    """The Tagging API lists Route 53's hosted zones, with their tags, when asked in GLOBAL_REGION, as AWS does (asked
+    in another region, AWS lists none): common's guard against replacing its sub-zone finds it there
+    (components/sub_zone.py). moto 5.2.5 lists no hosted zone at all (its Route 53 backend is not taggable there)."""
+    from moto.core.resource_tagging import TaggedResource, make_tag_matcher, match_resource_type
+    from moto.resourcegroupstaggingapi.models import ResourceGroupsTaggingAPIBackend
+    from moto.route53.models import route53_backends
+
+    original = ResourceGroupsTaggingAPIBackend._get_resources_generator
+
+    def with_zones(
+        self: Any,
+        tag_filters: list[dict[str, Any]] | None = None,
+        resource_type_filters: list[str] | None = None,
+        resource_arn_list: list[str] | None = None,
+    ) -> Any:
+        yield from original(self, tag_filters, resource_type_filters, resource_arn_list)
+        if self.region_name != GLOBAL_REGION or not match_resource_type("route53:hostedzone", resource_type_filters):
+            return
+        route53 = route53_backends[self.account_id][self.partition]
+        matches = make_tag_matcher(tag_filters)
+        for zone_id in route53.zones:
+            tags = dict(route53.list_tags_for_resource(zone_id))
+            arn = f"arn:{self.partition}:route53:::hostedzone/{zone_id}"
+            if tags and matches(tags) and (not resource_arn_list or arn in resource_arn_list):
+                yield TaggedResource(arn=arn, tags=tags, resource_type="route53:hostedzone")
+
+    ResourceGroupsTaggingAPIBackend._get_resources_generator = with_zones
+
+
 PERCENTILE = re.compile(r"p\d+(\.\d+)?")  # CloudWatch's pNN statistics
 
 
@@ -539,6 +573,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     _patch_moto_addon_versions()
     _patch_moto_percentiles()
     _patch_moto_route53()
+    _patch_moto_zone_tags()
     if os.environ.get(EKS_API_ENV):
         _patch_moto_eks(os.environ[EKS_API_ENV], os.environ[EKS_AUTHORITY_ENV])
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from cdktf import TerraformOutput, TerraformResource, TerraformStack
 from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
 from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
+from cdktf_cdktf_provider_aws.provider import AwsProvider
 from constructs import Construct
 
 import policies
@@ -19,7 +20,7 @@ from components.image_repository import ImageRepository
 from components.kms_key import AccountKey
 from components.network import Network
 from components.pod_identity_role import PodIdentityRole
-from components.sub_zone import SubZone
+from components.sub_zone import GLOBAL_REGION, SubZone
 from components.table import Table
 from components.vpc_endpoints import VpcEndpoints
 from model.applications import applications, image_repository_name
@@ -128,11 +129,26 @@ class CommonStack(TerraformStack):
             permissions_boundary=boundary,
         )
 
-        zone = SubZone(self, "dns", parent_zone=config.dns.parent_zone, zone_name=config.dns.zone_name)
+        zone = SubZone(
+            self,
+            "dns",
+            parent_zone=config.dns.parent_zone,
+            zone_name=config.dns.zone_name,
+            project=name,
+            stack=COMMON_STACK,
+            global_provider=AwsProvider(self, "aws-global", alias="global", region=GLOBAL_REGION),
+        )
         certificate = Certificate(
             self, "certificate", zone_name=config.dns.zone_name, zone_id=zone.zone_id, delegation=zone.delegation
         )
-        table = Table(self, "table", table_name=config.table.name, deletion_protection=config.deletion_protection)
+        table = Table(
+            self,
+            "table",
+            table_name=config.table.name,
+            deletion_protection=config.deletion_protection,
+            project=name,
+            stack=COMMON_STACK,
+        )
         with_image = [app for app in applications(config) if app.image is not None]
         image_urls = {}
         for number, app in enumerate(with_image):

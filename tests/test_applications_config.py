@@ -14,6 +14,7 @@ from model.applications import application, applications, image_repository_name,
 from model.config import ApplicationRelease
 from model.paths import PROJECT_DIR
 from model.platform import ARGO_CD, COMPONENTS
+from model.routes import TRAFFIC_CONSTRUCT_IDS
 from model.rules import ALB_RULES, FORWARD_TARGET_GROUPS, config_warnings
 from model.workloads import PARENT_APPLICATION, VPC_CNI, application_workloads
 from policies.shape import MANAGED_POLICY_CHARACTERS
@@ -28,7 +29,7 @@ LONE: dict[str, Any] = {"blue": {"kubernetes_version": "1.35", "weight": 100}}  
 RESERVED = sorted({PARENT_APPLICATION, VPC_CNI.name, "aws-ebs-csi-driver", *(c.name for c in COMPONENTS)})
 NAME_RULE = (
     "an application's name is a DNS label of at most 32 characters (lowercase letters, digits, '-', starting with a "
-    f"letter), not one of the platform's: {', '.join(RESERVED)}"
+    f"letter), not one of the platform's: {', '.join(sorted({*RESERVED, *TRAFFIC_CONSTRUCT_IDS}))}"
 )
 KUBERNETES_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "default")
 

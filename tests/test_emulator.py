@@ -139,3 +139,30 @@ def test_only_a_success_is_answered_again_and_only_to_the_same_invocation() -> N
     retried = AnsweredOnce(_counted_backend(failed, refuse_first=True))
     assert _attempt(retried, "x", 1) == ("500 Internal Server Error", b"failed")
     assert _attempt(retried, "x", 2) == ("200 OK", b"made 2")  # a failed attempt changed nothing: its retry runs
+
+
+def test_the_tagging_api_lists_hosted_zones_in_us_east_1_only_as_aws_does(background_moto: MotoProcess) -> None:
+    """Route 53 is global: AWS's Tagging API lists its zones when asked in us-east-1 (common's sub-zone guard asks
+    there), in no other region; moto 5.2.5 lists none anywhere."""
+    endpoint = background_moto.ready()
+    route53 = client("route53", endpoint, REGION)
+    made = route53.create_hosted_zone(Name="tagged.example.org", CallerReference="tagged")["HostedZone"]["Id"]
+    zone_id = made.split("/")[-1]
+    ours = {"Project": "emulator-zone-tags", "Stack": "common"}
+    route53.change_tags_for_resource(
+        ResourceType="hostedzone", ResourceId=zone_id, AddTags=[{"Key": k, "Value": v} for k, v in ours.items()]
+    )
+    try:
+
+        def listed(region: str, kind: str) -> list[tuple[str, dict[str, str]]]:
+            found = client("resourcegroupstaggingapi", endpoint, region).get_resources(
+                ResourceTypeFilters=[kind], TagFilters=[{"Key": "Project", "Values": [ours["Project"]]}]
+            )["ResourceTagMappingList"]
+            return [(m["ResourceARN"], {t["Key"]: t["Value"] for t in m["Tags"]}) for m in found]
+
+        assert listed("us-east-1", "route53:hostedzone") == [(f"arn:aws:route53:::hostedzone/{zone_id}", ours)]
+        assert listed("us-east-1", "route53") == listed("us-east-1", "route53:hostedzone")
+        assert listed(REGION, "route53:hostedzone") == []
+        assert listed("us-east-1", "dynamodb:table") == []
+    finally:
+        route53.delete_hosted_zone(Id=made)

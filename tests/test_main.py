@@ -46,3 +46,32 @@ def test_an_api_open_to_the_internet_is_framed_at_every_synth(capsys: pytest.Cap
     lines = capsys.readouterr().out.splitlines()
     bar = "warning: " + "!" * 100
     assert lines == [bar, f"warning: {LOUD}the door", bar, "warning: a quieter one"]
+
+
+@pytest.mark.parametrize("run_by", ["python main.py", "the cdktf CLI"])
+def test_a_synth_that_fails_while_building_leaves_no_earlier_output_and_says_so_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], run_by: str
+) -> None:
+    """Not only a refused configuration: a failure of the build itself (jsii's, here a file where the traffic stack's
+    directory goes) removes yesterday's output too, and ends in one line instead of jsii's traceback. Run by the cdktf
+    CLI, on stdout and without a manifest (the CLI then fails: see _refuse)."""
+    write_project(
+        tmp_path, {"applications": SAMPLE_APPLICATIONS, "clusters": {"red": {"kubernetes_version": "1.35", "weight": 7}}}
+    )
+    out = tmp_path / "cdktf.out"
+    (out / "stacks" / "common").mkdir(parents=True)
+    (out / "stacks" / "common" / "cdk.tf.json").write_text("{}")
+    (out / "stacks" / "traffic").write_text("in the way")
+    (out / "manifest.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    if run_by == "the cdktf CLI":
+        monkeypatch.setenv(main.CONTEXT_ENV, "{}")
+    assert main.main(outdir=str(out)) == (0 if run_by == "the cdktf CLI" else 2)
+    printed = capsys.readouterr()
+    said = f"synth failed: RuntimeError: Error: ENOTDIR: not a directory, open '{out}/stacks/traffic/cdk.tf.json'\n"
+    if run_by == "the cdktf CLI":
+        assert printed.err == ""
+        assert printed.out.endswith(f"{said}nothing synthesized: fix what is named above and run the command again\n")
+    else:
+        assert printed.err == said
+    assert list(out.iterdir()) == []

@@ -134,10 +134,17 @@ def test_a_denial_names_the_policy_to_get(emulated: Emulated, stubbed_eks: Stubb
     assert aws_problem(ValueError("a bug")) is None  # not AWS's: stays a traceback
 
 
+@pytest.mark.parametrize(
+    ("held", "why"),
+    [
+        (b"{ not json", "not Terraform state: Expecting property name enclosed in double quotes"),
+        (b'{"version": 4, "lineage": "\xff"}', "not Terraform state: byte 0xff at 27 is no UTF-8"),  # was a traceback
+    ],
+)
 def test_retire_with_an_unreadable_state_destroys_nothing_and_says_why(
-    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], held: bytes, why: str
 ) -> None:
-    (project.parent / "terraform-state" / "green.tfstate").write_text("{ not json")
+    (project.parent / "terraform-state" / "green.tfstate").write_bytes(held)
     ran: list[Any] = []
 
     def run_cdktf(*args: Any, **kwargs: Any) -> int:
@@ -148,7 +155,7 @@ def test_retire_with_an_unreadable_state_destroys_nothing_and_says_why(
     assert retire.main(["green", "--config", str(project)]) == 2
     printed = capsys.readouterr()
     assert printed.err.startswith("refused: cannot read green's Terraform state "), printed.err
-    assert "not Terraform state" in printed.err
+    assert why in printed.err
     assert "nothing was destroyed" in printed.err
     no_traceback(printed.out + printed.err)
     assert ran == []

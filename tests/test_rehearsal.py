@@ -518,24 +518,46 @@ NETWORK_EDITS: dict[str, tuple[dict[str, Any], str]] = {
 }
 # The emulator's ap-northeast-1 has 3 zones: a fourth pair fails the zones' own check too (tests/test_availability_zones.py).
 TOO_FEW_ZONES = "network.az_count is 4, but ap-northeast-1 offers 3 usable availability zone(s)"
+# Each edit that would replace what holds common's data (components/sub_zone.py, components/table.py), and its whole
+# refusal, worked out by hand from what the deploy made: the sub-zone eks.example.com and the table eks-bg-users, found by
+# the tags the deploy gave them. tests/test_data_replacement.py plans the same against zones and tables tagged by hand.
+RUNBOOK = '(docs/upgrade-runbook.md, "What cannot change under running colours").'
+DATA_EDITS: dict[str, tuple[dict[str, Any], str]] = {
+    "sub_domain": (
+        {"dns": {"parent_zone": PARENT, "sub_domain": "shop"}},
+        "dns.sub_domain is shop and dns.parent_zone example.com (the sub-zone shop.example.com), but the project's "
+        "sub-zone is eks.example.com: this change would replace the hosted zone, its NS delegation in the parent zone and "
+        "the certificate, and every public and preview host of every application would stop answering. A hosted zone's "
+        "name cannot change in place: keep dns.sub_domain at eks and dns.parent_zone at example.com. Other host names are "
+        f"a new project beside this one {RUNBOOK}",
+    ),
+    "table_name": (
+        {"table": {"name": "eks-bg-orders"}},
+        "table.name is eks-bg-orders, but the project's table is eks-bg-users: this change would replace the DynamoDB "
+        "table, deleting eks-bg-users and every item in it (whatever deletion_protection says: with it on, the apply fails "
+        "half-way instead). DynamoDB renames no table: keep table.name at eks-bg-users. A table of another name is a new "
+        f"project beside this one, its items moved by the team {RUNBOOK}",
+    ),
+}
 
 
 @pytest.fixture(scope="module", autouse=True)
 def network_edits(deployment: Deployment) -> Iterator[Future[dict[str, Run]]]:
-    """`terraform plan` of common with each edit, against the state the deploy wrote, on a thread beside the rest. Only
-    common is synthesized (the edits change no other stack), beside cdktf.out (the state's relative path is the same),
-    from the module's start; each init and plan on a thread of its own (inits share nothing: scripts/terraformrc.py),
-    the plans once common is deployed.
+    """`terraform plan` of common with each edit (of the network, and of what holds data), against the state the deploy
+    wrote, on a thread beside the rest. Only common is synthesized (the edits change no other stack), beside cdktf.out
+    (the state's relative path is the same), from the module's start; each init and plan on a thread of its own (inits
+    share nothing: scripts/terraformrc.py), the plans once common is deployed.
     `-refresh=false`: the guard's data sources are read at every plan, and nothing it checks needs the managed
     resources refreshed; `-lock=false`: the plans only read the state."""
     project = deployment.project
     stack_dirs = {}
-    for edit, (network, _) in NETWORK_EDITS.items():
-        config = validated({**CONFIG, "network": network, "state": {"directory": str(project.state_dir)}})
-        app = App(outdir=str(project.root / f"network-{edit}"))
+    edits = {edit: {"network": network} for edit, (network, _) in NETWORK_EDITS.items()}
+    for edit, overrides in {**edits, **{edit: overrides for edit, (overrides, _) in DATA_EDITS.items()}}.items():
+        config = validated({**CONFIG, **overrides, "state": {"directory": str(project.state_dir)}})
+        app = App(outdir=str(project.root / f"edit-{edit}"))
         CommonStack(app, config=config)
         app.synth()
-        stack_dirs[edit] = project.root / f"network-{edit}" / "stacks" / "common"
+        stack_dirs[edit] = project.root / f"edit-{edit}" / "stacks" / "common"
     init = ("terraform", "init", "-input=false", "-no-color")
     plan = ("terraform", "plan", "-refresh=false", "-lock=false", "-input=false", "-no-color")
 
@@ -562,6 +584,17 @@ def test_an_edit_that_would_replace_commons_network_is_refused_at_plan_naming_th
     assert flat.count("Error: Resource precondition failed") == 1, done.output[-6000:]
     assert flat.count("Error:") == 1 + len(others), done.output[-6000:]
     assert all(other in flat for other in others)
+
+
+@pytest.mark.parametrize("edit", DATA_EDITS)
+def test_an_edit_that_would_replace_commons_sub_zone_or_table_is_refused_at_plan_with_both_names(
+    network_edits: Future[dict[str, Run]], edit: str
+) -> None:
+    done = network_edits.result()[edit]
+    assert done.returncode == 1, done.output[-6000:]
+    flat = " ".join(done.output.split())  # Terraform wraps long messages
+    assert DATA_EDITS[edit][1] in flat, done.output[-6000:]
+    assert flat.count("Error:") == flat.count("Error: Resource precondition failed") == 1, done.output[-6000:]
 
 
 def test_a_fresh_account_passes_the_network_guard(common_deployed: Project) -> None:

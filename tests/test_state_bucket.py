@@ -152,6 +152,20 @@ def test_write_sets_the_state_block_in_the_config_and_nothing_else(project: Path
     assert config_file.read_text().count('"state"') == 1
 
 
+def test_write_refuses_a_state_block_the_config_would_refuse_before_creating_anything(
+    project: Path, s3: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It created the bucket and then refused to write the block: the configuration is checked first now."""
+    config_file = project.parent / "config.json"
+    before = config_file.read_text()
+    assert run(project, s3, "--write", "--key-prefix", "/team/") == 2
+    printed = capsys.readouterr()
+    assert "state.key_prefix: \"/team/\" is not allowed; use a key prefix without a leading or trailing '/'" in printed.err
+    assert "created" not in printed.out
+    assert s3["s3"].list_buckets()["Buckets"] == []
+    assert config_file.read_text() == before
+
+
 def test_a_name_another_account_took_meanwhile_is_refused(
     project: Path, s3: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:

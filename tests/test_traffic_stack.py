@@ -10,8 +10,8 @@ import re
 import pytest
 
 from model.applications import applications, preview_hostname, public_hostname
-from model.config import Config
-from model.routes import SET_IDENTIFIER, WEIGHTS_DESCRIPTION, target_group_name
+from model.config import APPLICATION_PATTERN, Config
+from model.routes import SET_IDENTIFIER, TRAFFIC_CONSTRUCT_IDS, WEIGHTS_DESCRIPTION, target_group_name
 from tests.support.configs import VARIANT, validated
 from tests.support.synth import Synthesized
 
@@ -289,3 +289,18 @@ def test_the_facts_name_each_applications_target_group_of_the_colour_only(app: S
     (values,) = root["values"]
     read = set(re.findall(r"traffic\.outputs\.target_groups\.(\w+)\.(\w+)\}", values))
     assert read == {(colour, "sample_app"), (colour, "catalogue"), (colour, "orders")}
+
+
+def test_every_construct_id_of_the_stacks_own_parts_is_reserved_from_the_applications(config: Config) -> None:
+    """An application's routes take its name as their construct id, beside the stack's own parts: an application by the
+    name of one of them passed the rules and then crashed the build ("There is already a Construct with name
+    'weights' in TerraformStack [traffic]"). Every own id an application's name could spell is reserved: built with
+    every part (the variant turns the web ACL on), the ids found are exactly the reserved ones."""
+    from cdktf import Testing
+
+    from stacks.traffic import TrafficStack
+
+    stack = TrafficStack(Testing.app(), config=config)
+    own = {child.node.id for child in stack.node.children} - {app.name for app in applications(config)}
+    assert config.traffic.waf.enabled
+    assert {id_ for id_ in own if re.fullmatch(APPLICATION_PATTERN, id_)} == TRAFFIC_CONSTRUCT_IDS

@@ -130,7 +130,7 @@ def deployed_state(config: Config, colour: str, aws: Aws) -> str | None:
         if not path.exists():
             return f"no state file {path}"
         try:
-            text = path.read_text()
+            text = path.read_bytes()
         except OSError as err:
             raise _unreadable(colour, where, err.strerror or str(err)) from None
     else:
@@ -139,11 +139,13 @@ def deployed_state(config: Config, colour: str, aws: Aws) -> str | None:
         s3 = aws.client("s3") if state.region == config.region else Aws(state.region).s3
         with aws_errors_as(lambda said: _unreadable(colour, where, said)):
             try:
-                text = s3.get_object(Bucket=state.bucket, Key=key)["Body"].read().decode()
+                text = s3.get_object(Bucket=state.bucket, Key=key)["Body"].read()
             except s3.exceptions.NoSuchKey:
                 return f"no state {where}"
     try:
-        held = json.loads(text or "{}")
+        held = json.loads(text.decode() or "{}")
+    except UnicodeDecodeError as err:
+        raise _unreadable(colour, where, f"not Terraform state: byte {text[err.start]:#04x} at {err.start} is no UTF-8") from None
     except ValueError as err:
         raise _unreadable(colour, where, f"not Terraform state: {err}") from None
     if not isinstance(held, dict) or not held.get("resources"):

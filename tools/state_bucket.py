@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import policies
-from model.loading import ConfigError, load_config, write_state
+from model.loading import ConfigError, check_state, load_config, write_state
 from tools.aws import Aws, aws_errors_as, aws_problem
 from tools.cli import exit_status
 
@@ -304,8 +304,10 @@ def main(argv: Sequence[str] | None = None, *, aws: Callable[[str], Aws] = Aws) 
         bucket = args.bucket or configured or default_bucket(config.project, account, region)
         if not 3 <= len(bucket) <= 63:
             raise StateBucketError(f"--bucket {bucket!r} has {len(bucket)} characters; S3 allows 3-63: name a shorter one")
-        ensure_bucket(session.s3, session.sts, bucket=bucket, region=region, say=print)
         block = state_block(bucket=bucket, region=region, key_prefix=args.key_prefix or config.state.key_prefix)
+        if args.write:  # a configuration the block would make invalid is refused before any bucket exists
+            check_state(args.config, block)
+        ensure_bucket(session.s3, session.sts, bucket=bucket, region=region, say=print)
         if args.write:
             written = write_state(args.config, block)
             print(

@@ -31,6 +31,7 @@ from tests.support.added_application import AddedApplication, add_an_application
 from tests.support.by_hand import CliByHand, cli_by_hand
 from tests.support.checkov import CHECKOV_FIXTURES, checkov
 from tests.support.configs import EXAMPLE_COLOURS, example, example_raw
+from tests.support.data_guards import plan_guards
 from tests.support.emulator_plans import (
     REGION,
     EmulatorPlans,
@@ -67,6 +68,7 @@ CHECKS = (
     "cli",
     "checkov_report",
     "emulator_plans",
+    "data_guard_plans",
     "hook_run",
     "release_upgrade",
     "literal_values_plan",
@@ -219,6 +221,17 @@ def emulator_plans(
     live = (weights_parameter(example().project), shifted(example().weights))
     env = environment(background_moto.ready(), REGION)
     return background_pool.submit(lambda: plan_all(directory, modules, clusters, env, live_weights=live))
+
+
+@pytest.fixture(scope="session")
+def data_guard_plans(
+    example_app: Synthesized, background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
+) -> Future[dict[str, tuple[int, str]]]:
+    """common's guards of its sub-zone and its table planned against an emulator of their own: a fresh account, the
+    zone and table as configured, then under an earlier configuration's names (tests/support/data_guards.py)."""
+    common = example_app.json("common")
+    directory = tmp_path_factory.mktemp("data-guards")
+    return background_pool.submit(plan_guards, directory, common)
 
 
 @pytest.fixture(scope="session")
