@@ -6,6 +6,7 @@ holds afterwards (the weights parameter, every public rule, the lock's parameter
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -30,11 +31,24 @@ FIELD_DIR = PROJECT_DIR / "tests" / "support" / "field"
 CLOCK_SCALE = 0.02  # a minute's window in 1.2 s
 
 
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    """A moto server of this module's own (the commands' processes reach it over HTTP)."""
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per API call otherwise
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
 @pytest.fixture
-def world(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, percentiles: None) -> Iterator[Emulated]:
+def world(endpoint: str, monkeypatch: pytest.MonkeyPatch, percentiles: None) -> Iterator[Emulated]:
     """blue serves every application, green is deployed beside it, both healthy, both publishing healthy minutes for
     the next three hours (the commands' clock runs faster than the server's)."""
-    for name, value in {"AWS_ENDPOINT_URL": moto_endpoint, **CREDENTIALS}.items():
+    for name, value in {"AWS_ENDPOINT_URL": endpoint, **CREDENTIALS}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     aws = Emulated.connect().build()
