@@ -19,6 +19,7 @@ from cdktf_cdktf_provider_aws.data_aws_eks_clusters import DataAwsEksClusters
 from constructs import Construct
 
 from components.terraform_data import TerraformData
+from model.tags import PROJECT_TAG, STACK_TAG
 
 WAY_OUT = (
     "a colour is retired while the configuration still names it: put its entry back as it was deployed, retire it (the "
@@ -37,13 +38,12 @@ class ConfiguredColours(Construct):
         running.add_override("for_each", f'${{toset([for n in {listed.fqn}.names : n if startswith(n, "{project}-")])}}')
         configured = json.dumps(sorted(colours))
         dropped = (
-            f'[for c in values({running.fqn}) : c if lookup(c.tags, "Project", "") == "{project}" '
-            f'&& !contains({configured}, lookup(c.tags, "Stack", ""))]'
+            f'[for c in values({running.fqn}) : c if lookup(c.tags, "{PROJECT_TAG}", "") == "{project}" '
+            f'&& !contains({configured}, lookup(c.tags, "{STACK_TAG}", ""))]'
         )
         weighted = f"[for colour, weight in {live_weights} : colour if weight > 0 && !contains({configured}, colour)]"
-        dropped_names = (
-            f'join(", ", [for c in {dropped} : format("clusters.%s (its cluster %s)", lookup(c.tags, "Stack", "?"), c.name)])'
-        )
+        named = f'format("clusters.%s (its cluster %s)", lookup(c.tags, "{STACK_TAG}", "?"), c.name)'
+        dropped_names = f'join(", ", [for c in {dropped} : {named}])'
         weighted_names = f'join(", ", [for colour in {weighted} : format("%s (live weight %d)", colour, {live_weights}[colour])])'
         TerraformData(
             self,

@@ -13,12 +13,9 @@ at the next deploy; until then only its name is compared.
 from __future__ import annotations
 
 from cdktf import Precondition
-from cdktf_cdktf_provider_aws.data_aws_resourcegroupstaggingapi_resources import (
-    DataAwsResourcegroupstaggingapiResources,
-    DataAwsResourcegroupstaggingapiResourcesTagFilter,
-)
 from constructs import Construct
 
+from components.stack_tagged import stack_tagged
 from model.routes import APPLICATION_TAG, COLOUR_TAG, SHAPE_TAG
 
 TARGET_GROUP_TYPE = "elasticloadbalancing:targetgroup"  # the Tagging API's resource type filter
@@ -29,15 +26,7 @@ class LiveTargetGroups(Construct):
         """project, stack: the default tags every group of the stack carries (stacks/base.py); live_weights: a
         Terraform expression of the live weights by colour (TrafficWeights.live)."""
         super().__init__(scope, id_)
-        tagged = DataAwsResourcegroupstaggingapiResources(
-            self,
-            "tagged",
-            resource_type_filters=[TARGET_GROUP_TYPE],
-            tag_filter=[
-                DataAwsResourcegroupstaggingapiResourcesTagFilter(key="Project", values=[project]),
-                DataAwsResourcegroupstaggingapiResourcesTagFilter(key="Stack", values=[stack]),
-            ],
-        )
+        tagged = stack_tagged(self, "tagged", resource_type=TARGET_GROUP_TYPE, project=project, stack=stack)
         self._tagged = tagged
         self._live_weights = live_weights
 

@@ -4,16 +4,13 @@ it."""
 from __future__ import annotations
 
 from cdktf import Precondition, TerraformProvider, TerraformResourceLifecycle, Token
-from cdktf_cdktf_provider_aws.data_aws_resourcegroupstaggingapi_resources import (
-    DataAwsResourcegroupstaggingapiResources,
-    DataAwsResourcegroupstaggingapiResourcesTagFilter,
-)
 from cdktf_cdktf_provider_aws.data_aws_route53_zone import DataAwsRoute53Zone
 from cdktf_cdktf_provider_aws.route53_record import Route53Record
 from cdktf_cdktf_provider_aws.route53_zone import Route53Zone
 from constructs import Construct
 
 from components.network import WAY_OUT
+from components.stack_tagged import stack_tagged
 
 DELEGATION_TTL = 300  # short, so a re-created sub-zone's new name servers take over quickly
 ZONE_TYPE = "route53:hostedzone"  # the Tagging API's resource type filter
@@ -71,16 +68,7 @@ def _never_replaced(
     parent zone and the certificate: every public and preview host stops answering. The running zone is found by the
     stack's tags (one Tagging API call, in GLOBAL_REGION), then read by its id for its name: a fresh account has none,
     and passes."""
-    tagged = DataAwsResourcegroupstaggingapiResources(
-        scope,
-        "tagged",
-        provider=provider,
-        resource_type_filters=[ZONE_TYPE],
-        tag_filter=[
-            DataAwsResourcegroupstaggingapiResourcesTagFilter(key="Project", values=[project]),
-            DataAwsResourcegroupstaggingapiResourcesTagFilter(key="Stack", values=[stack]),
-        ],
-    )
+    tagged = stack_tagged(scope, "tagged", resource_type=ZONE_TYPE, project=project, stack=stack, provider=provider)
     found = f"{tagged.fqn}.resource_tag_mapping_list"
     running = DataAwsRoute53Zone(
         scope,

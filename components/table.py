@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from cdktf import Precondition, TerraformResourceLifecycle
-from cdktf_cdktf_provider_aws.data_aws_resourcegroupstaggingapi_resources import (
-    DataAwsResourcegroupstaggingapiResources,
-    DataAwsResourcegroupstaggingapiResourcesTagFilter,
-)
 from cdktf_cdktf_provider_aws.dynamodb_table import DynamodbTable, DynamodbTableAttribute
 from constructs import Construct
 
 from components.network import WAY_OUT
+from components.stack_tagged import stack_tagged
 from model.workloads import TABLE_KEY
 
 TABLE_TYPE = "dynamodb:table"  # the Tagging API's resource type filter
@@ -46,15 +43,7 @@ class Table(Construct):
         says (with it on, the apply fails half-way instead). The running table is found by the stack's tags in one call
         to the Resource Groups Tagging API, its name read from its ARN (`...:table/<name>`): a fresh account has none,
         and passes."""
-        tagged = DataAwsResourcegroupstaggingapiResources(
-            self,
-            "tagged",
-            resource_type_filters=[TABLE_TYPE],
-            tag_filter=[
-                DataAwsResourcegroupstaggingapiResourcesTagFilter(key="Project", values=[project]),
-                DataAwsResourcegroupstaggingapiResourcesTagFilter(key="Stack", values=[stack]),
-            ],
-        )
+        tagged = stack_tagged(self, "tagged", resource_type=TABLE_TYPE, project=project, stack=stack)
         running = f'[for m in {tagged.fqn}.resource_tag_mapping_list : element(split("/", m.resource_arn), 1)]'
         was = f'${{join(", ", {running})}}'
         return Precondition(

@@ -21,6 +21,7 @@ from constructs import Construct
 
 from model.config import Config, StateConfig
 from model.literal import literals
+from model.tags import MANAGED_BY, MANAGED_BY_TAG, PROJECT_TAG, STACK_TAG
 
 # The Terraform that may plan and apply a stack, checked by Terraform itself wherever it runs: the S3 backend's native
 # lock file (use_lockfile) needs 1.10 (README's prerequisites say the same). cdktf's own check, a `terraform version`
@@ -42,7 +43,7 @@ def configure_stack(stack: TerraformStack, config: Config, stack_name: str) -> C
     else:
         LocalBackend(stack, path=_state_path(stack, state, stack_name))
     written = literals(config)
-    tags = {"Project": written.project, "Stack": stack_name, "ManagedBy": "cdktf", **written.tags}
+    tags = {PROJECT_TAG: written.project, STACK_TAG: stack_name, MANAGED_BY_TAG: MANAGED_BY, **written.tags}
     AwsProvider(stack, "aws", region=written.region, default_tags=[AwsProviderDefaultTags(tags=tags)])
     return written
 
