@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model.config import MAX_WEIGHT
+from model.problems import capped
 from model.routes import (
     APPLICATION_TAG,
     COLOUR_TAG,
@@ -184,9 +185,8 @@ def read_weights(ssm: Any, project: str) -> Weights:
     except ValueError:
         found = None
     if not isinstance(found, dict) or not all(type(weight) is int and 0 <= weight <= MAX_WEIGHT for weight in found.values()):
-        shown = value if len(value) <= 120 else f"{value[:120]}... ({len(value)} characters)"
         raise RoutesError(
-            f"{name} holds {shown!r}, not a JSON object of weights by colour, each a whole number 0-{MAX_WEIGHT}: "
+            f"{name} holds {capped(value)!r}, not a JSON object of weights by colour, each a whole number 0-{MAX_WEIGHT}: "
             "write them with `python -m tools.shift --to <colour> --now`"
         )
     return {str(colour): weight for colour, weight in found.items()}

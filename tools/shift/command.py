@@ -148,8 +148,9 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     if args.dry_run:
         _print_plan(config, settings, args.to, weights, plan, skip_readiness=args.skip_readiness)
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
-    shift = Shift(config, settings, clients, clock, sys.stdout, checks, lock, args.skip_readiness, args.break_lock)
-    shift.aws_time = isinstance(clock, SystemClock)  # a test's clock is its world's: AWS's answers keep real time
+    # A test's clock is its world's (AWS's answers keep real time): windows by AWS's clock only with the system's.
+    aws_time = isinstance(clock, SystemClock)
+    shift = Shift(config, settings, clients, clock, sys.stdout, checks, lock, args.skip_readiness, args.break_lock, aws_time)
     shift.run(args.to, dry_run=args.dry_run)
 
 

@@ -75,8 +75,10 @@ class Drain:
                 routes = read_routes(self.aws.elbv2, self.config.project)
                 moved = off_weights(routes, after)
                 try:
-                    moved += [] if read_weights(self.aws.ssm, self.config.project) == after else ["the weights parameter"]
-                except RoutesError:
+                    parameter_moved = read_weights(self.aws.ssm, self.config.project) != after
+                except RoutesError:  # unreadable now: it is written again like a moved one
+                    parameter_moved = True
+                if parameter_moved:
                     moved.append("the weights parameter")
             if moved:
                 self._say(f"  the interrupted run's write landed ({'; '.join(moved)}): {describe(after)} written again")

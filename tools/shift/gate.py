@@ -52,7 +52,7 @@ def judge(windows: Mapping[str, WindowMetrics], minimums: Mapping[str, int], set
     found = {
         app: why
         for app, metrics in windows.items()
-        if (why := not_a_number(metrics) or (None if is_idle(metrics, minimums[app]) else breach(metrics, settings)))
+        if (why := not_a_number(metrics) if is_idle(metrics, minimums[app]) else breach(metrics, settings))
     }
     evidence = any(is_evidence(m, minimums[app]) for app, m in windows.items())
     if not found and windows and not evidence and not settings.allow_idle:
