@@ -22,6 +22,7 @@ from model.eks_calendar import CALENDAR
 from model.platform import VERSIONED, Component
 from model.problems import Allowed, frozen_mapping
 from model.routes import TRAFFIC_STACK
+from model.tags import MANAGED_BY_TAG, PROJECT_TAG, STACK_TAG
 
 # The Kubernetes versions EKS offers: the rows of the EKS calendar (model/eks_calendar.yaml). A new minor
 # version is a row there; a typo such as "1.3" or "1.340" fails at synth.
@@ -72,7 +73,13 @@ REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
 REGION_ALLOWED = "use an AWS region code such as 'ap-northeast-1'"
 _LABEL_ALLOWED = "use one DNS label: lowercase letters, digits, '-'"
 _VERSIONS = ", ".join(f"`{version}`" for version in SUPPORTED_KUBERNETES_VERSIONS)
-_TAG_TEXT = "tag keys are 1-128 characters and may not start with 'aws:'; values at most 256"
+# The default tags are the project's own: the guards find its running table, zone and target groups by them
+# (components/stack_tagged.py), so a configured `Project` or `Stack` would hide them (and let a replacement through).
+_DEFAULT_TAG_KEYS = (PROJECT_TAG, STACK_TAG, MANAGED_BY_TAG)
+_TAG_TEXT = (
+    f"tag keys are 1-128 characters, may not start with 'aws:' and are not the default tags' "
+    f"({', '.join(_DEFAULT_TAG_KEYS)}); values at most 256"
+)
 
 
 class Section(BaseModel):
@@ -101,7 +108,11 @@ def _tag_keys_in_schema(schema: dict[str, Any]) -> None:
     schema["additionalProperties"] = values
 
 
-TagKey = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^(?![aA][wW][sS]:)"), Allowed(_TAG_TEXT)]
+TagKey = Annotated[
+    str,
+    Field(min_length=1, max_length=128, pattern=rf"^(?![aA][wW][sS]:)(?!({'|'.join(_DEFAULT_TAG_KEYS)})$)"),
+    Allowed(_TAG_TEXT),
+]
 TagValue = Annotated[str, Field(max_length=256), Allowed(_TAG_TEXT)]
 # An EKS-optimized AMI release (what DescribeNodegroup calls releaseVersion, and the SSM public parameter
 # /aws/service/eks/optimized-ami/<k8s>/amazon-linux-2023/<arch>/standard/recommended/release_version holds): the
@@ -1179,7 +1190,7 @@ class Config(Section):
         AS_DICT,
         Field(
             description="string to string; added to the default tags `Project`, `Stack`, `ManagedBy` "
-            "(keys may not start with `aws:`)",
+            "(keys may not start with `aws:` nor be one of those three)",
             json_schema_extra=_tag_keys_in_schema,
         ),
     ] = Field(default_factory=lambda: frozen_mapping({}))

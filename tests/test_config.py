@@ -291,6 +291,20 @@ def test_fails_on_reserved_tag_key() -> None:
     assert one_problem({"tags": {"aws:owner": "me"}}).startswith('tags.aws:owner: "aws:owner" is not allowed; tag keys are')
 
 
+@pytest.mark.parametrize("key", ["Project", "Stack", "ManagedBy"])
+def test_fails_on_a_default_tag_key(key: str) -> None:
+    """The guards find the running table, zone and target groups by the default tags: a configured one would hide them."""
+    assert one_problem({"tags": {key: "other"}}).startswith(
+        f"tags.{key}: \"{key}\" is not allowed; tag keys are 1-128 characters, may not start with 'aws:' and are not "
+        "the default tags' (Project, Stack, ManagedBy)"
+    )
+
+
+def test_a_tag_key_that_only_starts_like_a_default_one_is_allowed() -> None:
+    tags = {"ProjectCode": "42", "stack": "lower case is another key"}
+    assert dict(validated({"tags": tags}).tags) == tags
+
+
 def test_fails_on_table_and_image_repository_names() -> None:
     problems = problems_of({"table": {"name": "a b"}, **sample_app(image={"repository": "eks-bg/Sample_App"})})
     assert [p.split(":")[0] for p in problems] == ["table.name", "applications.sample-app.image.repository"]
