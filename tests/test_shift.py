@@ -538,6 +538,27 @@ def test_a_waiting_shift_renews_its_lease(shift_in: ShiftIn, deployed: Emulated)
     assert shift.lock.holder() is None
 
 
+def test_readiness_waiting_longer_than_the_lease_keeps_the_lock(
+    shift_in: ShiftIn, deployed: Emulated, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Readiness waits too (an insights refresh, the preview probe): its sleeps renew the lease like the shift's own, so
+    a check longer than the lease cannot let the lock go stale under the shift, for another run to take."""
+    shift, world, _ = shift_in(deployed, step=100)
+    checked = Readiness.check
+    stale: list[datetime | None] = []
+
+    def slow_check(self: Readiness, colour: str) -> Any:
+        self.clock.sleep(2 * LEASE_SECONDS)
+        holder = shift.lock.holder()
+        stale.append(shift.lock.stale_since(holder) if holder else world.clock.now())
+        return checked(self, colour)
+
+    monkeypatch.setattr(Readiness, "check", slow_check)
+    shift.run("green")
+    assert stale == [None]
+    assert deployed.live_weights() == {"blue": 0, "green": 100}
+
+
 def test_rules_that_disagree_with_the_live_weights_refuse_the_shift(shift_in: ShiftIn, deployed: Emulated) -> None:
     deployed.ssm.put_parameter(Name=weights_parameter(PROJECT), Value='{"blue": 50, "green": 50}', Overwrite=True, Type="String")
     shift, _, _ = shift_in(deployed)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, NoReturn, TextIO
 
@@ -59,16 +59,19 @@ class Shift:
         if dry_run:
             self._prepare(target)
             return
-        waiting = self.clock
+        waiting, checks = self.clock, self.readiness
         writers = {"elbv2": self.aws.elbv2, "ssm": self.aws.ssm}
         with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=LockLostError):
-            self.clock = self.lock.renewing(waiting)  # its lease renewed while it waits
+            # Its lease renewed while it waits: on the gate's windows and on readiness's waits (an insights refresh, the
+            # preview probe), which can outlast the lease as well.
+            self.clock = self.lock.renewing(waiting)
+            self.readiness = replace(checks, clock=self.clock)
             try:
                 plan, routes, weights = self._prepare(target)
                 if plan:
                     self._shift(target, plan, routes, weights)
             finally:
-                self.clock = waiting
+                self.clock, self.readiness = waiting, checks
 
     def _prepare(self, target: str) -> tuple[list[Weights], LiveRoutes, Weights]:
         if self.aws_time:
