@@ -3,12 +3,20 @@
 That trust names no one cluster, so one role serves blue, green and any later colour: a new cluster
 adds an association on its side and never edits the role. It does name, through the session tags EKS
 Pod Identity sets (Amazon EKS User Guide, "Grant Pods access to AWS resources based on tags", list of
-session tags: eks-cluster-name, kubernetes-namespace, kubernetes-service-account, ...), the one
-namespace and service account that may use it and the project's cluster names (`<project>-*`), and
-the account (`aws:SourceAccount`: the account of the service's request, which AWS's own Pod Identity samples
-pin too, aws-samples/sample-eks-nitro-sandbox), so no association of another project or account, nor one for
+session tags: eks-cluster-arn, eks-cluster-name, kubernetes-namespace, kubernetes-service-account, ...), the one
+namespace and service account that may use it, the project's cluster names (`<project>-*`), and the account, as the
+account inside the cluster's ARN (`eks-cluster-arn`): no association of another project or account, nor one for
 another pod, can have it. A project whose name starts with `<project>-` in the same account would match the
 pattern: give projects that share an account names that are no prefix of each other.
+
+Not `aws:SourceAccount` (#45): AWS documents, for `pods.eks.amazonaws.com`, only the session tags as the trust's
+conditions (Amazon EKS User Guide, "Create IAM role with trust policy required by EKS Pod Identity",
+https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html, "Setting Conditions"); its confused-deputy page
+(https://docs.aws.amazon.com/eks/latest/userguide/cross-service-confused-deputy-prevention.html) covers the cluster
+role's `eks.amazonaws.com`, not EKS Auth. No AWS source says EKS Auth sends aws:SourceAccount when it assumes a role
+(only an aws-samples repository pins it), and were it absent every pod would lose its role, `aws-node` included.
+The account stays pinned by a documented tag instead; an association itself needs `iam:PassRole` on the role in this
+account, which is what binds a role to this account's clusters in the first place.
 """
 
 from __future__ import annotations

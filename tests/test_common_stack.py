@@ -468,9 +468,13 @@ def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(
     assert sorted(statement["Condition"]["StringEquals"]) == [
         "aws:RequestTag/kubernetes-namespace",
         "aws:RequestTag/kubernetes-service-account",
-        "aws:SourceAccount",
     ]
-    assert statement["Condition"]["StringLike"] == {"aws:RequestTag/eks-cluster-name": f"{config.project}-*"}
+    assert statement["Condition"]["StringLike"] == {
+        "aws:RequestTag/eks-cluster-name": f"{config.project}-*",
+        "aws:RequestTag/eks-cluster-arn": (
+            f"arn:*:eks:*:${{data.aws_caller_identity.account.account_id}}:cluster/{config.project}-*"
+        ),
+    }
     # AWS keeps the CNI's and the EBS CSI driver's policies in step with their add-ons.
     if workload.name in AWS_MANAGED:
         attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/managed-0")

@@ -34,10 +34,13 @@ def trusted(app: Synthesized, role_arn: str) -> tuple[str, str]:
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     conditions = dict(statement["Condition"])
     # Any colour of this project, present or future: no one cluster, so a new colour never edits a trust.
-    assert conditions.pop("StringLike") == {"aws:RequestTag/eks-cluster-name": "eks-bg-*"}
+    assert conditions.pop("StringLike") == {
+        "aws:RequestTag/eks-cluster-name": "eks-bg-*",
+        # The account, inside the cluster's ARN (no aws:SourceAccount: components/pod_identity_role.py says why).
+        "aws:RequestTag/eks-cluster-arn": "arn:*:eks:*:${data.aws_caller_identity.account.account_id}:cluster/eks-bg-*",
+    }
     tags = dict(conditions.pop("StringEquals"))
     assert conditions == {}
-    assert tags.pop("aws:SourceAccount") == "${data.aws_caller_identity.account.account_id}"
     assert set(tags) == {"aws:RequestTag/kubernetes-namespace", "aws:RequestTag/kubernetes-service-account"}
     return tags["aws:RequestTag/kubernetes-namespace"], tags["aws:RequestTag/kubernetes-service-account"]
 
@@ -132,7 +135,6 @@ def test_each_shared_role_grants_what_upstreams_policy_grants_for_every_chart_ve
 # resources based on tags": the session tags it adds), for a pod of this project's blue cluster in this account.
 ACCOUNT = "123456789012"
 REQUEST = {
-    "aws:SourceAccount": ACCOUNT,
     "aws:RequestTag/eks-cluster-arn": f"arn:aws:eks:ap-northeast-1:{ACCOUNT}:cluster/eks-bg-blue",
     "aws:RequestTag/eks-cluster-name": "eks-bg-blue",
     "aws:RequestTag/kubernetes-namespace": "external-dns",
@@ -172,8 +174,13 @@ def trust_allows(changes: dict[str, str | None]) -> bool:
         ({"aws:RequestTag/eks-cluster-name": "payments-blue"}, False),  # another project's cluster
         ({"aws:RequestTag/eks-cluster-name": "eks-bgx-blue"}, False),  # a project that only begins the same
         ({"aws:RequestTag/eks-cluster-name": None}, False),  # session tags disabled on the association
-        ({"aws:SourceAccount": "210987654321"}, False),  # another account's cluster
-        ({"aws:SourceAccount": None}, False),
+        # Another account's cluster of the same name.
+        ({"aws:RequestTag/eks-cluster-arn": "arn:aws:eks:ap-northeast-1:210987654321:cluster/eks-bg-blue"}, False),
+        ({"aws:RequestTag/eks-cluster-arn": f"arn:aws:eks:ap-northeast-1:{ACCOUNT}:cluster/payments-blue"}, False),
+        ({"aws:RequestTag/eks-cluster-arn": None}, False),
+        # Whether EKS Auth sends aws:SourceAccount is undocumented: the trust does not depend on it either way.
+        ({"aws:SourceAccount": ACCOUNT}, True),
+        ({"aws:SourceAccount": "210987654321"}, True),
         ({"aws:RequestTag/kubernetes-service-account": "default"}, False),  # another pod of the namespace
         ({"aws:RequestTag/kubernetes-namespace": "kube-system"}, False),
     ],
