@@ -4,11 +4,25 @@ That trust names no one cluster, so one role serves blue, green and any later co
 adds an association on its side and never edits the role. It does name, through the session tags EKS
 Pod Identity sets (Amazon EKS User Guide, "Grant Pods access to AWS resources based on tags", list of
 session tags: eks-cluster-name, kubernetes-namespace, kubernetes-service-account, ...), the one
-namespace and service account that may use it and the project's cluster names (`<project>-*`), and
-the account (`aws:SourceAccount`: the account of the service's request, which AWS's own Pod Identity samples
-pin too, aws-samples/sample-eks-nitro-sandbox), so no association of another project or account, nor one for
-another pod, can have it. A project whose name starts with `<project>-` in the same account would match the
-pattern: give projects that share an account names that are no prefix of each other.
+namespace and service account that may use it and the project's cluster names (`<project>-*`), so no
+association for another pod, nor of another project's cluster, can have it. A project whose name starts with
+`<project>-` in the same account would match the pattern: give projects that share an account names that are no
+prefix of each other.
+
+No `aws:SourceAccount` (issue #45, decided on evidence): no AWS source says EKS Auth puts it, or `aws:SourceArn`, in
+the request context of the AssumeRole it makes for `pods.eks.amazonaws.com`, and without the key every pod loses its
+role (aws-node's included). Read: "Create IAM role with trust policy required by EKS Pod Identity"
+(https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html) and "Grant Pods access to AWS resources based on
+tags" (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-abac.html) document the session-tag conditions only;
+the EKS Best Practices Guide, "Identity and Access Management" (aws/aws-eks-best-practices
+latest/bpg/security/iam.adoc at b784fad, "EKS Pod Identities") says EKS passes `aws:SourceOrgId`, which an account
+outside AWS Organizations has not; the EKS User Guide documents `aws:SourceArn` for Fargate's
+`eks-fargate-pods.amazonaws.com` only (awsdocs/amazon-eks-user-guide
+latest/ug/security/iam-reference/security-iam.adoc at 4d52b4d). Samples and users' reports that the key works are not
+AWS's word. What the key would have added is already held: "The EKS Pod Identity role must be in your EKS cluster's
+account due to IAM PassRole requirements" ("Access AWS Resources using EKS Pod Identity Target IAM Roles",
+https://docs.aws.amazon.com/eks/latest/userguide/pod-id-assign-target-role.html), so only an association made in this
+account, by an identity allowed iam:PassRole on the role, binds it.
 """
 
 from __future__ import annotations
@@ -35,7 +49,6 @@ class PodIdentityRole(Construct):
         description: str,
         namespace: str,
         service_account: str,
-        account_id: str,
         cluster_names: str,
         permissions_boundary: str,
         policy_json: str = "",
@@ -57,7 +70,6 @@ class PodIdentityRole(Construct):
                 "pod_identity_trust",
                 NAMESPACE=namespace,
                 SERVICE_ACCOUNT=service_account,
-                ACCOUNT_ID=account_id,
                 CLUSTER_NAMES=cluster_names,
             ),
             permissions_boundary=permissions_boundary,

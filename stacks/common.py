@@ -203,7 +203,6 @@ class CommonStack(TerraformStack):
                 description=role.description,
                 namespace=role.namespace,
                 service_account=role.service_account,
-                account_id=account.account_id,
                 cluster_names=cluster_names(config),
                 permissions_boundary=boundary,
                 policy_json=policies.render_from(role.policy, fills, escape=literal) if role.policy else "",

@@ -649,7 +649,6 @@ def test_pod_identity_roles_and_their_policies(common_deployed: Project, aws: Ca
     namespace, service_account, policy = ROLES[role]
     assert statement["Condition"] == {
         "StringEquals": {
-            "aws:SourceAccount": EMULATOR_ACCOUNT,  # what the deploy read of the account it deploys into
             "aws:RequestTag/kubernetes-namespace": namespace,
             "aws:RequestTag/kubernetes-service-account": service_account,
         },
