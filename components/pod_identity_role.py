@@ -3,20 +3,26 @@
 That trust names no one cluster, so one role serves blue, green and any later colour: a new cluster
 adds an association on its side and never edits the role. It does name, through the session tags EKS
 Pod Identity sets (Amazon EKS User Guide, "Grant Pods access to AWS resources based on tags", list of
-session tags: eks-cluster-arn, eks-cluster-name, kubernetes-namespace, kubernetes-service-account, ...), the one
-namespace and service account that may use it, the project's cluster names (`<project>-*`), and the account, as the
-account inside the cluster's ARN (`eks-cluster-arn`): no association of another project or account, nor one for
-another pod, can have it. A project whose name starts with `<project>-` in the same account would match the
-pattern: give projects that share an account names that are no prefix of each other.
+session tags: eks-cluster-name, kubernetes-namespace, kubernetes-service-account, ...), the one
+namespace and service account that may use it and the project's cluster names (`<project>-*`), so no
+association for another pod, nor of another project's cluster, can have it. A project whose name starts with
+`<project>-` in the same account would match the pattern: give projects that share an account names that are no
+prefix of each other.
 
-Not `aws:SourceAccount` (#45): AWS documents, for `pods.eks.amazonaws.com`, only the session tags as the trust's
-conditions (Amazon EKS User Guide, "Create IAM role with trust policy required by EKS Pod Identity",
-https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html, "Setting Conditions"); its confused-deputy page
-(https://docs.aws.amazon.com/eks/latest/userguide/cross-service-confused-deputy-prevention.html) covers the cluster
-role's `eks.amazonaws.com`, not EKS Auth. No AWS source says EKS Auth sends aws:SourceAccount when it assumes a role
-(only an aws-samples repository pins it), and were it absent every pod would lose its role, `aws-node` included.
-The account stays pinned by a documented tag instead; an association itself needs `iam:PassRole` on the role in this
-account, which is what binds a role to this account's clusters in the first place.
+No `aws:SourceAccount` (issue #45, decided on evidence): no AWS source says EKS Auth puts it, or `aws:SourceArn`, in
+the request context of the AssumeRole it makes for `pods.eks.amazonaws.com`, and without the key every pod loses its
+role (aws-node's included). Read: "Create IAM role with trust policy required by EKS Pod Identity"
+(https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html) and "Grant Pods access to AWS resources based on
+tags" (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-abac.html) document the session-tag conditions only;
+the EKS Best Practices Guide, "Identity and Access Management" (aws/aws-eks-best-practices
+latest/bpg/security/iam.adoc at b784fad, "EKS Pod Identities") says EKS passes `aws:SourceOrgId`, which an account
+outside AWS Organizations has not; the EKS User Guide documents `aws:SourceArn` for Fargate's
+`eks-fargate-pods.amazonaws.com` only (awsdocs/amazon-eks-user-guide
+latest/ug/security/iam-reference/security-iam.adoc at 4d52b4d). Samples and users' reports that the key works are not
+AWS's word. What the key would have added is already held: "The EKS Pod Identity role must be in your EKS cluster's
+account due to IAM PassRole requirements" ("Access AWS Resources using EKS Pod Identity Target IAM Roles",
+https://docs.aws.amazon.com/eks/latest/userguide/pod-id-assign-target-role.html), so only an association made in this
+account, by an identity allowed iam:PassRole on the role, binds it.
 """
 
 from __future__ import annotations
@@ -43,7 +49,6 @@ class PodIdentityRole(Construct):
         description: str,
         namespace: str,
         service_account: str,
-        account_id: str,
         cluster_names: str,
         permissions_boundary: str,
         policy_json: str = "",
@@ -65,7 +70,6 @@ class PodIdentityRole(Construct):
                 "pod_identity_trust",
                 NAMESPACE=namespace,
                 SERVICE_ACCOUNT=service_account,
-                ACCOUNT_ID=account_id,
                 CLUSTER_NAMES=cluster_names,
             ),
             permissions_boundary=permissions_boundary,

@@ -84,8 +84,9 @@ def _resource(resource: str) -> str:
     if placeholder:
         return MEANINGS[placeholder.group(1)]
     kind = _ARN_KIND.match(resource)
-    if kind:  # a resource type a reader knows by name, or the ARN's own words for it
-        return KINDS.get(kind.group(2), f"{kind.group(1)} {kind.group(2)}")
+    if kind:  # a resource type a reader knows by name, or the ARN's own words for it; the project's own by name
+        named = KINDS.get(kind.group(2), f"{kind.group(1)} {kind.group(2)}")
+        return f"{named} named `<project>-*`" if "/{{PROJECT}}-*" in resource else named
     raise ValueError(f"no reader's name for the resource {resource!r}: add it to policies/readme.py")
 
 

@@ -28,6 +28,7 @@ from model.config import COMMON_STACK, Config, cluster_names, subnet_cidrs
 from model.contract import CommonOutput, common_outputs
 from model.external_secrets import materialised, secret_arns
 from model.literal import literal
+from model.routes import TRAFFIC_STACK
 from model.workloads import application_workloads, shared_roles
 from policies.boundary import policy_arn
 from stacks.base import configure_stack
@@ -188,6 +189,10 @@ class CommonStack(TerraformStack):
             # Every colour's cluster, present and future (`<project>-*`): a shared role may act on the project's
             # clusters' resources only (the cluster autoscaler's Auto Scaling groups, by their eks:cluster-name tag).
             "CLUSTER_NAMES": cluster_names(config),
+            # The shared load balancer's target groups carry these as default tags (stacks/base.py): the load balancer
+            # controller registers targets into this project's groups only (its policy.json, upstream/sources.yaml).
+            "PROJECT": config.project,
+            "TRAFFIC_STACK": TRAFFIC_STACK,
             # External Secrets Operator's role reads exactly the secrets it materialises (none: no policy at all).
             "SECRET_ARNS": secret_arns(
                 materialised(config), partition=partition, region=config.region, account_id=account.account_id
@@ -203,7 +208,6 @@ class CommonStack(TerraformStack):
                 description=role.description,
                 namespace=role.namespace,
                 service_account=role.service_account,
-                account_id=account.account_id,
                 cluster_names=cluster_names(config),
                 permissions_boundary=boundary,
                 policy_json=policies.render_from(role.policy, fills, escape=literal) if role.policy else "",

@@ -463,18 +463,13 @@ def test_pod_identity_roles_trust_the_eks_pods_service_for_one_service_account(
     assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(statement["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     assert statement["Effect"] == "Allow"
-    # Bound to one namespace and service account of this account's and project's clusters, no one cluster
-    # (tests/test_pod_identity_roles.py checks which, and decides the trust).
+    # Bound to one namespace and service account of this project's clusters, no one cluster, and to no key EKS Auth
+    # is not documented to send (tests/test_pod_identity_roles.py checks which, and decides the trust).
     assert sorted(statement["Condition"]["StringEquals"]) == [
         "aws:RequestTag/kubernetes-namespace",
         "aws:RequestTag/kubernetes-service-account",
     ]
-    assert statement["Condition"]["StringLike"] == {
-        "aws:RequestTag/eks-cluster-name": f"{config.project}-*",
-        "aws:RequestTag/eks-cluster-arn": (
-            f"arn:*:eks:*:${{data.aws_caller_identity.account.account_id}}:cluster/{config.project}-*"
-        ),
-    }
+    assert statement["Condition"]["StringLike"] == {"aws:RequestTag/eks-cluster-name": f"{config.project}-*"}
     # AWS keeps the CNI's and the EBS CSI driver's policies in step with their add-ons.
     if workload.name in AWS_MANAGED:
         attachment = app.resource(COMMON, "aws_iam_role_policy_attachment", f"{path}/managed-0")
@@ -559,7 +554,6 @@ def test_what_an_earlier_release_made_moves_its_state_instead_of_being_replaced(
             description="d",
             namespace="n",
             service_account="s",
-            account_id="1",
             cluster_names="p-*",
             permissions_boundary="p",
             policy_json="{}",

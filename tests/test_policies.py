@@ -57,6 +57,7 @@ SAMPLES = {
     "SERVICE_ACCOUNT": "aws-load-balancer-controller",
     "CLUSTER_NAMES": "eks-bg-*",
     "PROJECT": "eks-bg",
+    "TRAFFIC_STACK": "traffic",
     "STATE_BUCKET": "eks-bg-terraform-state",
     "STATE_KEY_PREFIX": "eks-bg",
     "SUB_ZONE": "eks.example.com",

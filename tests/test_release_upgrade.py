@@ -1,7 +1,8 @@
 """Upgrading to applications as data replaces nothing the sample app runs on: this release's common, planned against
 common's state as the release before deployed it (written by that release's own code: tests/fixtures/previous-release),
 keeps its role, policy and attachment, the table and the image repository (with its images): moved or updated in
-place, never deleted and created again (issue #29); the role takes the permissions boundary in place (issue #31)."""
+place, never deleted and created again (issue #29); the role takes the permissions boundary in place (issue #31), and
+loses the trust's aws:SourceAccount in place (issue #45)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from policies import boundary
+from tests.support.release_upgrade import ROLE
 from tests.support.synth import Synthesized
 
 pytestmark = pytest.mark.background("release_upgrade")
@@ -48,5 +50,11 @@ def test_the_sample_apps_role_table_and_repository_are_kept_not_replaced(
     assert role["before"].get("permissions_boundary") in (None, "")
     project = example_app.json("common")["provider"]["aws"][0]["default_tags"][0]["tags"]["Project"]
     assert role["after"]["permissions_boundary"].endswith(f":policy/{boundary.policy_name(project)}")
+    # Its trust as #31 to #44 deployed it pins aws:SourceAccount, which EKS Auth is not documented to send: this release
+    # drops it from the same role (UpdateAssumeRolePolicy), which keeps its name, ARN and associations.
+    assert role["before"]["name"] == role["after"]["name"] == ROLE
+    assert "aws:SourceAccount" in role["before"]["assume_role_policy"]
+    assert "aws:SourceAccount" not in role["after"]["assume_role_policy"]
+    assert "replace_paths" not in changes[address(example_app, "sample-app-role/role")]
     # Nothing of it is deleted under another address either.
     assert not [c["address"] for c in changes.values() if "delete" in c["change"]["actions"]]

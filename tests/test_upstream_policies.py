@@ -6,7 +6,8 @@ published (`<tag>.json`), and `sources.yaml`, which names the repository, the pa
 commit of each tag. Which components need them comes from the registry: every one with a chart and a Pod Identity
 binding. A row added to the table without its copy fails here, saying where to read it. The project's document, filled
 the way synth fills it, must allow each action an upstream Allow statement names; its resources and conditions may be
-narrower on purpose (ExternalDNS: the sub-zone only), which is reported, not failed. The action facts of
+narrower on purpose (ExternalDNS: the sub-zone only), which is reported, not failed, unless the component's sources.yaml
+names its narrowings (`narrowed`, each action with why): then exactly those may be narrower. The action facts of
 `identity.upstream` must be those of the copies.
 """
 
@@ -43,6 +44,9 @@ class Sources(BaseModel):
     copied: str  # how a copy is made of it ("the file as is")
     read: dt.date  # when the copies were read
     copies: dict[str, Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]]  # tag -> the commit it named
+    # action -> why the project grants it on less than upstream: when given, every narrower grant must be named here
+    # (and each named one be narrower), so a scoping is a decision written down, never an accident.
+    narrowed: dict[str, str] | None = None
 
 
 def tag(app_version: str) -> str:
@@ -167,6 +171,18 @@ def _includes(conditions: dict[str, Any], others: dict[str, Any]) -> bool:
     return all(conditions.get(op, {}).get(key) == value for op, tests in others.items() for key, value in tests.items())
 
 
+def scoping_problem(declared: dict[str, str] | None, found: Coverage) -> str | None:
+    """None when the grant's scoping is what sources.yaml names: anything, when it names no `narrowed`; otherwise
+    exactly its actions narrower than upstream's, and nothing broader or different."""
+    if declared is None:
+        return None
+    if sorted(found.narrower) != sorted(declared):
+        return f"the grant is narrower than upstream's for {sorted(found.narrower)}, `narrowed` names {sorted(declared)}"
+    if found.broader or found.different:
+        return f"the grant is broader for {found.broader} and different for {found.different}; `narrowed` allows neither"
+    return None
+
+
 def project_document(component: Component) -> dict[str, Any]:
     """The component's policy as synth writes it: its folder's policy.json filled with realistic values."""
     path = component.policy
@@ -212,7 +228,9 @@ def test_the_project_policy_allows_every_action_of_upstreams_policy(
         f"({shown(copy_path(component, app_version))}) allows {found.missing}, "
         f"{shown(component.policy) if component.policy else '?'} does not"
     )
-    for kind in ("narrower", "broader", "different"):  # scoped on purpose: reported, never failed
+    problem = scoping_problem(sources_of(component).narrowed, found)
+    assert problem is None, f"{component.name} {tag(app_version)}: {problem} ({shown(component.folder / UPSTREAM / SOURCES)})"
+    for kind in ("narrower", "broader", "different"):  # scoped on purpose: reported
         if getattr(found, kind):
             print(f"{component.name} {tag(app_version)}: the project's grant is {kind} for {getattr(found, kind)}")
 
@@ -318,3 +336,29 @@ def test_a_new_component_without_its_sources_fails_saying_what_to_write(tmp_path
         upstream_document(component, "v1.19.1")
     assert f"{folder / UPSTREAM / 'v1.19.1.json'} is missing" in str(failed.value)
     assert f"and write {folder / UPSTREAM / SOURCES}: its repository, path, how it is copied" in str(failed.value)
+
+
+def test_a_named_narrowing_is_checked_both_ways() -> None:
+    """The load balancer controller names its narrowings (its targets: issue #45). Upstream's own statement back in
+    place narrows nothing named, and a scoping of another action is not named: each fails."""
+    (lbc,) = [c for c in WITH_POLICY if c.name == "aws-load-balancer-controller"]
+    declared = sources_of(lbc).narrowed
+    assert declared
+    upstream = upstream_document(lbc, "v3.5.0")
+    project = project_document(lbc)
+    assert scoping_problem(declared, coverage(project, upstream)) is None
+    targets = {"elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets"}
+    (theirs,) = [s for s in upstream["Statement"] if set(_listed(s["Action"])) == targets]
+    unscoped = [s for s in project["Statement"] if set(_listed(s["Action"])) != targets] + [theirs]
+    widened = coverage({"Statement": unscoped}, upstream)
+    assert scoping_problem(declared, widened) == (
+        f"the grant is narrower than upstream's for [], `narrowed` names {sorted(declared)}"
+    )
+    health = "elasticloadbalancing:DescribeTargetHealth"
+    for statement in project["Statement"]:
+        if health in _listed(statement["Action"]):
+            statement["Action"] = [a for a in _listed(statement["Action"]) if a != health]
+    project["Statement"].append(
+        {"Effect": "Allow", "Action": health, "Resource": "arn:aws:elasticloadbalancing:*:*:targetgroup/eks-bg-*/*"}
+    )
+    assert health in (scoping_problem(declared, coverage(project, upstream)) or "")
