@@ -8,8 +8,8 @@ they are the team's, not the internet's. Networks, not the single sign-on of `ar
 action before the forward), because the load balancer takes the OIDC client secret as a rule attribute: it would sit in
 the traffic stack's state, which every colour reads (`terraform_remote_state` reads the whole state file), and reading it
 from Secrets Manager by name only moves it there through a data source; only `argocd.sso.kind` `oidc` fits the action at
-all (GitHub's OAuth and SAML do not), and each preview host is a redirect URI the provider must list
-(docs/applications.md, "Preview hosts").
+all (GitHub's OAuth and SAML do not), each preview host is a redirect URI the provider must list, and the load
+balancer would need a way out to the provider (docs/applications.md, "Preview hosts", cites each).
 """
 
 from __future__ import annotations
