@@ -1,6 +1,7 @@
 """One application's way in through the shared load balancer: a target group per colour (the colour's load balancer
 controller registers its pods there), a listener rule for its public host forwarding to the colours' target groups by
-weight, one for each colour's preview host forwarding to that colour only, and their records in the sub-zone.
+weight, one for each colour's preview host forwarding to that colour only from the preview networks (one rule per
+group of them: model/preview_access.py), and their records in the sub-zone.
 
 The weighted rule's action belongs to `python -m tools.shift` once the rule exists (`ignore_changes`): it starts from
 the live weights and no deploy ever writes them again, so a deploy from any checkout cannot undo a shift or a drain.
@@ -12,7 +13,7 @@ refused at plan (components/live_target_groups.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from cdktf import LocalExecProvisioner, TerraformResourceLifecycle, Token
 from cdktf_cdktf_provider_aws.lb_listener_rule import (
@@ -23,6 +24,7 @@ from cdktf_cdktf_provider_aws.lb_listener_rule import (
     LbListenerRuleActionForwardTargetGroup,
     LbListenerRuleCondition,
     LbListenerRuleConditionHostHeader,
+    LbListenerRuleConditionSourceIp,
 )
 from cdktf_cdktf_provider_aws.lb_target_group import LbTargetGroup
 from cdktf_cdktf_provider_aws.route53_record import Route53Record
@@ -31,6 +33,7 @@ from constructs import Construct
 from components.destroy_hook import python_command, with_failure_grace
 from components.live_target_groups import LiveTargetGroups
 from components.terraform_data import TerraformData
+from model.preview_access import rule_key
 from model.routes import (
     APPLICATION_TAG,
     COLOUR_TAG,
@@ -67,6 +70,7 @@ class ApplicationRoutes(Construct):
         application: str,
         public_host: str,
         preview_hosts: Mapping[str, str],
+        preview_sources: Sequence[Sequence[str]],
         target_group_names: Mapping[str, str],
         initial_weights: Mapping[str, str | int],
         priorities: Mapping[str, int],
@@ -82,8 +86,10 @@ class ApplicationRoutes(Construct):
         live_groups: LiveTargetGroups,
         stickiness_seconds: int | None,
     ) -> None:
-        """preview_hosts, target_group_names, initial_weights: by colour. initial_weights: what the weighted rule starts
-        with (the live weights), then never set by Terraform again. priorities: by host. record_weight: of its records'
+        """preview_hosts, target_group_names, initial_weights: by colour. preview_sources: the networks a preview host
+        answers, a rule per group (model/preview_access.source_groups). initial_weights: what the weighted rule starts
+        with (the live weights), then never set by Terraform again. priorities: by host, and by rule_key for a preview
+        host's further rules. record_weight: of its records'
         weighted member (model/routes.SET_IDENTIFIER). project, region: where the detach hooks find the load balancer
         and the traffic lock. live_groups: the groups as AWS holds them, for the refusal to replace one that serves.
         stickiness_seconds: the weighted forward's target group stickiness (None: off, each request split on its own);
@@ -135,15 +141,21 @@ class ApplicationRoutes(Construct):
             depends_on=[detach],
         )
         for colour, host in preview_hosts.items():
-            LbListenerRule(
-                self,
-                f"preview-{colour}",
-                listener_arn=listener_arn,
-                priority=priorities[host],
-                condition=[_host(host)],
-                action=[LbListenerRuleAction(type="forward", target_group_arn=groups[colour].arn)],
-                tags={APPLICATION_TAG: application, ROUTE_TAG: PREVIEW, COLOUR_TAG: colour},
-            )
+            for index, sources in enumerate(preview_sources):
+                LbListenerRule(
+                    self,
+                    # The first keeps the id (and the priority) the preview rule had before it took networks: an update
+                    # in place, no gap in the preview host.
+                    f"preview-{colour}" if index == 0 else f"preview-{colour}-{index + 1}",
+                    listener_arn=listener_arn,
+                    priority=priorities[rule_key(host, index)],
+                    condition=[
+                        _host(host),
+                        LbListenerRuleCondition(source_ip=LbListenerRuleConditionSourceIp(values=list(sources))),
+                    ],
+                    action=[LbListenerRuleAction(type="forward", target_group_arn=groups[colour].arn)],
+                    tags={APPLICATION_TAG: application, ROUTE_TAG: PREVIEW, COLOUR_TAG: colour},
+                )
         for label, host in {PUBLIC: public_host, **{f"{PREVIEW}-{c}": h for c, h in preview_hosts.items()}}.items():
             Route53Record(
                 self,

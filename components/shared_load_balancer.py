@@ -1,10 +1,11 @@
 """The one Application Load Balancer every colour's applications are reached through, outside every cluster.
 
-HTTPS on 443 with the sub-zone's wildcard certificate (a host nobody configured gets a 404), HTTP on 80 redirected to
-HTTPS. Each application and colour is a target group the colour's load balancer controller fills with its pods
-(components/application_routes.py); the weights between the colours are the listener rules' weighted forwards, which
-only `python -m tools.shift` changes. Because the load balancer belongs to no colour, traffic leaves a colour whose
-Kubernetes API, Argo CD or controllers are broken with one call to it (docs/architecture.md: Traffic).
+HTTPS on 443 with the sub-zone's wildcard certificate (a host nobody configured, or a preview host asked from outside
+its networks, gets a 404), HTTP on 80 redirected to HTTPS. Each application and colour is a target group the colour's
+load balancer controller fills with its pods (components/application_routes.py); the weights between the colours are
+the listener rules' weighted forwards, which only `python -m tools.shift` changes. Because the load balancer belongs
+to no colour, traffic leaves a colour whose Kubernetes API, Argo CD or controllers are broken with one call to it
+(docs/architecture.md: Traffic).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from cdktf_cdktf_provider_aws.vpc_security_group_egress_rule import VpcSecurityG
 from cdktf_cdktf_provider_aws.vpc_security_group_ingress_rule import VpcSecurityGroupIngressRule
 from constructs import Construct
 
+from model.routes import NOT_FOUND
+
 # TLS 1.3 with 1.2 for older clients, the policy AWS recommends for internet-facing load balancers.
 SSL_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
-NOT_FOUND = "no application answers at this host"
 
 
 class SharedLoadBalancer(Construct):

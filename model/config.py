@@ -680,6 +680,18 @@ class TrafficConfig(Section):
         ),
         Allowed("use 0 (off) or 1-604800 seconds (7 days)"),
     ] = 0
+    preview_cidrs: Annotated[
+        tuple[str, ...] | None,
+        Field(
+            description="IPv4 networks each preview host `<host>-<colour>` answers (a `source-ip` condition on its "
+            "listener rules; from elsewhere the load balancer's 404): where readiness runs and the team tests from "
+            "(offices, VPN, CI runners' egress). Unset: `eks.public_access_cidrs`, the networks the operators already "
+            "named; required when that is empty (a private API endpoint). A list covering the whole internet "
+            "(`0.0.0.0/0`) synthesizes with a loud warning. More than 3 networks (after merging adjacent ones) take "
+            'a rule per 3 (docs/applications.md, "Preview hosts")'
+        ),
+        Shown("`eks.public_access_cidrs`"),
+    ] = None
     shift: ShiftConfig = Field(default_factory=ShiftConfig)
     waf: WafConfig = Field(default_factory=WafConfig)
     teardown_timeout_seconds: Annotated[

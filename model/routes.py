@@ -40,6 +40,9 @@ ROUTE_TAG = "Route"  # on a listener rule: PUBLIC (weighted across colours) or P
 # plan to refuse replacing a group that carries traffic (components/live_target_groups.py).
 SHAPE_TAG = "TargetGroupShape"
 PUBLIC, PREVIEW = "public", "preview"
+# The shared load balancer's answer (404, text/plain) to a request no rule takes: a host nobody configured, or a preview
+# host asked from outside its networks (model/preview_access.py). Readiness recognises it by this text.
+NOT_FOUND = "no application answers at this host"
 # The records of the public and preview hosts are weighted members with this set identifier: so they stand beside
 # the weighted records a colour's ExternalDNS wrote before this design (a migration: docs/upgrading.md), and alone
 # once those are gone. Route53 answers a lone weighted member at any weight.

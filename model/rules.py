@@ -38,6 +38,7 @@ from model.eks_addons import MINIMUM_VERSIONS, minimum_reason, oldest
 from model.eks_calendar import CALENDAR, CALENDAR_NAME, WARN_DAYS
 from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, VERSIONED
+from model.preview_access import FALLBACK_KEY, KEY, SOURCE_IPS_PER_RULE, networks_key, preview_networks, source_groups
 from model.problems import Problems
 from model.revisions import FULL_SHA, FollowedRevision, RevisionKind, followed_revision
 from model.routes import TRAFFIC_CONSTRUCT_IDS, TRAFFIC_STACK
@@ -348,17 +349,21 @@ def _load_balancer_limits(c: Config, p: Problems) -> None:
     """Every host of every colour is a listener rule of the one shared load balancer, every application in every colour
     a target group, and a weighted forward holds one target group per colour: AWS's default quotas bound them. The
     target groups (applications x colours) are always fewer than the rules (applications x (1 + colours)) and their
-    quota is the same, so the rules' check bounds both. Without applications there is no rule and no forward."""
+    quota is the same, so the rules' check bounds both. Without applications there is no rule and no forward. A
+    preview host takes a rule per SOURCE_IPS_PER_RULE of its networks (model/preview_access.py)."""
     apps, colours = len(c.applications), len(c.clusters)
-    rules = apps * (1 + colours)
+    networks = preview_networks(c)
+    per_preview = max(1, len(source_groups(networks))) if all(map(_is_network, networks)) else 1
+    rules = apps * (1 + colours * per_preview)
     _check(
         p,
         "applications",
         f"{apps} applications, {colours} colours",
         rules <= ALB_RULES,
-        f"they need {rules} listener rules (a public host per application, a preview host per application and colour) "
-        f"on the shared load balancer, which allows {ALB_RULES} (AWS's default quota 'Rules per Application Load "
-        "Balancer'): split the applications between projects, or run fewer colours at once",
+        f"they need {rules} listener rules (a public host per application, and per application and colour a preview "
+        f"host: {per_preview} rule(s), {SOURCE_IPS_PER_RULE} networks of {networks_key(c)} a rule) on the shared load "
+        f"balancer, which allows {ALB_RULES} (AWS's default quota 'Rules per Application Load Balancer'): split the "
+        "applications between projects, run fewer colours at once, or name fewer preview networks",
     )
     _check(
         p,
@@ -406,6 +411,35 @@ def _eks_rules(c: Config, p: Problems) -> None:
         "one access entry per cluster, and an admin reads Argo CD's Applications anyway); or leave it unset",
     )
     _service_cidr_rules(c, p)
+
+
+def _preview_rules(c: Config, p: Problems) -> None:
+    """The networks the preview hosts answer (model/preview_access.py): IPv4 (the shared load balancer has no IPv6),
+    at least one, and none by default only where the operators named none (a private API endpoint)."""
+    own = c.traffic.preview_cidrs
+    for i, cidr in enumerate(own or ()):
+        try:
+            ipaddress.IPv4Network(cidr)
+        except ValueError as err:
+            _check(p, f"{KEY}[{i}]", cidr, False, f"use an IPv4 network such as '198.51.100.0/24' ({err})")
+    _check(
+        p,
+        KEY,
+        [],
+        own != (),
+        f"list at least one IPv4 network the preview hosts answer, or leave {KEY} unset for {FALLBACK_KEY}'s",
+    )
+    if own is None and c.applications:
+        _check(
+            p,
+            KEY,
+            None,
+            bool(c.eks.public_access_cidrs),
+            f"{FALLBACK_KEY} is empty (a private API endpoint), so the preview hosts have no networks to default to: list "
+            "the IPv4 networks readiness and your team reach them from (CI runners' and offices' egress; from inside "
+            "the VPC, common's NAT addresses, `terraform output nat_public_ips` of common, each as /32), e.g. "
+            "['198.51.100.0/24']",
+        )
 
 
 def _service_cidr_rules(c: Config, p: Problems) -> None:
@@ -705,6 +739,7 @@ RULES: tuple[Callable[[Config, Problems], None], ...] = (
     _application_rules,
     _argocd_rules,
     _eks_rules,
+    _preview_rules,
     _state_rules,
     _cluster_rules,
     _waf_rules,
@@ -729,7 +764,7 @@ def config_warnings(config: Config, *, today: dt.date | None = None, project: Pa
                 f"build and push its image (docs/applications.md) and set applications.{app.name}.image.tag (or "
                 f"clusters.<colour>.applications.{app.name}.image_tag) to the tag the build prints"
             )
-    return warnings + _api_warnings(config.eks)
+    return warnings + _api_warnings(config.eks) + _preview_warnings(config)
 
 
 # A warning that starts so is about a door open to the internet: main.py frames it so it cannot be missed.
@@ -823,6 +858,27 @@ def _api_warnings(eks: EksConfig) -> list[str]:
             f"{LOUD}eks.public_access_cidrs {list(eks.public_access_cidrs)} lets the whole internet reach the Kubernetes "
             "API endpoint of every colour (only its authentication stands in the way): list the networks you deploy "
             "from instead, or set eks.endpoint_public_access to false"
+        )
+    return warnings
+
+
+def _preview_warnings(config: Config) -> list[str]:
+    """The preview hosts' networks: the documentation placeholder (readiness cannot reach them), or the whole internet."""
+    networks, key = preview_networks(config), networks_key(config)
+    if not config.applications:
+        return []
+    warnings = []
+    if PLACEHOLDER_API_NETWORK in networks:
+        warnings.append(
+            f"{key} names {PLACEHOLDER_API_NETWORK}, the documentation placeholder, and the preview hosts answer only "
+            f"those networks: readiness (`python -m tools.readiness <colour>`) and the shift's proof cannot reach them "
+            f"from anywhere; set {KEY} (or {FALLBACK_KEY}) to where they run"
+        )
+    parsed = [ipaddress.IPv4Network(cidr) for cidr in networks if _is_network(cidr)]
+    if ipaddress.IPv4Network("0.0.0.0/0") in ipaddress.collapse_addresses(parsed):
+        warnings.append(
+            f"{LOUD}{key} {list(networks)} lets the whole internet reach every preview host <host>-<colour>, whose "
+            f"colour may follow a branch nobody reviewed: set {KEY} to the networks readiness and your team use"
         )
     return warnings
 

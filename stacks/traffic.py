@@ -20,6 +20,7 @@ from components.traffic_weights import TrafficWeights
 from model.applications import applications, preview_hostname, public_hostname
 from model.config import COMMON_STACK, Config
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
+from model.preview_access import preview_networks, rule_key, source_groups
 from model.routes import (
     TRAFFIC_STACK,
     load_balancer_name,
@@ -65,8 +66,10 @@ class TrafficStack(TerraformStack):
         # Before a colour's target groups go with its entry: its cluster retired and its traffic moved.
         ConfiguredColours(self, "configured-colours", project=config.project, colours=colours, live_weights=weights.live)
         previews = {app.name: {c: preview_hostname(config, app, c) for c in colours} for app in apps}
+        sources = source_groups(preview_networks(config))
         priorities = rule_priorities(
-            [public_hostname(config, app) for app in apps] + [h for hosts in previews.values() for h in hosts.values()]
+            [public_hostname(config, app) for app in apps]
+            + [rule_key(h, i) for hosts in previews.values() for h in hosts.values() for i in range(len(sources))]
         )
         target_groups: dict[str, dict[str, str]] = {output_key(colour): {} for colour in colours}
         for app in apps:
@@ -76,6 +79,7 @@ class TrafficStack(TerraformStack):
                 application=app.name,
                 public_host=public_hostname(config, app),
                 preview_hosts=previews[app.name],
+                preview_sources=sources,
                 target_group_names={c: target_group_name(config.project, app.name, c) for c in colours},
                 initial_weights={c: weights.weight(c) for c in colours},
                 priorities=priorities,

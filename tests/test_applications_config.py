@@ -481,9 +481,9 @@ def test_fails_on_more_applications_than_the_shared_load_balancers_rules_allow()
     problem = one_problem(config(apps, colours=colours))
     assert problem == (
         f'applications: "17 applications, 5 colours" is not allowed; they need 102 listener rules (a public host per '
-        f"application, a preview host per application and colour) on the shared load balancer, which allows {ALB_RULES} "
-        "(AWS's default quota 'Rules per Application Load Balancer'): split the applications between projects, or run "
-        "fewer colours at once"
+        "application, and per application and colour a preview host: 1 rule(s), 3 networks of eks.public_access_cidrs a "
+        f"rule) on the shared load balancer, which allows {ALB_RULES} (AWS's default quota 'Rules per Application Load "
+        "Balancer'): split the applications between projects, run fewer colours at once, or name fewer preview networks"
     )
     del apps["app16"]
     assert len(validated(config(apps, colours=colours)).applications) == 16

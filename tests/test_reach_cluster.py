@@ -32,10 +32,12 @@ def listener() -> Iterator[TlsListener]:
 
 
 def project(tmp_path: Path, **eks: Any) -> Path:
-    from tests.support.configs import write_project
+    from tests.support.configs import OPERATORS_NETWORK, write_project
 
     raw = base_config(blue=BLUE, green=GREEN)
-    return write_project(tmp_path, {**raw, "eks": eks} if eks else raw)
+    # A private endpoint leaves the preview hosts no networks to default to (model/rules.py): the operators' own.
+    previews = {"traffic": {"preview_cidrs": [OPERATORS_NETWORK]}} if eks.get("endpoint_public_access") is False else {}
+    return write_project(tmp_path, {**raw, "eks": eks, **previews} if eks else raw)
 
 
 def point_at(cluster: str, url: str, authority: str) -> None:

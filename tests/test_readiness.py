@@ -114,6 +114,7 @@ def world(
     argocd.runs(copy.deepcopy(green_runs))
     preview.answers = answers()
     preview.unresolved = set()
+    preview.refused = set()
     return World(config, path, emulated, WithInsights(emulated.eks), argocd, preview, FakeClock())
 
 
@@ -387,6 +388,19 @@ def test_another_colour_answering_the_preview_host_is_not_ready(world: World) ->
     world.preview.answers[PREVIEW].colour = "blue"
     (gap,) = world.gaps()
     assert "answered by colour blue, not green: the preview route points elsewhere" in gap
+
+
+def test_a_probe_from_outside_the_preview_networks_is_told_so_not_sent_to_rebuild_the_image(world: World) -> None:
+    """The load balancer answers a request no preview rule admits with its listener's 404 (model/routes.NOT_FOUND); the
+    application's own 404 means another image, this one where readiness runs."""
+    world.preview.refused.add(PREVIEW)
+    (gap,) = world.gaps()
+    assert gap.startswith(
+        f"https://{PREVIEW}/probe: HTTP 404 'no application answers at this host', the shared load balancer's own answer: "
+        f"no rule of {PREVIEW} takes this request. The preview hosts answer only the networks of traffic.preview_cidrs "
+        "(unset: eks.public_access_cidrs): run readiness from one of them"
+    )
+    assert "build sample-app" not in gap
 
 
 def test_one_application_answering_another_status_fails_alone(world: World) -> None:

@@ -8,11 +8,12 @@ import json
 import re
 
 import pytest
+from cdktf import Testing
 
 from model.applications import applications, preview_hostname, public_hostname
 from model.config import APPLICATION_PATTERN, Config
 from model.routes import SET_IDENTIFIER, TRAFFIC_CONSTRUCT_IDS, WEIGHTS_DESCRIPTION, target_group_name
-from tests.support.configs import VARIANT, validated
+from tests.support.configs import VARIANT, example, validated
 from tests.support.synth import Synthesized
 
 TRAFFIC = "traffic"
@@ -197,21 +198,60 @@ def test_removing_a_colour_whose_cluster_runs_or_that_has_live_weight_is_refused
     assert clusters["for_each"].endswith(f'.names : n if startswith(n, "{config.project}-")])}}')
 
 
-def test_each_preview_host_forwards_to_its_colour_only(app: Synthesized, config: Config) -> None:
+# The variant's traffic.preview_cidrs (tests/support/configs.VARIANT_PREVIEW_CIDRS), merged by hand: the two /25 of
+# 192.0.2.0 are its /24; in address order; three a rule (the condition values of a rule, model/preview_access.py).
+VARIANT_PREVIEW_RULES = [["100.64.10.0/24", "100.64.99.8/29", "192.0.2.0/24"], ["198.51.100.0/24"]]
+
+
+def test_each_preview_host_forwards_to_its_colour_only_from_the_preview_networks(app: Synthesized, config: Config) -> None:
+    """A rule per three networks; the first keeps the id the preview rule had before it took networks (an update in
+    place). Anything else matches no rule: the listener's 404."""
     rules = app.resources(TRAFFIC, "aws_lb_listener_rule")
     for a in applications(config):
         for colour in config.clusters:
-            rule = rules[f"{a.name}/preview-{colour}"]
-            assert rule["condition"] == [{"host_header": {"values": [preview_hostname(config, a, colour)]}}]
-            assert rule["action"] == [
-                {"type": "forward", "target_group_arn": ref(app, "aws_lb_target_group", f"{a.name}/target-group-{colour}", "arn")}
-            ]
-            assert "lifecycle" not in rule  # Terraform's entirely
+            host = preview_hostname(config, a, colour)
+            for id_, sources in zip([f"preview-{colour}", f"preview-{colour}-2"], VARIANT_PREVIEW_RULES, strict=True):
+                rule = rules[f"{a.name}/{id_}"]
+                assert rule["condition"] == [{"host_header": {"values": [host]}}, {"source_ip": {"values": sources}}]
+                assert rule["action"] == [
+                    {
+                        "type": "forward",
+                        "target_group_arn": ref(app, "aws_lb_target_group", f"{a.name}/target-group-{colour}", "arn"),
+                    }
+                ]
+                assert rule["tags"] == {"Application": a.name, "Route": "preview", "Colour": colour}
+                assert "lifecycle" not in rule  # Terraform's entirely
+    previews = [rule for rule in rules.values() if rule["tags"]["Route"] == "preview"]
+    assert len(previews) == len(config.applications) * len(config.clusters) * len(VARIANT_PREVIEW_RULES)
+
+
+def test_by_default_the_preview_hosts_answer_the_networks_of_the_kubernetes_api(example_app: Synthesized) -> None:
+    """traffic.preview_cidrs unset: eks.public_access_cidrs, where the operators (and readiness) already come from."""
+    text = example_app.text(TRAFFIC)
+    config = example()
+    for a in applications(config):
+        for colour in config.clusters:
+            assert Testing.to_have_resource_with_properties(
+                text,
+                "aws_lb_listener_rule",
+                {
+                    "condition": [
+                        {"host_header": {"values": [preview_hostname(config, a, colour)]}},
+                        {"source_ip": {"values": ["203.0.113.0/24"]}},  # the example's eks.public_access_cidrs
+                    ],
+                    "tags": {"Application": a.name, "Route": "preview", "Colour": colour},
+                },
+            )
+        # Its public host answers everyone.
+        assert Testing.to_have_resource_with_properties(
+            text, "aws_lb_listener_rule", {"condition": [{"host_header": {"values": [public_hostname(config, a)]}}]}
+        )
 
 
 def test_rule_priorities_are_distinct_and_stable(app: Synthesized, config: Config) -> None:
     priorities = [rule["priority"] for rule in app.resources(TRAFFIC, "aws_lb_listener_rule").values()]
-    assert len(priorities) == len(set(priorities)) == len(config.applications) * (1 + len(config.clusters))
+    previews = len(config.clusters) * len(VARIANT_PREVIEW_RULES)
+    assert len(priorities) == len(set(priorities)) == len(config.applications) * (1 + previews)
     assert all(1 <= p <= 50000 for p in priorities)
 
 

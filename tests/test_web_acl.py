@@ -96,4 +96,4 @@ def test_without_it_the_traffic_stack_has_no_web_acl_and_loads_no_waf_bindings(e
     ],
 )
 def test_fails_a_rule_group_list_waf_would_refuse(waf: dict[str, object], problem: str) -> None:
-    assert one_problem({**VARIANT, "traffic": {"waf": waf}}) == problem
+    assert one_problem({**VARIANT, "traffic": {**VARIANT["traffic"], "waf": waf}}) == problem

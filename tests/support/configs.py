@@ -160,6 +160,7 @@ def _serving(image_tag: str) -> dict[str, Any]:
     return named_release(applications={**release_of(THREE_APPLICATIONS), SAMPLE_APP: {"image_tag": image_tag}})
 
 
+VARIANT_PREVIEW_CIDRS = ["198.51.100.0/24", "192.0.2.0/25", "192.0.2.128/25", "100.64.10.0/24", "100.64.99.8/29"]
 VARIANT: dict[str, Any] = {
     "applications": {
         **THREE_APPLICATIONS,
@@ -174,6 +175,9 @@ VARIANT: dict[str, Any] = {
         "access_logs_bucket": "acme-log-archive",
         "waf": {"enabled": True, "count_only": False},
         "stickiness_seconds": 600,
+        # A private API endpoint gives the preview hosts no networks to default to. Five that merge into four: two
+        # rules per preview host (three networks a rule, model/preview_access.py).
+        "preview_cidrs": VARIANT_PREVIEW_CIDRS,
     },
     "eks": {
         "admin_role_arns": [ADMIN_ROLE],

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from model.routes import NOT_FOUND
 from tests.support.tls import Authority
 from tools.readiness.probe import Prober
 
@@ -46,6 +47,9 @@ class PreviewServer:
     listen_port: int = 0
     answers: dict[str, Answer] = field(default_factory=dict)  # preview host -> its colour's answer
     unresolved: set[str] = field(default_factory=set)  # names with no record yet
+    # Preview hosts whose rules do not admit this client (outside traffic.preview_cidrs): answered as the listener's
+    # default action (components/shared_load_balancer.py).
+    refused: set[str] = field(default_factory=set)
     requests: list[str] = field(default_factory=list)  # Host headers seen
 
     def __post_init__(self) -> None:
@@ -83,7 +87,9 @@ class PreviewServer:
                 host = (self.headers["Host"] or "").split(":")[0]
                 preview.requests.append(host)
                 answer = preview.answers.get(host)
-                if answer is None or self.path != answer.path:
+                if host in preview.refused:
+                    self._send_text(404, NOT_FOUND)
+                elif answer is None or self.path != answer.path:
                     self._send(404, {"detail": "Not Found"})
                 elif answer.status != 200:
                     self._send(answer.status, {"error": "DynamoDB describe_table failed: AccessDeniedException"})
@@ -94,9 +100,12 @@ class PreviewServer:
                     self._send(200, {**body, "table_status": "ACTIVE", "items_read": 1})
 
             def _send(self, status: int, body: dict[str, Any]) -> None:
-                payload = json.dumps(body).encode()
+                self._send_text(status, json.dumps(body), "application/json")
+
+            def _send_text(self, status: int, text: str, content_type: str = "text/plain") -> None:
+                payload = text.encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

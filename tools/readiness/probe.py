@@ -9,6 +9,10 @@ answers its colour and image tag (app/main.py), so a pod of another colour, or a
 
 Tried a bounded number of times (a rollout takes a minute), each failure said in words: DNS, TLS, no connection, a 5xx,
 another status, another colour, another release.
+
+The preview rules admit only the networks of `traffic.preview_cidrs` (default: `eks.public_access_cidrs`;
+model/preview_access.py), so readiness runs from there: the operators' or CI's networks. From elsewhere no rule takes
+the request and the load balancer answers its own 404 (model/routes.NOT_FOUND), which the probe names as such.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from model.preview_access import FALLBACK_KEY, KEY
+from model.routes import NOT_FOUND
 from tools.clock import Clock
 
 if TYPE_CHECKING:
@@ -114,6 +120,13 @@ def judge(target: Target, app: Probed, answer: tuple[int, bytes]) -> str:
     text = " ".join(body.decode(errors="replace").split())[:200]
     if status >= 500:
         raise ProbeFailedError(f"HTTP {status} ({text or 'no body'}): {app.name} cannot answer")
+    if status == 404 and text == NOT_FOUND:
+        raise ProbeFailedError(
+            f"HTTP 404 {NOT_FOUND!r}, the shared load balancer's own answer: no rule of {app.preview_hostname} takes "
+            f"this request. The preview hosts answer only the networks of {KEY} (unset: {FALLBACK_KEY}): run readiness "
+            f"from one of them, or add this machine's egress network there and `cdktf deploy traffic`; or the traffic "
+            "stack has no rule for this host yet (`cdktf deploy traffic`)"
+        )
     if status != app.probe.status:
         hint = f"; an image without {app.probe.path} answers 404: build {app.name} of this revision" if status == 404 else ""
         raise ProbeFailedError(f"HTTP {status}, not {app.probe.status} (applications.{app.name}.probe.status): {text}{hint}")
