@@ -141,6 +141,8 @@ def test_the_store_is_secrets_manager_of_the_region_with_the_controllers_own_ide
     assert store["kind"] == "ClusterSecretStore"
     # No `auth`: the SDK's default credential chain, which finds EKS Pod Identity's (upstream docs/provider/aws-access.md).
     assert store["spec"]["provider"] == {"aws": {"service": "SecretsManager", "region": CONFIG.region}}
+    # Served to Argo CD's namespace only (tests/test_tenant_boundaries.py judges it as ESO does).
+    assert store["spec"]["conditions"] == [{"namespaces": [ARGOCD_NAMESPACE]}]
 
 
 def test_a_repository_credential_is_an_argo_cd_repo_creds_secret_from_the_secrets_json() -> None:

@@ -1,0 +1,54 @@
+"""Which namespaces a ClusterSecretStore serves, decided as External Secrets Operator decides it (external-secrets
+pkg/controllers/secretstore/client_manager.go, read at a605b70: shouldProcessSecret, validateNamespaceConditions;
+apis/externalsecrets/v1 ClusterSecretStoreCondition). Written from reading that code, not copied from it.
+
+- Only a cluster-scoped store (ClusterSecretStore) has conditions; a namespaced SecretStore serves its own namespace.
+- No condition: every namespace.
+- Otherwise a namespace is served when any condition admits it: its `namespaceSelector` matches the namespace's
+  labels, or one of its `namespaces` is the namespace's name (ESO turns each into a selector on the label
+  `kubernetes.io/metadata.name`, which Kubernetes sets on every namespace), or one of its `namespaceRegexes` matches
+  the name (Go's regexp.MatchString: unanchored).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+NAME_LABEL = "kubernetes.io/metadata.name"  # set by Kubernetes on every Namespace, to its name
+
+
+def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """metav1.LabelSelectorAsSelector(...).Matches: every matchLabels pair and every matchExpressions requirement."""
+    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
+        return False
+    for requirement in selector.get("matchExpressions") or []:
+        key, operator, values = requirement["key"], requirement["operator"], requirement.get("values") or []
+        held = {
+            "In": key in labels and labels[key] in values,
+            "NotIn": key not in labels or labels[key] not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }[operator]
+        if not held:
+            return False
+    return True
+
+
+def store_serves(store: Mapping[str, Any], namespace: str, labels: Mapping[str, str]) -> bool:
+    """Whether an ExternalSecret in `namespace` (its Namespace labelled `labels`) gets secrets through `store`."""
+    if store["kind"] != "ClusterSecretStore":
+        return bool(store["metadata"].get("namespace") == namespace)
+    conditions = store["spec"].get("conditions") or []
+    if not conditions:
+        return True
+    labels = {**labels, NAME_LABEL: namespace}
+    for condition in conditions:
+        selectors = [condition["namespaceSelector"]] if condition.get("namespaceSelector") else []
+        selectors += [{"matchLabels": {NAME_LABEL: name}} for name in condition.get("namespaces") or []]
+        if any(selector_matches(selector, labels) for selector in selectors):
+            return True
+        if any(re.search(pattern, namespace) for pattern in condition.get("namespaceRegexes") or []):
+            return True
+    return False
