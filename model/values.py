@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model.admission import admission_facts
 from model.applications import Application, applications, preview_hostname, public_hostname
 from model.argocd_access import argocd_facts
 from model.config import Config, cluster_name
@@ -70,6 +71,8 @@ def cluster_facts(
         # Terraform's bootstrap applied first): argocd/apps renders these same objects, so Argo CD keeps them. Names
         # of secrets only, never a value. Optional for the charts (an older Terraform hands none).
         "externalSecrets": manifests(materialised(config), region=config.region),
+        # The admission policy that refuses load balancers in the applications' namespaces (model/admission.py).
+        "admission": admission_facts(config),
         "applications": {
             app.name: _application(config, colour, app, cluster, common, target_group(app.name)) for app in applications(config)
         },
