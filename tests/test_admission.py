@@ -120,7 +120,8 @@ def test_every_service_the_projects_charts_render_is_admitted(chain: Chain) -> N
 def test_the_selector_evaluator_follows_kubernetes_semantics() -> None:
     """The support function the tests above rely on can say no (labels.md: set-based requirements)."""
     labels = {"kubernetes.io/metadata.name": "shop", "tier": "web"}
-    assert selector_matches(None, labels) and selector_matches({}, labels)
+    assert selector_matches(None, labels)
+    assert selector_matches({}, labels)
     assert selector_matches({"matchLabels": {"tier": "web"}}, labels)
     assert not selector_matches({"matchLabels": {"tier": "db"}}, labels)
     assert not selector_matches({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["db"]}]}, labels)
@@ -134,7 +135,9 @@ def test_the_policy_denies_and_is_in_place_before_the_applications(chain: Chain)
     assert binding["spec"]["validationActions"] == ["Deny"]
     assert policy["spec"]["failurePolicy"] == "Fail"
     waves = [int(doc["metadata"]["annotations"][SYNC_WAVE_ANNOTATION]) for doc in (policy, binding)]
-    namespaces = [int(ns["metadata"]["annotations"][SYNC_WAVE_ANNOTATION]) for ns in by_kind(chain.apps_manifests, "Namespace").values()]
+    namespaces = [
+        int(ns["metadata"]["annotations"][SYNC_WAVE_ANNOTATION]) for ns in by_kind(chain.apps_manifests, "Namespace").values()
+    ]
     applications = [int(app["wave"]) for app in chain.root_values["applications"].values()]
     assert max(waves) < min(namespaces) <= min(applications) - 1
 
@@ -150,7 +153,9 @@ def test_the_parents_project_admits_exactly_the_policy_and_its_binding(chain: Ch
         other = copy.deepcopy(manifest)
         other["metadata"]["name"] = "something-else"
         group = manifest["apiVersion"].rpartition("/")[0]
-        assert resource_refusals(project, other, server=IN_CLUSTER) == [f"{group}/{manifest['kind']} something-else is not permitted"]
+        assert resource_refusals(project, other, server=IN_CLUSTER) == [
+            f"{group}/{manifest['kind']} something-else is not permitted"
+        ]
 
 
 # --- the load balancer controller serves no Service, Ingress or Gateway --------------------------------------------

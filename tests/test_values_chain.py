@@ -146,6 +146,7 @@ def test_parent_carries_the_clusters_facts(chains: Chains, name: str, colour: st
             "argocd",
             "externalSecrets",
             "admission",
+            "trafficOperator",
         ]
     )
     assert facts["contractVersion"] == 2
@@ -599,7 +600,7 @@ def test_no_ingress_anywhere(chains: Chains, name: str, colour: str) -> None:
     repository makes a load balancer."""
     chain = chains[name, colour]
     kinds = {"AppProject", "Application", "Namespace", "TargetGroupBinding", "ClusterSecretStore", "ExternalSecret"}
-    kinds |= {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+    kinds |= {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "Role", "RoleBinding"}
     assert {doc["kind"] for doc in chain.apps_manifests} == kinds
     rendered = [doc for docs in chain.applications.values() for doc in docs]
     assert [doc["metadata"]["name"] for doc in rendered if doc["kind"] == "Ingress"] == []

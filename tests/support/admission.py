@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import celpy
+from celpy.adapter import json_to_cel
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
@@ -85,16 +86,18 @@ def _matches(match: dict[str, Any] | None, request: Request) -> bool:
 def _evaluate(expression: str, request: Request) -> Any:
     environment = celpy.Environment()
     program = environment.program(environment.compile(expression))
-    variables = {"object": celpy.json_to_cel(request.object)}
+    variables = {"object": json_to_cel(request.object)}
     if request.old_object is not None:
-        variables["oldObject"] = celpy.json_to_cel(request.old_object)
+        variables["oldObject"] = json_to_cel(request.old_object)
     return program.evaluate(variables)
 
 
 def refusal(policy: dict[str, Any], binding: dict[str, Any], request: Request) -> str | None:
     """The message the API server refuses the request with, or None: admitted (or the policy does not apply)."""
     assert binding["spec"]["policyName"] == policy["metadata"]["name"]
-    if not (_matches(policy["spec"].get("matchConstraints"), request) and _matches(binding["spec"].get("matchResources"), request)):
+    if not (
+        _matches(policy["spec"].get("matchConstraints"), request) and _matches(binding["spec"].get("matchResources"), request)
+    ):
         return None
     for validation in policy["spec"]["validations"]:
         passed = _evaluate(validation["expression"], request)
