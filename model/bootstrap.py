@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from model.admission import admission_cluster_resources
 from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT
 from model.external_secrets import EXTERNAL_SECRETS
 from model.paths import PROJECT_DIR
@@ -58,7 +59,8 @@ def parent_project(facts: dict[str, Any]) -> dict[str, Any]:
     """The parent's own AppProject. argocd/apps makes the children's projects, which do not exist before its first sync,
     so Terraform applies this one beside the parent: exactly what argocd/apps renders, from where: this repository,
     Argo CD's namespace (the projects, child Applications and ExternalSecrets), each application's namespace (its
-    Namespace and TargetGroupBinding), and as cluster-scoped kinds those Namespaces and the secrets' store, by name."""
+    Namespace and TargetGroupBinding), and as cluster-scoped kinds those Namespaces, the secrets' store and the admission
+    policy with its binding (model/admission.py), by name."""
     namespaces = sorted({app["namespace"] for app in facts.get("applications", {}).values()})
     # The secrets' store is cluster-scoped (model/external_secrets.py); their ExternalSecrets live in Argo CD's namespace.
     stores = [
@@ -74,7 +76,9 @@ def parent_project(facts: dict[str, Any]) -> dict[str, Any]:
             "description": "The App of Apps (argocd/apps): the projects, the child Applications, the applications' namespaces",
             "sourceRepos": [facts["git"]["repoURL"]],
             "destinations": [{"server": IN_CLUSTER, "namespace": ns} for ns in [ARGOCD_NAMESPACE, *namespaces]],
-            "clusterResourceWhitelist": [{"group": "", "kind": "Namespace", "name": ns} for ns in namespaces] + stores,
+            "clusterResourceWhitelist": [{"group": "", "kind": "Namespace", "name": ns} for ns in namespaces]
+            + stores
+            + admission_cluster_resources(facts),
         },
     }
 

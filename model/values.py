@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model.admission import admission_facts
 from model.applications import Application, applications, preview_hostname, public_hostname
-from model.argocd_access import argocd_facts
+from model.argocd_access import APPLICATION_READERS, argocd_facts
 from model.config import Config, cluster_name
 from model.contract import CommonOutput
 from model.external_secrets import manifests, materialised
@@ -70,6 +71,11 @@ def cluster_facts(
         # Terraform's bootstrap applied first): argocd/apps renders these same objects, so Argo CD keeps them. Names
         # of secrets only, never a value. Optional for the charts (an older Terraform hands none).
         "externalSecrets": manifests(materialised(config), region=config.region),
+        # The admission policy that refuses load balancers in the applications' namespaces (model/admission.py).
+        "admission": admission_facts(config),
+        # The traffic operator's Kubernetes group (components/traffic_operator_access.py): argocd/apps lets it read each
+        # application's Service and pods, for readiness's gate check (templates/readers.yaml; additive).
+        "trafficOperator": {"group": APPLICATION_READERS},
         "applications": {
             app.name: _application(config, colour, app, cluster, common, target_group(app.name)) for app in applications(config)
         },

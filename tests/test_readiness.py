@@ -22,8 +22,9 @@ import pytest
 from model.config import Config
 from model.loading import load_config
 from model.platform import COMPONENTS, Component, component
+from model.values import cluster_facts
 from model.workloads import PARENT_APPLICATION
-from tests.support.charts import release_applications
+from tests.support.charts import release_applications, render, sample_for
 from tests.support.configs import THREE_APPLICATIONS, validated, write_project
 from tests.support.emulated_aws import REGION, ZONE_NAME, Emulated, FakeClock, WithInsights, base_config, insight
 from tests.support.fake_kubernetes import FakeKubernetes
@@ -130,7 +131,11 @@ def test_a_ready_colour_passes_every_check_and_says_what_it_proved(world: World)
         f"Argo CD {name}: Synced/Healthy, {'chart ' + version if version else 'revision ' + str(revision)}"
         for name, version, revision in release
     ]
-    assert details[3 + len(release) : -3] == [f"target group of {app} in green: 1 of 1 target(s) healthy" for app in APPS]
+    groups = 3 + len(release)
+    assert details[groups : groups + len(APPS)] == [f"target group of {app} in green: 1 of 1 target(s) healthy" for app in APPS]
+    assert details[groups + len(APPS) : -3] == [
+        f"readiness gate of {app} in green: 1 pod(s) carry target-health.elbv2.k8s.aws/{app}" for app in APPS
+    ]
     assert details[-3:] == [
         f"https://{PREVIEW}/probe: green answered through DNS, the shared load balancer and TLS: colour green, "
         f"image_tag {GREEN_TAG}, as configured",
@@ -257,9 +262,10 @@ def test_a_revision_that_cannot_be_read_is_said(world: World) -> None:
     ]
 
 
-def test_an_unreachable_kubernetes_api_is_one_clear_line(world: World) -> None:
+def test_an_unreachable_kubernetes_api_is_one_clear_line_per_check(world: World) -> None:
     world.argocd.close()
-    (gap,) = world.gaps()
+    gap, gates = world.gaps()
+    assert gates.startswith("readiness gates of green: the cluster's Kubernetes API did not answer (GET http://127.0.0.1:")
     assert gap.startswith("Argo CD applications: the cluster's Kubernetes API did not answer (GET http://127.0.0.1:")
     assert gap.endswith(
         "your identity needs an access entry (the traffic operator's: eks.traffic_operator_role_arn; an admin's: "
@@ -274,11 +280,64 @@ def test_readiness_asks_the_kubernetes_api_only_what_the_traffic_operators_role_
     tests/test_traffic_operator_access.py) reads Argo CD's Applications in Argo CD's namespace: every request the
     whole check makes of the fake API server must be one that Role allows, as the API server would judge it."""
     (role,) = variant_app.resources("green", "kubernetes_role_v1").values()
+    # And the Roles argocd/apps gives its group in each application's namespace (templates/readers.yaml), as rendered.
+    roles = [role, *(as_synthesized(doc) for doc in green_apps_manifests(world.config) if doc["kind"] == "Role")]
+    assert len(roles) > 1
     world.argocd.requests.clear()
     assert world.gaps() == []
     made = [(method, path, attributes(method, path)) for method, path in world.argocd.requests]
     assert made  # it did read the cluster
-    assert [(method, path) for method, path, request in made if request is None or not role_allows(role, request)] == []
+    assert {request.namespace for _, _, request in made if request} > {"argocd"}  # the applications' namespaces too
+    refused = [(m, p) for m, p, request in made if request is None or not any(role_allows(r, request) for r in roles)]
+    assert refused == []
+
+
+def green_apps_manifests(config: Config) -> list[dict[str, Any]]:
+    """What argocd/apps renders from green's facts (Helm's engine)."""
+    facts = cluster_facts(config=config, colour="green", common=sample_for, target_group=lambda app: f"sample-{app}")
+    return render("apps", facts, release="apps", namespace="argocd")
+
+
+def as_synthesized(role: dict[str, Any]) -> dict[str, Any]:
+    """A rendered Role in the shape of a synthesized kubernetes_role_v1 (what tests/support/kube_rbac.py reads)."""
+    rules = [
+        {"api_groups": r["apiGroups"], "resources": r["resources"], "verbs": r["verbs"], "resource_names": r.get("resourceNames")}
+        for r in role["rules"]
+    ]
+    return {"metadata": role["metadata"], "rule": rules}
+
+
+# --- the pods: each carries the load balancer controller's readiness gate ---------------------------------------------
+
+
+def test_a_pod_without_the_readiness_gate_is_named_with_what_to_do(world: World) -> None:
+    """Made while the controller's webhook (failurePolicy Ignore) did not answer: it is Ready without being healthy in
+    the target group, so a rollout would not wait for it."""
+    namespace = THREE_APPLICATIONS["orders"].get("namespace", "orders")
+    world.argocd.add_pod(namespace, "orders-7d9f-abcde", labels={"app.kubernetes.io/instance": "orders"}, gates=[])
+    assert world.gaps() == [
+        f"readiness gate of orders in green: pod(s) orders-7d9f-abcde in {namespace} lack the readiness gate "
+        "target-health.elbv2.k8s.aws/orders (created while the load balancer controller did not answer): a rollout would "
+        f"not wait for their replacements to serve; restart the rollout (kubectl -n {namespace} rollout restart "
+        "deployment/<its deployment>)"
+    ]
+
+
+def test_pods_of_another_service_or_finished_are_not_judged(world: World) -> None:
+    namespace = THREE_APPLICATIONS["orders"].get("namespace", "orders")
+    world.argocd.add_pod(namespace, "batch-job", labels={"app.kubernetes.io/instance": "batch"}, gates=[])
+    world.argocd.add_pod(namespace, "orders-old", labels={"app.kubernetes.io/instance": "orders"}, gates=[])
+    world.argocd.objects[f"/api/v1/namespaces/{namespace}/pods/orders-old"]["status"]["phase"] = "Succeeded"
+    assert world.gaps() == []
+
+
+def test_an_application_without_its_service_is_named(world: World) -> None:
+    namespace = THREE_APPLICATIONS["catalogue"].get("namespace", "catalogue")
+    service = THREE_APPLICATIONS["catalogue"].get("service", {}).get("name", "catalogue")
+    del world.argocd.objects[f"/api/v1/namespaces/{namespace}/services/{service}"]
+    assert world.gaps() == [
+        f"readiness gate of catalogue in green: no Service {service} in namespace {namespace} (its chart makes it)"
+    ]
 
 
 # --- EKS: the cluster and fresh insights ---------------------------------------------------------------------------
@@ -439,8 +498,8 @@ def test_the_command_prints_every_line_and_exits_1_when_not_ready(world: World, 
     lines = printed.out.splitlines()
     assert lines[0] == "readiness of green:"
     report = [line for line in lines if line.startswith(("  ok", "  MISSING"))]
-    # cluster, insights, parent, each child, then per application its target group and its preview host
-    assert len(report) == 3 + len(config_release(world.config)) + 2 * len(APPS)
+    # cluster, insights, parent, each child, then per application its target group, its pods' gate and its preview host
+    assert len(report) == 3 + len(config_release(world.config)) + 3 * len(APPS)
     assert [line for line in report if line.startswith("  MISSING")] == [
         "  MISSING  Argo CD external-dns: missing from namespace argocd (green's release at main defines it, at chart "
         f"{chart('external-dns')})"

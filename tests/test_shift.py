@@ -736,8 +736,8 @@ def test_dry_run_prints_the_plan_and_the_readiness_report_and_changes_nothing(
     ]
     report = lines[lines.index("readiness of green:") + 1 :]
     # cluster, insights, parent + every platform child (the registry's) + 3 applications' children, 3 target groups,
-    # 3 preview hosts
-    assert len([line for line in report if line.startswith("  ok       ")]) == 2 + (1 + len(CHILDREN) + 3) + 3 + 3, report
+    # 3 applications' readiness gates, 3 preview hosts
+    assert len([line for line in report if line.startswith("  ok       ")]) == 2 + (1 + len(CHILDREN) + 3) + 3 + 3 + 3, report
     assert not [line for line in report if line.startswith("  MISSING")]
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
 

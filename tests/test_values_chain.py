@@ -132,7 +132,7 @@ def test_parent_carries_the_clusters_facts(chains: Chains, name: str, colour: st
     # Contract 2: what contract 1 had for its one sample app (`ingress`, `sampleApp`, the Ingress's host names in `dns`,
     # `disabledApplications`) is gone; each application's facts are under `applications`. `argocd` and `externalSecrets`
     # were added later (additive: who may use Argo CD, tests/test_argocd_access.py; the Secrets made from Secrets
-    # Manager, model/external_secrets.py).
+    # Manager, model/external_secrets.py; the admission policy's name, model/admission.py).
     assert sorted(facts) == sorted(
         [
             "contractVersion",
@@ -145,6 +145,8 @@ def test_parent_carries_the_clusters_facts(chains: Chains, name: str, colour: st
             "applications",
             "argocd",
             "externalSecrets",
+            "admission",
+            "trafficOperator",
         ]
     )
     assert facts["contractVersion"] == 2
@@ -594,9 +596,11 @@ def test_only_the_applications_of_this_repository_render_here(chains: Chains, na
 def test_no_ingress_anywhere(chains: Chains, name: str, colour: str) -> None:
     """The shared load balancer is the traffic stack's: argocd/apps renders only the projects, Applications, the
     applications' Namespaces and their TargetGroupBindings (and the repository credentials' ExternalSecrets and their
-    store), and no application of this repository makes a load balancer."""
+    store, and the admission policy that refuses load balancers, tests/test_admission.py), and no application of this
+    repository makes a load balancer."""
     chain = chains[name, colour]
     kinds = {"AppProject", "Application", "Namespace", "TargetGroupBinding", "ClusterSecretStore", "ExternalSecret"}
+    kinds |= {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "Role", "RoleBinding"}
     assert {doc["kind"] for doc in chain.apps_manifests} == kinds
     rendered = [doc for docs in chain.applications.values() for doc in docs]
     assert [doc["metadata"]["name"] for doc in rendered if doc["kind"] == "Ingress"] == []

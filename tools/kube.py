@@ -18,6 +18,9 @@ APPLICATIONS = "/apis/argoproj.io/v1alpha1/namespaces/{namespace}/applications"
 # The load balancer controller's bindings of a Service to a target group (its CRD, elbv2.k8s.aws/v1beta1).
 TARGET_GROUP_BINDINGS = "/apis/elbv2.k8s.aws/v1beta1/targetgroupbindings"
 TARGET_GROUP_BINDINGS_IN = "/apis/elbv2.k8s.aws/v1beta1/namespaces/{namespace}/targetgroupbindings"
+# An application's Service (its pod selector) and its namespace's pods (readiness: their target-health gates).
+SERVICE_IN = "/api/v1/namespaces/{namespace}/services/{name}"
+PODS_IN = "/api/v1/namespaces/{namespace}/pods"
 # An application's volumes: its namespace's claims, and the cluster's PersistentVolumes bound to them.
 CLAIMS_IN = "/api/v1/namespaces/{namespace}/persistentvolumeclaims"
 VOLUMES = "/api/v1/persistentvolumes"

@@ -19,7 +19,12 @@ import re
 from typing import Any
 
 # Kinds argocd/apps and bootstrap/manifests render that are cluster-scoped (everything else they render is namespaced).
-CLUSTER_SCOPED = {("", "Namespace"), ("external-secrets.io", "ClusterSecretStore")}
+CLUSTER_SCOPED = {
+    ("", "Namespace"),
+    ("external-secrets.io", "ClusterSecretStore"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+}
 
 
 def glob_match(pattern: str, value: str, *, separator: str = "") -> bool:

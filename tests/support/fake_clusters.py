@@ -179,6 +179,9 @@ class FakeClusters:
         elbv2.register_targets(TargetGroupArn=group, Targets=target)
         self.registered.setdefault(name, []).append((group, pod))
         cluster.objects[path] = {"metadata": binding["metadata"], "spec": binding["spec"]}
+        # Its Service's pod, which the controller's webhook gave the binding's readiness gate (tools/readiness/gates.py).
+        metadata = binding["metadata"]
+        cluster.serves(metadata["namespace"], metadata["name"], binding["spec"]["serviceRef"]["name"])
 
         def deregistered() -> None:
             elbv2.deregister_targets(TargetGroupArn=group, Targets=target)

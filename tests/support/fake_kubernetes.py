@@ -12,12 +12,23 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.parse
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
-from tools.kube import APPLICATIONS, CLAIMS_IN, TARGET_GROUP_BINDINGS, TARGET_GROUP_BINDINGS_IN, VOLUMES, KubeApi
+from tools.kube import (
+    APPLICATIONS,
+    CLAIMS_IN,
+    PODS_IN,
+    SERVICE_IN,
+    TARGET_GROUP_BINDINGS,
+    TARGET_GROUP_BINDINGS_IN,
+    VOLUMES,
+    KubeApi,
+)
+from tools.readiness.gates import gate_of
 
 FINALIZER_POLLS = 3  # readings a deleted object survives while its finalizer runs
 
@@ -88,6 +99,26 @@ class FakeKubernetes:
             self.add_application(
                 metadata["name"], wave=wave, finalizers=metadata.get("finalizers", []), source=app["spec"]["source"]
             )
+            facts = ((app["spec"]["source"].get("helm") or {}).get("valuesObject") or {}).get("blueGreen")
+            if facts:  # an application: its Service and a pod, which the controller's webhook gave its gate
+                self.serves(app["spec"]["destination"]["namespace"], metadata["name"], facts["service"]["name"])
+
+    def serves(self, namespace: str, binding: str, service: str, *, gated: bool = True) -> None:
+        """An application's Service and one pod it selects, carrying the binding's target-health readiness gate (as the
+        load balancer controller's webhook injects it) unless not `gated`."""
+        selector = {"app.kubernetes.io/instance": binding}
+        self.objects[SERVICE_IN.format(namespace=namespace, name=service)] = {
+            "metadata": {"name": service, "namespace": namespace},
+            "spec": {"selector": selector},
+        }
+        self.add_pod(namespace, f"{binding}-0", labels=selector, gates=[gate_of(binding)] if gated else [])
+
+    def add_pod(self, namespace: str, name: str, *, labels: dict[str, str], gates: list[str]) -> None:
+        self.objects[f"{PODS_IN.format(namespace=namespace)}/{name}"] = {
+            "metadata": {"name": name, "namespace": namespace, "labels": labels},
+            "spec": {"readinessGates": [{"conditionType": gate} for gate in gates]},
+            "status": {"phase": "Running"},
+        }
 
     def application_source(self, name: str) -> dict[str, Any]:
         found = self.application(name)
@@ -159,10 +190,18 @@ class FakeKubernetes:
         return sorted(o["metadata"]["name"] for p, o in self.objects.items() if p.startswith(f"{VOLUMES}/"))
 
     def _read(self, path: str) -> Any:
+        if "?" in path:  # a list of pods with a labelSelector (equality requirements, comma-separated)
+            path, _, query = path.partition("?")
+            wanted = dict(
+                pair.split("=", 1) for pair in urllib.parse.parse_qs(query).get("labelSelector", [""])[0].split(",") if pair
+            )
+            listing = self._read(path) or {"items": []}
+            items = [i for i in listing["items"] if wanted.items() <= (i["metadata"].get("labels") or {}).items()]
+            return {"items": items}
         if path == TARGET_GROUP_BINDINGS:  # every namespace's
             found = [self._read(p) for p in list(self.objects) if "/targetgroupbindings/" in p]
             return {"items": [item for item in found if item is not None]}
-        if path.endswith(("/targetgroupbindings", "/applications", "/persistentvolumeclaims")) or path == VOLUMES:
+        if path.endswith(("/targetgroupbindings", "/applications", "/persistentvolumeclaims", "/pods")) or path == VOLUMES:
             found = [self._read(p) for p in list(self.objects) if p.startswith(path + "/")]
             return {"items": [item for item in found if item is not None]}
         if path in self.deleting:

@@ -7,7 +7,8 @@
 3. release.py: the release the config names is what runs: the parent Application and every child the colour's
    release defines (the component registry at its Git revision), each Synced and Healthy at the chart version or
    revision configured for that colour. A child that is missing is named; Applications outside that set are ignored.
-4. targets.py: each application's target group of the colour, in the shared load balancer, has healthy targets.
+4. targets.py: each application's target group of the colour, in the shared load balancer, has healthy targets;
+   gates.py: and each of its pods carries the controller's target-health readiness gate (else a rollout does not wait).
 5. probe.py: for each application, an HTTPS request through the colour's own preview host name crosses DNS, the shared
    load balancer, TLS and a pod, at the application's probe path, and the answer is the one its config expects (the
    colour's, at the image tag the colour names).
@@ -46,6 +47,8 @@ class Probed:
     preview_hostname: str
     probe: ApplicationProbeConfig
     image_tag: str | None  # the tag the colour runs of its image, when it has one
+    namespace: str = ""
+    service: str = ""  # the Service its TargetGroupBinding (named after the application) puts behind the target group
 
     def expected(self, colour: str) -> dict[str, str]:
         """The JSON fields its answer must hold, `{colour}` and `{image_tag}` filled."""
@@ -72,7 +75,14 @@ class Target:
             kubernetes_version=config.clusters[colour].kubernetes_version,
             project=config.project,
             applications=tuple(
-                Probed(app.name, preview_hostname(config, app, colour), app.probe, release.applications[app.name].image_tag)
+                Probed(
+                    app.name,
+                    preview_hostname(config, app, colour),
+                    app.probe,
+                    release.applications[app.name].image_tag,
+                    namespace=app.namespace,
+                    service=app.service_name,
+                )
                 for app in applications(config)
             ),
         )
@@ -93,7 +103,7 @@ class Readiness:
 
     def check(self, colour: str) -> list[Finding]:
         """Every check of the colour, each finding said (`out`) as soon as it is known, in the report's order."""
-        from tools.readiness import cluster_state, insights, probe, release, targets
+        from tools.readiness import cluster_state, gates, insights, probe, release, targets
 
         target = Target.of(self.config, colour)
         state = cluster_state.cluster_state(self.aws.eks, target)
@@ -117,6 +127,7 @@ class Readiness:
                 ),
             ),
             ("target groups", lambda: targets.healthy_targets(self.aws.elbv2, target)),
+            ("readiness gates", lambda: gates.readiness_gates(lambda: self.aws.kube(target.cluster), target)),
             (
                 "preview hosts",
                 lambda: [
