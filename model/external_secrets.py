@@ -113,12 +113,13 @@ def _store(region: str) -> dict[str, Any]:
     """The one store, usable from Argo CD's namespace only (#45): its role may read Argo CD's Git credential and SSO
     client secret, so an ExternalSecret in an application's namespace that names it must get nothing. ESO serves a
     ClusterSecretStore to an ExternalSecret only in a namespace one of its `conditions` admits, by name, label selector
-    or regular expression; with no condition, to every namespace (external-secrets pkg/controllers/secretstore/
-    client_manager.go shouldProcessSecret and validateNamespaceConditions, read at a605b70; the v1 API's
-    ClusterSecretStoreCondition). Conditions rather than a namespaced SecretStore: the same object updated in place on
-    a running colour (its name, the parent's project entry for it and the bootstrap's release unchanged), where a new
-    kind would make Argo CD prune the old store it then no longer renders. Application projects refuse ESO's kinds
-    outright besides (argocd/apps/templates/projects.yaml)."""
+    or regular expression; with no condition, to every namespace (external-secrets v2.9.0, pkg/controllers/secretstore/
+    client_manager.go: Manager.Get, which the ExternalSecret and PushSecret controllers call, refuses a store whose
+    shouldProcessSecret is false; apis/externalsecrets/v1/secretstore_types.go ClusterSecretStoreCondition). Conditions
+    rather than a namespaced SecretStore: the same object updated in place on a running colour (its name, the parent's
+    project entry for it and the bootstrap's release unchanged), where a new kind would make Argo CD prune the old store
+    it then no longer renders. Application projects refuse ESO's kinds outright besides
+    (argocd/apps/templates/projects.yaml)."""
     return {
         "apiVersion": API_VERSION,
         "kind": "ClusterSecretStore",

@@ -13,7 +13,7 @@ from model.bootstrap import IN_CLUSTER
 from model.external_secrets import STORE, manifests, materialised
 from model.platform import COMPONENTS
 from model.workloads import ARGOCD_NAMESPACE
-from tests.support.argocd_projects import resource_refusals
+from tests.support.argocd_projects import namespaced_kind_permitted, resource_refusals
 from tests.support.charts import Chain, build_chain, by_kind
 from tests.support.configs import EXAMPLE_COLOURS, validated
 from tests.support.eso_conditions import store_serves
@@ -35,15 +35,20 @@ REACHING = [
     ("v1", "Endpoints"),  # any address of the VPC behind the parent's binding
     ("discovery.k8s.io/v1", "EndpointSlice"),
     ("vpcresources.k8s.aws/v1beta1", "SecurityGroupPolicy"),  # any security group of the VPC
+    ("networking.k8s.aws/v1alpha1", "PolicyEndpoint"),  # another namespace's pods isolated or opened
+    ("s3.services.k8s.aws/v1alpha1", "Bucket"),  # an ACK controller's role, not the application's
     ("argoproj.io/v1alpha1", "Application"),
 ]
 
 
 @pytest.fixture(scope="module")
 def chains(example_app: Synthesized, variant_app: Synthesized) -> dict[str, Chain]:
-    """The example (one group, no secrets) and the variant (groups `applications` and `shop`, repository credentials
-    and SSO: ESO's store and its ExternalSecrets)."""
-    return {"example": build_chain(example_app, EXAMPLE_COLOURS[0]), "variant": build_chain(variant_app, "green")}
+    """The App of Apps of each colour of the example (one group, no secrets) and the variant's green (groups
+    `applications` and `shop`, repository credentials and SSO: ESO's store and its ExternalSecrets)."""
+    return {
+        **{f"example-{colour}": build_chain(example_app, colour) for colour in EXAMPLE_COLOURS},
+        "variant": build_chain(variant_app, "green"),
+    }
 
 
 def projects(chain: Chain) -> dict[str, dict[str, Any]]:
@@ -115,19 +120,21 @@ def test_the_checker_decides_as_eso_does(
 def test_an_application_child_carrying_a_kind_that_reaches_past_its_namespace_is_refused(
     chains: dict[str, Chain], api_version: str, kind: str
 ) -> None:
-    chain = chains["variant"]
-    children = application_children(chain)
-    assert {child["spec"]["project"] for child in children.values()} == {"applications", "shop"}
-    for name, child in children.items():
-        namespace = child["spec"]["destination"]["namespace"]
-        manifest = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x", "namespace": namespace}}
-        refused = resource_refusals(projects(chain)[child["spec"]["project"]], manifest, server=IN_CLUSTER)
-        group = api_version.rpartition("/")[0]
-        assert refused, name
-        assert refused[0].startswith(f"{group}/{kind} "), (name, refused)
+    # Every colour's App of Apps; the variant's has two groups, so two application projects.
+    assert {child["spec"]["project"] for child in application_children(chains["variant"]).values()} == {"applications", "shop"}
+    group = api_version.rpartition("/")[0]
+    for colour, chain in chains.items():
+        children = application_children(chain)
+        assert children, colour
+        for name, child in children.items():
+            namespace = child["spec"]["destination"]["namespace"]
+            manifest = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x", "namespace": namespace}}
+            refused = resource_refusals(projects(chain)[child["spec"]["project"]], manifest, server=IN_CLUSTER)
+            assert refused, (colour, name)
+            assert refused[0].startswith(f"{group}/{kind} "), (colour, name, refused)
 
 
-@pytest.mark.parametrize("name", ["example", "variant"])
+@pytest.mark.parametrize("name", [*(f"example-{colour}" for colour in EXAMPLE_COLOURS), "variant"])
 def test_every_real_child_is_admitted(chains: dict[str, Chain], name: str) -> None:
     """What each application of this repository renders (the sample application's chart) syncs in its project, as does
     what the parent renders in the parent's project (the Namespaces and TargetGroupBindings the children may not)."""
@@ -155,3 +162,34 @@ def test_a_teams_own_kinds_stay_admitted(chains: dict[str, Chain]) -> None:
         for api_version, kind in [("monitoring.coreos.com/v1", "ServiceMonitor"), ("keda.sh/v1alpha1", "ScaledObject")]:
             manifest = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x", "namespace": namespace}}
             assert resource_refusals(projects(chain)[child["spec"]["project"]], manifest, server=IN_CLUSTER) == []
+
+
+def test_the_platform_project_keeps_every_namespaced_kind(chains: dict[str, Chain]) -> None:
+    """The blacklist is the application projects' alone: the components deploy their own kinds unchanged."""
+    platform = projects(chains["variant"])[PLATFORM_PROJECT]
+    for api_version, kind in REACHING:
+        assert namespaced_kind_permitted(platform, api_version.rpartition("/")[0], kind), kind
+
+
+@pytest.mark.parametrize(
+    ("spec", "group", "kind", "permitted"),
+    [
+        ({}, "elbv2.k8s.aws", "TargetGroupBinding", True),  # no whitelist: every namespaced kind
+        ({"namespaceResourceWhitelist": []}, "", "ConfigMap", False),  # set but empty: none
+        ({"namespaceResourceWhitelist": [{"group": "", "kind": "*"}]}, "apps", "Deployment", False),
+        ({"namespaceResourceBlacklist": [{"group": "*.services.k8s.aws", "kind": "*"}]}, "s3.services.k8s.aws", "Bucket", False),
+        ({"namespaceResourceBlacklist": [{"group": "*.services.k8s.aws", "kind": "*"}]}, "services.k8s.aws", "X", True),
+        (
+            {"namespaceResourceBlacklist": [{"group": "networking.k8s.io", "kind": "Ingress"}]},
+            "networking.k8s.io",
+            "NetworkPolicy",
+            True,
+        ),
+    ],
+)
+def test_the_checker_decides_namespaced_kinds_as_argo_cd_does(
+    spec: dict[str, Any], group: str, kind: str, permitted: bool
+) -> None:
+    """argo-cd v3.5.1 app_project_types.go IsGroupKindNamePermitted: `namespaceWhitelist == nil || len(...) != 0 &&
+    isResourceInList(...)`, then not blacklisted; types.go isResourceInList matches kind and group with filepath.Match."""
+    assert namespaced_kind_permitted({"spec": spec}, group, kind) is permitted

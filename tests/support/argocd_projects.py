@@ -8,8 +8,8 @@ types.go isNamedResourceInList; util/git NormalizeGitURL). Written from reading 
   to match on one side, while the other side matches, refuses it outright. An unmatched deny entry counts as a match:
   `{server: X, namespace: "!kube-system"}` admits every other namespace of X.
 - A cluster-scoped kind is permitted when `clusterResourceWhitelist` lists it (group, kind and, when set, name, as
-  filepath.Match patterns) and `clusterResourceBlacklist` does not; namespaced kinds by the namespace lists (all, when
-  no whitelist is set).
+  filepath.Match patterns) and `clusterResourceBlacklist` does not; namespaced kinds by the namespace lists, by group
+  and kind only (types.go isResourceInList): all when no whitelist is set, none when it is set but empty.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Which namespaces a ClusterSecretStore serves, decided as External Secrets Operator decides it (external-secrets
-pkg/controllers/secretstore/client_manager.go, read at a605b70: shouldProcessSecret, validateNamespaceConditions;
-apis/externalsecrets/v1 ClusterSecretStoreCondition). Written from reading that code, not copied from it.
+v2.9.0, pkg/controllers/secretstore/client_manager.go: Manager.Get calls shouldProcessSecret for the namespace of the
+ExternalSecret or PushSecret and refuses the store when it is false; apis/externalsecrets/v1/secretstore_types.go
+ClusterSecretStoreCondition). Written from reading that code, not copied from it.
 
 - Only a cluster-scoped store (ClusterSecretStore) has conditions; a namespaced SecretStore serves its own namespace.
 - No condition: every namespace.
