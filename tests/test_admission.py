@@ -19,10 +19,11 @@ from model.bootstrap import IN_CLUSTER
 from model.platform import COMPONENTS
 from model.routes import TRAFFIC_STACK
 from model.workloads import ARGOCD_NAMESPACE, SYNC_WAVE_ANNOTATION
-from tests.support.admission import Request, applies, refusal, selector_matches
+from tests.support.admission import Request, applies, refusal
 from tests.support.argocd_projects import resource_refusals
 from tests.support.charts import Chain, build_chain, by_kind
 from tests.support.configs import VARIANT
+from tests.support.label_selectors import selector_matches
 from tests.support.synth import Synthesized
 
 KEYS = yaml.safe_load((Path(__file__).parent / "fixtures" / "aws-load-balancer-controller" / "keys.yaml").read_text())

@@ -22,7 +22,7 @@ from typing import Any
 import celpy
 from celpy.adapter import json_to_cel
 
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+from tests.support.label_selectors import NAMESPACE_NAME_LABEL, selector_matches
 
 
 @dataclass(frozen=True)
@@ -39,25 +39,6 @@ class Request:
     def namespace(self) -> str:
         namespace: str = self.object["metadata"]["namespace"]
         return namespace
-
-
-def selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
-    if not selector:
-        return True
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    for requirement in selector.get("matchExpressions") or []:
-        key, operator, values = requirement["key"], requirement["operator"], requirement.get("values") or []
-        held = {
-            "In": key in labels and labels[key] in values,
-            "NotIn": key not in labels or labels[key] not in values,
-            "Exists": key in labels,
-            "DoesNotExist": key not in labels,
-        }[operator]
-        if not held:
-            return False
-    return True
 
 
 def _named(values: list[str], value: str) -> bool:

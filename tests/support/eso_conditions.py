@@ -17,24 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-NAME_LABEL = "kubernetes.io/metadata.name"  # set by Kubernetes on every Namespace, to its name
-
-
-def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    """metav1.LabelSelectorAsSelector(...).Matches: every matchLabels pair and every matchExpressions requirement."""
-    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
-        return False
-    for requirement in selector.get("matchExpressions") or []:
-        key, operator, values = requirement["key"], requirement["operator"], requirement.get("values") or []
-        held = {
-            "In": key in labels and labels[key] in values,
-            "NotIn": key not in labels or labels[key] not in values,
-            "Exists": key in labels,
-            "DoesNotExist": key not in labels,
-        }[operator]
-        if not held:
-            return False
-    return True
+from tests.support.label_selectors import NAMESPACE_NAME_LABEL, selector_matches
 
 
 def store_serves(store: Mapping[str, Any], namespace: str, labels: Mapping[str, str]) -> bool:
@@ -44,10 +27,10 @@ def store_serves(store: Mapping[str, Any], namespace: str, labels: Mapping[str, 
     conditions = store["spec"].get("conditions") or []
     if not conditions:
         return True
-    labels = {**labels, NAME_LABEL: namespace}
+    labels = {**labels, NAMESPACE_NAME_LABEL: namespace}
     for condition in conditions:
         selectors = [condition["namespaceSelector"]] if condition.get("namespaceSelector") else []
-        selectors += [{"matchLabels": {NAME_LABEL: name}} for name in condition.get("namespaces") or []]
+        selectors += [{"matchLabels": {NAMESPACE_NAME_LABEL: name}} for name in condition.get("namespaces") or []]
         if any(selector_matches(selector, labels) for selector in selectors):
             return True
         if any(re.search(pattern, namespace) for pattern in condition.get("namespaceRegexes") or []):
