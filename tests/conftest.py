@@ -4,7 +4,6 @@ synthesizes its configurations once and asserts many times on the result."""
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import shutil
 import uuid
@@ -18,6 +17,7 @@ from model.paths import PROJECT_DIR
 from scripts.env import JSII_CACHE, JSII_CACHE_ROOT, TOOL_DIRS, node_options
 from scripts.make_test import REHEARSAL_MODULES
 from scripts.terraformrc import configure_environment
+from tests.support.moto_server import moto_server
 
 # Fixtures for checks that run beside the suite (terraform validate, checkov).
 pytest_plugins = ["tests.support.background_checks"]
@@ -126,16 +126,9 @@ def literal_values(inside_project: Path) -> LiteralValues:
 def moto_endpoint() -> Iterator[str]:
     """One moto server (AWS API emulator) on a loopback port for the whole session (scripts/emulator.py
     has its credentials, the environment aimed at it, and clients on it)."""
-    from moto.server import ThreadedMotoServer
-
     os.environ["MOTO_ACM_VALIDATION_WAIT"] = "0"  # ACM issues DNS-validated certificates at once
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per API call otherwise
-    # Port 0: the server binds a port the kernel chooses, so no other process can take it first.
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    with moto_server() as endpoint:
+        yield endpoint
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ holds afterwards (the weights parameter, every public rule, the lock's parameter
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import signal
@@ -24,6 +23,7 @@ from model.paths import PROJECT_DIR
 from model.routes import lock_path, weights_parameter
 from tests.support.configs import write_project
 from tests.support.emulated_aws import PROJECT, REGION, Emulated
+from tests.support.moto_server import moto_server
 from tests.test_shift import APPS, all_at, config_of
 
 pytestmark = pytest.mark.background
@@ -35,14 +35,8 @@ CLOCK_SCALE = 0.02  # a minute's window in 1.2 s
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
     """A moto server of this module's own (the commands' processes reach it over HTTP)."""
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per API call otherwise
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    with moto_server() as url:
+        yield url
 
 
 @pytest.fixture
