@@ -10,7 +10,7 @@ import binascii
 import datetime as dt
 import ipaddress
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -457,6 +457,12 @@ def _service_cidr_rules(c: Config, p: Problems) -> None:
         _check(p, key, cidr, not overlaps, f"it overlaps network.cidr {c.network.cidr}; {allowed}")
 
 
+def _covers_the_internet(cidrs: Iterable[str]) -> bool:
+    """The valid networks among `cidrs`, merged, are 0.0.0.0/0 (however it is split: two /1s count too)."""
+    networks = [ipaddress.IPv4Network(cidr) for cidr in cidrs if _is_network(cidr)]
+    return ipaddress.IPv4Network("0.0.0.0/0") in ipaddress.collapse_addresses(networks)
+
+
 def _is_network(cidr: str) -> bool:
     try:
         ipaddress.IPv4Network(cidr)
@@ -852,8 +858,7 @@ def _api_warnings(eks: EksConfig) -> list[str]:
             "Kubernetes API from there, so `cdktf deploy <colour>` cannot install Argo CD; replace it with the networks "
             "you deploy from (or set eks.endpoint_public_access to false and deploy from inside the VPC)"
         )
-    networks = [ipaddress.IPv4Network(cidr) for cidr in eks.public_access_cidrs if _is_network(cidr)]
-    if ipaddress.IPv4Network("0.0.0.0/0") in ipaddress.collapse_addresses(networks):
+    if _covers_the_internet(eks.public_access_cidrs):
         warnings.append(
             f"{LOUD}eks.public_access_cidrs {list(eks.public_access_cidrs)} lets the whole internet reach the Kubernetes "
             "API endpoint of every colour (only its authentication stands in the way): list the networks you deploy "
@@ -874,8 +879,7 @@ def _preview_warnings(config: Config) -> list[str]:
             f"those networks: readiness (`python -m tools.readiness <colour>`) and the shift's proof cannot reach them "
             f"from anywhere; set {KEY} (or {FALLBACK_KEY}) to where they run"
         )
-    parsed = [ipaddress.IPv4Network(cidr) for cidr in networks if _is_network(cidr)]
-    if ipaddress.IPv4Network("0.0.0.0/0") in ipaddress.collapse_addresses(parsed):
+    if _covers_the_internet(networks):
         warnings.append(
             f"{LOUD}{key} {list(networks)} lets the whole internet reach every preview host <host>-<colour>, whose "
             f"colour may follow a branch nobody reviewed: set {KEY} to the networks readiness and your team use"
