@@ -18,9 +18,9 @@ from model.workloads import RESOURCES_FINALIZER
 from tests.support.emulated_aws import PROJECT, REGION, ZONE_NAME, Emulated, FakeClock, cluster, teardown_plan_of
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws, colour_leftovers
+from tools.hooks.teardown import Teardown, TeardownError, UnsafeTeardownError
 from tools.kube import KubeApi
 from tools.live_routes import read_routes
-from tools.teardown import Teardown, TeardownError, UnsafeTeardownError
 from tools.traffic_lock import TrafficLock
 
 PLAN = teardown_plan_of("blue")
