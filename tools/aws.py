@@ -263,7 +263,7 @@ def aws_problem(err: BaseException, *, needs: str = NEEDS_DEPLOYER) -> str | Non
     needs: what the identity needs, said after a denial."""
     if not type(err).__module__.startswith("botocore"):
         return None
-    from botocore import exceptions as sdk
+    from botocore import exceptions as sdk  # lazy: loaded once an SDK error exists, never for --help
 
     said = " ".join(str(err).split())
     if isinstance(err, sdk.ClientError):

@@ -125,7 +125,7 @@ def main(eks: Any = None, err: TextIO | None = None) -> int:
 
     try:
         if eks is None:
-            import boto3
+            import boto3  # lazy, as botocore above: a refused input answers without loading the SDK
 
             eks = boto3.Session(region_name=guard.region).client("eks")
         check(eks, guard)

@@ -175,7 +175,7 @@ def main(
 
     try:
         if logs is None or eks is None:
-            import boto3
+            import boto3  # lazy, as botocore above: a refused input answers without loading the SDK
 
             session = boto3.Session(region_name=step.region)
             logs = logs or session.client("logs")
