@@ -30,9 +30,11 @@ from model.config import Config
 from model.loading import ConfigError, load_config
 from model.paths import VENV_PYTHON, tools_first
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
-from tools.aws import Aws, aws_errors_as, find_zone
+from tools.aws import Aws
+from tools.aws_problems import aws_errors_as
 from tools.cli import exit_status, run_cdktf
 from tools.hooks.teardown import UnsafeTeardownError, check_weight, live_weight
+from tools.leftovers import find_zone
 from tools.signals import handle_stops
 
 

@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from model.routes import lock_path, weights_parameter
-from tools.aws import aws_problem
+from tools.aws_problems import aws_problem
 from tools.clock import Clock
 from tools.signals import deferred
 

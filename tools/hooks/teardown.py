@@ -42,7 +42,8 @@ from typing import Any, TextIO
 
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, TeardownPlan
 from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
-from tools.aws import Aws, aws_errors_as, colour_leftovers, find_zone, record_weight
+from tools.aws import Aws
+from tools.aws_problems import aws_errors_as
 from tools.cli import exit_status
 from tools.clock import POLL_SECONDS, Clock, SystemClock
 from tools.kube import (
@@ -54,6 +55,7 @@ from tools.kube import (
     KubeApi,
     KubeError,
 )
+from tools.leftovers import colour_leftovers, find_zone, record_weight
 from tools.live_routes import (
     RoutesError,
     colour_weight,

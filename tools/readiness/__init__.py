@@ -24,7 +24,8 @@ from typing import Any
 
 from model.config import Config
 from model.platform import Component
-from tools.aws import Aws, aws_problem
+from tools.aws import Aws
+from tools.aws_problems import aws_problem
 from tools.clock import Clock
 from tools.readiness import cluster_state, gates, insights, probe, release, targets
 from tools.readiness.types import Finding, Target

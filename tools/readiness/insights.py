@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from tools.aws import aws_problem
+from tools.aws_problems import aws_problem
 from tools.clock import POLL_SECONDS, Clock
 from tools.readiness.types import Finding, Target
 
