@@ -84,7 +84,7 @@ rehearse: $(VENV_STAMP) $(NODE_STAMP)
 	python -m scripts.rehearse
 
 docs: $(VENV_STAMP) $(NODE_STAMP)
-	python -m policies.readme
+	python -m scripts.policies_readme
 	python -m scripts.docs
 
 format: $(VENV_STAMP)

@@ -21,10 +21,10 @@ from components.destroy_hook import python_command, with_failure_grace
 from components.kms_key import AccountKey
 from components.terraform_data import TerraformData
 from model.config import EksConfig, SupportType
-from tools.log_group import LOG_GROUP_ENV, WATCH_ENV, WATCH_SECONDS
+from model.hooks import LOG_GROUP, LOG_GROUP_ENV, WATCH_ENV, WATCH_SECONDS
 
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
-REMOVE_ORPHANED_LOGS = python_command("tools.log_group")
+REMOVE_ORPHANED_LOGS = python_command(LOG_GROUP)
 # The Kubernetes network family of every cluster: common's VPC and subnets have IPv4 ranges only. Named rather than left
 # to EKS's default (also ipv4), so that the replacement guard compares what runs with what the stack asks for.
 IP_FAMILY = "ipv4"
@@ -139,7 +139,7 @@ class ControlPlane(Construct):
 
 def _orphaned_logs_removed(scope: Construct, *, log_group: str, cluster_name: str, region: str) -> TerraformData:
     """A step the log group depends on (and so the cluster, which depends on the group): no group of that name outlives
-    the colour (tools/log_group.py).
+    the colour (tools/hooks/log_group.py).
 
     EKS delivers the cluster's last logs after Terraform has deleted the group, and CloudWatch creates it again,
     without retention or key, where it outlives the colour and makes the next create of the colour fail on

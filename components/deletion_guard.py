@@ -8,7 +8,7 @@ which is the wrong way here.) Lifting protection is an in-place update of the gu
 nothing. The data itself stays protected by AWS as well: DynamoDB deletion protection, and ECR
 refusing to delete a repository that holds images (no force_delete).
 
-The cluster check (tools/common_guard.py) is a second step of the same provisioner, not a second guard
+The cluster check (tools/hooks/common_guard.py) is a second step of the same provisioner, not a second guard
 resource: one resource first on destroy keeps "depends on everything else" a single, tested fact, and the
 protection refusal (no AWS call, no Python) answers first. The check runs whatever `deletion_protection`
 says: with protection off, a destroy would otherwise take the NAT gateways, routes and Pod Identity roles
@@ -23,12 +23,12 @@ from cdktf import ITerraformDependable
 from constructs import Construct
 
 from components.destroy_hook import destroyed_first, python_command
-from tools.common_guard import GUARD_ENV
+from model.hooks import COMMON_GUARD, GUARD_ENV
 
 # Destroy-time provisioners may only read `self`: the switch and the message travel in the input.
 REFUSE_WHILE_PROTECTED = 'if [ "$PROTECTED" = true ]; then printf "%s\\n" "$MESSAGE" >&2; exit 1; fi'
 # Then, protected or not, refuse while a cluster runs in common's VPC (its id travels in the input too).
-REFUSE_WHILE_IN_USE = python_command("tools.common_guard")
+REFUSE_WHILE_IN_USE = python_command(COMMON_GUARD)
 GUARD_COMMAND = f"{REFUSE_WHILE_PROTECTED}; {REFUSE_WHILE_IN_USE}"
 
 

@@ -1,4 +1,5 @@
-"""The destroy-time hook of a colour: a `terraform_data` whose destroy provisioner runs tools.teardown.
+"""The destroy-time hook of a colour: a `terraform_data` whose destroy provisioner runs tools.teardown
+(tools/hooks/teardown.py).
 
 It depends on every other resource of the stack, so `cdktf destroy <colour>` runs it first and
 stops, deleting nothing, if it fails. It is created last and does nothing on create; a changed
@@ -14,6 +15,7 @@ from cdktf import ITerraformDependable, LocalExecProvisioner
 from constructs import Construct
 
 from components.terraform_data import TerraformData
+from model.hooks import TEARDOWN
 from model.paths import VENV_PYTHON
 from model.teardown_plan import PLAN_ENV, TeardownPlan
 
@@ -32,7 +34,7 @@ def python_command(module: str) -> str:
     )
 
 
-HOOK_COMMAND = python_command("tools.teardown")
+HOOK_COMMAND = python_command(TEARDOWN)
 # The cdktf CLI runs Terraform in a pty and ends its output at the pty's exit (@cdktf/cli-core's pty-process.js resolves
 # on onExit), which can overtake the last data still in the pty: a refusal printed just before Terraform exits was
 # lost now and then under load (the rehearsal's `cdktf destroy traffic` ended at "Provisioning with 'local-exec'...").

@@ -9,11 +9,14 @@ needs none of the colours: `python -m tools.shift` changes the weighted rules an
 from __future__ import annotations
 
 from cdktf import TerraformOutput, TerraformResource, TerraformStack
+from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
+from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
 from constructs import Construct
 
 from components.application_routes import ApplicationRoutes
 from components.configured_colours import ConfiguredColours
 from components.deletion_guard import DeletionGuard
+from components.kms_key import AccountKey
 from components.live_target_groups import LiveTargetGroups
 from components.shared_load_balancer import SharedLoadBalancer
 from components.traffic_weights import TrafficWeights
@@ -125,10 +128,6 @@ class TrafficStack(TerraformStack):
 
 def _web_acl(stack: TrafficStack, config: Config, load_balancer_arn: str) -> None:
     """The web ACL in front of the shared load balancer, and the key its request logs are encrypted with."""
-    from cdktf_cdktf_provider_aws.data_aws_caller_identity import DataAwsCallerIdentity
-    from cdktf_cdktf_provider_aws.data_aws_partition import DataAwsPartition
-
-    from components.kms_key import AccountKey
     from components.web_acl import WebAcl  # only here: its bindings take seconds to load (components/web_acl.py)
 
     name = load_balancer_name(config.project)

@@ -14,10 +14,11 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from model.hooks import GUARD_ENV
 from scripts.emulator import aws_settings, client
 from tests.support.synth import Synthesized
 from tests.support.terraform import run
-from tools.common_guard import GUARD_ENV, main
+from tools.hooks.common_guard import main
 
 REGION = "ap-northeast-1"
 PROJECT = "eks-bg"

@@ -16,11 +16,11 @@ from components.deletion_guard import GUARD_COMMAND, REFUSE_WHILE_IN_USE, REFUSE
 from components.destroy_hook import with_failure_grace
 from model.config import Config, subnet_cidrs
 from model.contract import common_outputs
+from model.hooks import GUARD_ENV
 from model.platform import component
 from model.workloads import Workload, shared_roles
 from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, REPO_URL, VARIANT, example, validated
 from tests.support.synth import Synthesized, references
-from tools.common_guard import GUARD_ENV
 
 COMMON = "common"
 EXAMPLE_ROLES = shared_roles(example())

@@ -12,9 +12,9 @@ import pytest
 
 from model.routes import DETACH_ENV, weights_parameter
 from tests.support.emulated_aws import PROJECT, REGION, Emulated, FakeClock
-from tools import detach
 from tools.clock import SystemClock
-from tools.hook_input import hook_input as read_hook_input
+from tools.hooks import detach
+from tools.hooks.hook_input import hook_input as read_hook_input
 from tools.live_routes import read_routes
 from tools.traffic_lock import TrafficLock
 

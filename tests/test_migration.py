@@ -25,10 +25,11 @@ from tests.support.emulated_aws import (
     teardown_plan_of,
 )
 from tests.support.fake_kubernetes import FakeKubernetes
-from tools.aws import Aws, colour_leftovers, fqdn, record_sets
+from tools.aws import Aws
+from tools.hooks.teardown import Teardown
+from tools.leftovers import colour_leftovers, fqdn, record_sets
 from tools.live_routes import read_routes
 from tools.shift.drain import Drain
-from tools.teardown import Teardown
 from tools.traffic_lock import TrafficLock
 
 PREVIEWS = [f"app-{colour}.{ZONE_NAME}" for colour in ("blue", "green")]

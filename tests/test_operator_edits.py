@@ -51,7 +51,7 @@ NEXT_CYCLE: dict[str, Any] = {
 }
 # Where the project's own files may name cdktf.json: code that reads the operator's config on purpose (main.py, the
 # operator commands, `make rehearse`) is elsewhere; the suite, the docs generators and the bench must not.
-NOT_READING_IT = ("tests", "bench", "scripts/docs.py", "policies/readme.py")
+NOT_READING_IT = ("tests", "bench", "scripts/docs.py", "scripts/policies_readme.py")
 # Its configuration file too (cdktf.json's `context.config` names config.json).
 READS_THE_PROJECT_FILE = re.compile(r"""(PROJECT_DIR|project_dir)\s*/\s*["'](cdktf|config)\.json["']""")
 

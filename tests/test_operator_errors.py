@@ -26,8 +26,10 @@ from tests.support.configs import write_project
 from tests.support.emulated_aws import EXPIRED, REGION, Emulated, FakeClock, aws_error, base_config, without_credentials
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.test_teardown import PLAN
-from tools import retire, teardown
-from tools.aws import Aws, aws_problem
+from tools import retire
+from tools.aws import Aws
+from tools.aws_problems import aws_problem
+from tools.hooks import teardown
 from tools.shift.command import main as shift
 
 DENIED = (

@@ -20,10 +20,11 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from model.hooks import LOG_GROUP_ENV, WATCH_ENV, WATCH_SECONDS
 from scripts.emulator import aws_settings, client
 from tests.support.synth import Synthesized, references
 from tests.support.terraform import run
-from tools.log_group import LOG_GROUP_ENV, POLL_SECONDS, WATCH_ENV, WATCH_SECONDS, main
+from tools.hooks.log_group import POLL_SECONDS, main
 
 REGION = "ap-northeast-1"
 CLUSTER = "eks-bg-blue"

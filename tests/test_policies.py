@@ -213,8 +213,8 @@ def test_a_document_given_by_its_path_is_checked_the_same_way(tmp_path: Path) ->
 
 
 def test_the_roles_table_in_policies_readme_is_what_the_documents_say() -> None:
-    """Regenerate it with `make docs` (python -m policies.readme) after changing a role or a document."""
-    from policies.readme import README, rewritten
+    """Regenerate it with `make docs` (python -m scripts.policies_readme) after changing a role or a document."""
+    from scripts.policies_readme import README, rewritten
 
     text = README.read_text()
     assert "| `<project>-vpc-cni` |" in text

@@ -32,10 +32,11 @@ from tests.support.kube_rbac import attributes, role_allows
 from tests.support.preview_server import Answer, PreviewServer
 from tests.support.synth import Synthesized
 from tools.aws import Aws
-from tools.readiness import Finding, Readiness, missing
+from tools.readiness import Readiness, missing
 from tools.readiness.insights import REFRESH_TIMEOUT_SECONDS
 from tools.readiness.release import registry_at
 from tools.readiness.report import main
+from tools.readiness.types import Finding
 
 GREEN_TAG = "0.2.0"
 PREVIEW = f"app-green.{ZONE_NAME}"  # the sample app's

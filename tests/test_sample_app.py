@@ -112,8 +112,8 @@ def test_probe_answers_what_readiness_holds_the_colour_to(aws: Any, client: Test
     """/probe is the end of readiness's request through the preview host (tools/readiness/probe.py): the colour and
     the image tag its pods run, after reading the table. Readiness's own judge reads this very answer, with the sample
     app's probe as the shipped example configures it."""
-    from tools.readiness import Probed, Target
     from tools.readiness.probe import ProbeFailedError, judge
+    from tools.readiness.types import Probed, Target
 
     probe = example().applications[SAMPLE_APP].probe
     assert client.get(probe.path).status_code == 503  # no table: the whole path is not there

@@ -17,10 +17,11 @@ from model.teardown_plan import TeardownPlan
 from model.workloads import RESOURCES_FINALIZER
 from tests.support.emulated_aws import PROJECT, REGION, ZONE_NAME, Emulated, FakeClock, cluster, teardown_plan_of
 from tests.support.fake_kubernetes import FakeKubernetes
-from tools.aws import Aws, colour_leftovers
+from tools.aws import Aws
+from tools.hooks.teardown import Teardown, TeardownError, UnsafeTeardownError
 from tools.kube import KubeApi
+from tools.leftovers import colour_leftovers
 from tools.live_routes import read_routes
-from tools.teardown import Teardown, TeardownError, UnsafeTeardownError
 from tools.traffic_lock import TrafficLock
 
 PLAN = teardown_plan_of("blue")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from model.paths import PROJECT_DIR, tools_first
-from tools.aws import aws_problem
+from tools.aws_problems import aws_problem
 from tools.signals import deferred
 
 

@@ -34,7 +34,7 @@ class KubeError(Exception):
 
 def eks_token(session: Any, cluster: str, region: str) -> str:
     """A bearer token for an EKS cluster from the session's credentials (boto3.Session)."""
-    from botocore.signers import RequestSigner
+    from botocore.signers import RequestSigner  # lazy: the SDK loads once a cluster is called, not for --help
 
     sts = session.client("sts", region_name=region)
     signer = RequestSigner(sts.meta.service_model.service_id, region, "sts", "v4", session.get_credentials(), session.events)

@@ -99,7 +99,7 @@ def offers(ssm: Any, eks: Any, cluster: ClusterConfig) -> list[Offer]:
 
 def clients(region: str) -> tuple[Any, Any]:
     """SSM and EKS in the project's region (boto3 imported only now: --help and refusals stay fast)."""
-    import boto3
+    import boto3  # lazy: --help and refusals stay fast
 
     session = boto3.Session(region_name=region)
     return session.client("ssm"), session.client("eks")

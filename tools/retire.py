@@ -5,7 +5,7 @@ resources) and has no live weight (the shared load balancer's weights and rules,
 before it; the configuration's weights are not asked), then runs `cdktf destroy <colour>`. The colour is retired while
 the configuration still names it; it is removed from the configuration afterwards (the traffic stack then deletes its
 target groups). The stack's own
-teardown hook (tools/teardown.py) checks again, removes the apps and waits until their targets
+teardown hook (tools/hooks/teardown.py) checks again, removes the apps and waits until their targets
 have left the target groups first, so a plain `cdktf destroy blue` is just as safe; this command
 adds `--force`, for a colour that must go although it still has weight.
 
@@ -30,10 +30,12 @@ from model.config import Config
 from model.loading import ConfigError, load_config
 from model.paths import VENV_PYTHON, tools_first
 from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
-from tools.aws import Aws, aws_errors_as, find_zone
+from tools.aws import Aws
+from tools.aws_problems import aws_errors_as
 from tools.cli import exit_status, run_cdktf
+from tools.hooks.teardown import UnsafeTeardownError, check_weight, live_weight
+from tools.leftovers import find_zone
 from tools.signals import handle_stops
-from tools.teardown import UnsafeTeardownError, check_weight, live_weight
 
 
 def main(argv: Sequence[str] | None = None) -> int:

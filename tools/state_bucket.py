@@ -18,7 +18,8 @@ from typing import Any
 
 import policies
 from model.loading import ConfigError, check_state, load_config, write_state
-from tools.aws import Aws, aws_errors_as, aws_problem
+from tools.aws import Aws
+from tools.aws_problems import aws_errors_as, aws_problem
 from tools.cli import exit_status
 
 # SSE-S3, not SSE-KMS: Terraform's s3 backend with `encrypt` (the config's default) and no KMS key asks for AES256 on

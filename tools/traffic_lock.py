@@ -33,7 +33,8 @@ from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from model.routes import lock_path
+from model.routes import lock_path, weights_parameter
+from tools.aws_problems import aws_problem
 from tools.clock import Clock
 from tools.signals import deferred
 
@@ -154,8 +155,6 @@ class TrafficLock:
         """Inside, every attempt of a weights write (ssm PutParameter of the weights) and of a rule write (elbv2
         ModifyRule) is fenced as the SDK builds its request: after any wait before it (a slow network, a throttled
         retry's back-off), the lock is read again and a lost lock stops the write unsent."""
-        from model.routes import weights_parameter
-
         weights = weights_parameter(self.project)
 
         def check(request: Any, **_: Any) -> None:
@@ -222,8 +221,6 @@ class TrafficLock:
                 return  # taken from this run: the parameters are its new holder's to remove
             self._forget([hold for hold in holds if hold.number <= mine.number])
         except Exception as err:
-            from tools.aws import aws_problem
-
             said = aws_problem(err) or f"{type(err).__name__}: {err}"
             say(
                 f"WARNING: the traffic lock could not be released ({said}); it goes stale by itself at "

@@ -95,7 +95,7 @@ def add_an_application(project_dir: Path, into: Path) -> AddedApplication:
     side_by_side(
         copy,
         (sys.executable, "main.py"),
-        (sys.executable, "-m", "policies.readme"),
+        (sys.executable, "-m", "scripts.policies_readme"),
         (sys.executable, "-m", "scripts.docs"),
     )
     suite = run(copy, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITE, timeout=900)

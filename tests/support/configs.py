@@ -222,8 +222,8 @@ def write_project(directory: Path, config: Any, *, in_file: bool = False) -> Pat
 def suite_inputs() -> dict[str, Any]:
     """What the suite synthesizes and loads, and what the generated docs say, as data: the same in every copy of
     the project whatever its cdktf.json says (tests/test_operator_edits.py). Paths relative to the project."""
-    from policies.readme import table
     from scripts import docs
+    from scripts.policies_readme import table
 
     def as_data(config: Config) -> dict[str, Any]:
         data = config.model_dump(mode="json")

@@ -37,7 +37,7 @@ from model.routes import (
 from model.teardown_plan import TeardownPlan
 from scripts.emulator import PERCENTILE, nearest_rank
 from tests.support.configs import SAMPLE_APPLICATIONS, named_release
-from tools.aws import LBC_CLUSTER_TAG, record_sets
+from tools.leftovers import LBC_CLUSTER_TAG, record_sets
 from tools.shift.metrics import dimension
 
 REGION = "ap-northeast-1"

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from tools.readiness import Finding, Target
+from tools.readiness.types import Finding, Target
 
 
 @dataclass(frozen=True)
@@ -18,8 +17,6 @@ class ClusterState:
 
 
 def cluster_state(eks: Any, target: Target) -> ClusterState:
-    from tools.readiness import Finding
-
     try:
         cluster = eks.describe_cluster(name=target.cluster)["cluster"]
     except eks.exceptions.ResourceNotFoundException:

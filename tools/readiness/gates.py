@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tools.kube import PODS_IN, SERVICE_IN, KubeApi, KubeError
-
-if TYPE_CHECKING:
-    from tools.readiness import Finding, Probed, Target
+from tools.readiness.types import Finding, Probed, Target
 
 TARGET_HEALTH_GATE_PREFIX = "target-health.elbv2.k8s.aws/"
 _DONE_PHASES = ("Succeeded", "Failed")
@@ -33,8 +31,6 @@ def gate_of(application: str) -> str:
 
 
 def readiness_gates(kube: Callable[[], KubeApi], target: Target) -> list[Finding]:
-    from tools.readiness import Finding
-
     try:
         api = kube()
         return [_judge(api, app, target.colour) for app in target.applications]
@@ -43,8 +39,6 @@ def readiness_gates(kube: Callable[[], KubeApi], target: Target) -> list[Finding
 
 
 def _judge(api: KubeApi, app: Probed, colour: str) -> Finding:
-    from tools.readiness import Finding
-
     label = f"readiness gate of {app.name} in {colour}"
     service = api.get(SERVICE_IN.format(namespace=app.namespace, name=app.service))
     if service is None:

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tools.aws import aws_problem
+from tools.aws_problems import aws_problem
 from tools.clock import POLL_SECONDS, Clock
-
-if TYPE_CHECKING:
-    from tools.readiness import Finding, Target
+from tools.readiness.types import Finding, Target
 
 # A refresh usually completes within a minute or two; past this the check fails and says so.
 REFRESH_TIMEOUT_SECONDS = 600
@@ -29,8 +27,6 @@ _LISTED = ("WARNING", "UNKNOWN")
 def fresh_insights(
     eks: Any, target: Target, changed_at: datetime | None, clock: Clock, *, refresh: bool, say: Callable[[str], None]
 ) -> Finding:
-    from tools.readiness import Finding
-
     cluster = target.cluster
     if refresh:
         refreshed = _refresh(eks, cluster, changed_at, clock, say)
@@ -54,8 +50,6 @@ def fresh_insights(
 
 def _refresh(eks: Any, cluster: str, changed_at: datetime | None, clock: Clock, say: Callable[[str], None]) -> Any:
     """The start of a completed refresh newer than changed_at, or the Finding that says why there is none."""
-    from tools.readiness import Finding
-
     how = f"to go on with the insights EKS last computed (about daily), run again with {SKIP_FLAG}"
     try:
         eks.start_insights_refresh(clusterName=cluster)

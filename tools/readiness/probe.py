@@ -23,14 +23,12 @@ import socket
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from model.preview_access import FALLBACK_KEY, KEY
 from model.routes import NOT_FOUND
 from tools.clock import Clock
-
-if TYPE_CHECKING:
-    from tools.readiness import Finding, Probed, Target
+from tools.readiness.types import Finding, Probed, Target
 
 ATTEMPTS = 6
 INTERVAL_SECONDS = 10.0
@@ -59,8 +57,6 @@ class ProbeFailedError(Exception):
 
 
 def probe_preview(target: Target, app: Probed, clock: Clock, prober: Prober, *, say: Callable[[str], None]) -> Finding:
-    from tools.readiness import Finding
-
     url = f"https://{app.preview_hostname}{app.probe.path}"
     failure = ""
     for attempt in range(1, prober.attempts + 1):

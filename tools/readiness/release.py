@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from model.config import Config
 from model.platform import Component, RegistryError, load
@@ -21,9 +21,7 @@ from model.revisions import RevisionError, files_at
 from model.values import cluster_facts
 from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tools.kube import APPLICATIONS, KubeApi, KubeError
-
-if TYPE_CHECKING:
-    from tools.readiness import Finding
+from tools.readiness.types import Finding
 
 _PROVEN = ("Synced", "Healthy")
 _FAILED_PHASES = ("Failed", "Error")
@@ -98,8 +96,6 @@ def _revision_key(config: Config, colour: str, application: str) -> str:
 
 
 def applications(kube: Callable[[], KubeApi], release: Release) -> list[Finding]:
-    from tools.readiness import Finding
-
     try:
         listing = kube().get(APPLICATIONS.format(namespace=ARGOCD_NAMESPACE)) or {}
     except KubeError as err:
@@ -132,8 +128,6 @@ def _clone_failure(status: dict[str, Any]) -> str:
 
 
 def _judge(want: Expected, app: dict[str, Any] | None, release: Release) -> Finding:
-    from tools.readiness import Finding
-
     label = f"Argo CD {want.name}"
     at = f"{'chart' if want.chart else 'revision'} {want.target_revision}"
     if app is None:

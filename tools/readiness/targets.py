@@ -4,17 +4,13 @@ One line per application."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tools.live_routes import RoutesError, read_routes
-
-if TYPE_CHECKING:
-    from tools.readiness import Finding, Target
+from tools.readiness.types import Finding, Target
 
 
 def healthy_targets(elbv2: Any, target: Target) -> list[Finding]:
-    from tools.readiness import Finding
-
     try:
         groups = read_routes(elbv2, target.project).of_colour(target.colour)
     except RoutesError as err:

@@ -15,7 +15,8 @@ from model.loading import ConfigError, check_weights, load_config
 from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, followed_revision
 from model.rules import pin_advice
-from tools.aws import Aws, aws_problem, credentials_expire_at
+from tools.aws import Aws, credentials_expire_at
+from tools.aws_problems import aws_problem
 from tools.cli import exit_status
 from tools.clock import Clock, SystemClock
 from tools.live_routes import RoutesError, read_routes, read_weights

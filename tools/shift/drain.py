@@ -15,7 +15,8 @@ from typing import TextIO
 
 from model.applications import applications
 from model.config import MAX_WEIGHT, Config
-from tools.aws import Aws, aws_errors_as
+from tools.aws import Aws
+from tools.aws_problems import aws_errors_as
 from tools.live_routes import (
     LiveRoutes,
     RoutesError,

@@ -14,7 +14,8 @@ from typing import Any, NoReturn, TextIO
 
 from model.applications import applications
 from model.config import Config, ShiftConfig
-from tools.aws import Aws, aws_errors_as
+from tools.aws import Aws
+from tools.aws_problems import aws_errors_as
 from tools.clock import MAX_CLOCK_SKEW_SECONDS, POLL_SECONDS, Clock, aws_date
 from tools.live_routes import (
     LiveRoutes,

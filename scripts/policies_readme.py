@@ -3,9 +3,10 @@ which resources, generated from the roles of model/workloads.py and their docume
 in its component's folder, argocd/apps/platform/<name>/), and the applications of the shipped example
 (examples/blue-green.json; a team's own applications add theirs).
 
-    python -m policies.readme      # rewrites the table between its markers
+    python -m scripts.policies_readme      # rewrites the table between its markers (`make docs` runs it)
 
-tests/test_policies.py fails when the file differs from what this generates, so the table cannot drift.
+tests/test_policies.py fails when the file differs from what this generates, so the table cannot drift. A docs
+generator, so a script (the policies are documents the stacks load: nothing of theirs imports scripts/).
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
+from model.loading import config_file
+from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 from model.workloads import Workload, shared_roles
 from scripts.docs import between
 
-README = Path(__file__).parent / "README.md"
-BEGIN, END = "<!-- roles:begin (generated: python -m policies.readme) -->", "<!-- roles:end -->"
+README = PROJECT_DIR / "policies" / "README.md"
+BEGIN, END = "<!-- roles:begin (generated: python -m scripts.policies_readme) -->", "<!-- roles:end -->"
 # What a placeholder stands for once synth fills it.
 MEANINGS = {
     "TABLE_ARN": "common's table",
@@ -41,9 +43,7 @@ _ARN_KIND = re.compile(r"^arn:[^:]+:([^:]+):[^:]*:[^:]*:([a-z-]+)/")
 def table() -> str:
     """One row per role and kind of grant: actions of one service on the same resources under the same conditions."""
     rows = ["| Role | Assumed by | May do | On | Conditions on |", "| --- | --- | --- | --- | --- |"]
-    from model.loading import config_file  # the example, as the docs describe it (never the operator's config)
-    from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
-
+    # The example, as the docs describe it (never the operator's config).
     for role in shared_roles(config_file(EXAMPLE_CONFIG, project_dir=PROJECT_DIR)):
         who = (
             f"`pods.eks.amazonaws.com`, for `{role.namespace}/{role.service_account}` only, "
@@ -87,7 +87,7 @@ def _resource(resource: str) -> str:
     if kind:  # a resource type a reader knows by name, or the ARN's own words for it; the project's own by name
         named = KINDS.get(kind.group(2), f"{kind.group(1)} {kind.group(2)}")
         return f"{named} named `<project>-*`" if "/{{PROJECT}}-*" in resource else named
-    raise ValueError(f"no reader's name for the resource {resource!r}: add it to policies/readme.py")
+    raise ValueError(f"no reader's name for the resource {resource!r}: add it to scripts/policies_readme.py")
 
 
 def rewritten(text: str) -> str:
