@@ -11,7 +11,8 @@ of them alike), it measures wall time and peak RSS (the whole process tree, samp
   20 applications over the example's 2 colours;
 - the unit tier of `make test` (every test that runs in-process) and, once, the out-of-process checks (Terraform,
   checkov, the emulator plans: `make test` runs them beside the unit tier, with the rehearsal);
-- the operator commands (shift, retire, the destroy hook) loading: they run where synth does not, no CDK;
+- the operator commands and hooks loading (every one tools/commands.py lists, in one interpreter): they run where
+  synth does not, no CDK;
 - `python main.py` with jsii's package cache disabled, to show what the cache saves;
 - last, once: a fresh clone of this repository's HEAD, `make synth` then `bash .ci/run`, as CI runs them (`CI=true`,
   none of this shell's project settings), reported beside the floor and against issue #33's target of four minutes
@@ -49,10 +50,11 @@ from model.loading import raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 from scripts.env import JSII_CACHE_ROOT, NODE_OPTIONS, SKIP_PROVIDER_LOCK, TOOL_DIRS
 from scripts.scratch_project import link_project, write_project_file
+from tools.commands import COMMANDS
 
 PYTHON = sys.executable
-# What `python -m tools.shift`, `python -m tools.retire` and the destroy hook import before they do anything.
-OPERATOR_COMMANDS = "import tools.shift.command, tools.retire, tools.teardown"
+# What every operator command and hook of tools/commands.py imports before it does anything (the module of its main()).
+OPERATOR_COMMANDS = "import " + ", ".join(command.entry for command in COMMANDS)
 # A team's catalogue on one pair of colours (issue #29): its synth within 1.3x the example's.
 APPLICATIONS = 20
 # A fresh clone's `make synth` plus `make test`, on this 2-core machine (issue #33): reported, not a budget.
@@ -234,7 +236,7 @@ def main() -> int:
             project_copy(root, "nocache"),
             {"JSII_RUNTIME_PACKAGE_CACHE": "disabled"},
         ),
-        Subject("operator commands load (shift, retire, hook)", [PYTHON, "-c", OPERATOR_COMMANDS], PROJECT_DIR),
+        Subject("operator commands load (tools/commands.py)", [PYTHON, "-c", OPERATOR_COMMANDS], PROJECT_DIR),
     ]
     unit = Subject(
         "unit tier (in-process tests)",
