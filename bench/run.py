@@ -16,7 +16,8 @@ of them alike), it measures wall time and peak RSS (the whole process tree, samp
 - `python main.py` with jsii's package cache disabled, to show what the cache saves;
 - last, once: a fresh clone of this repository's HEAD, `make synth` then `bash .ci/run`, as CI runs them (`CI=true`,
   none of this shell's project settings), reported beside the floor and against issue #33's target of four minutes
-  (a target, not a budget: it is reported, and does not fail the run). `--no-fresh-clone` skips it (~6 minutes).
+  (a target, not a budget: it is reported, and does not fail the run). `--no-fresh-clone` skips it (~3-4 minutes
+  here: bench/HISTORY.md).
 
 Every subject but the fresh clone runs as a first run of its program: no bytecode of ours or of the virtualenv's
 read or written (no PYTHONPYCACHEPREFIX: the standard library's own __pycache__ serves; PYTHONDONTWRITEBYTECODE=1),
