@@ -4,11 +4,12 @@ an error message. No timing here: the budgets are the bench's."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from bench.run import APPLICATIONS, OPERATOR_COMMANDS, colours, first_run, many_applications
+from bench.run import APPLICATIONS, BUDGETS, OPERATOR_COMMANDS, colours, first_run, many_applications
 from model.paths import PROJECT_DIR
 from scripts.env import environment
 from tests.support.configs import example_raw, validated
@@ -49,3 +50,10 @@ def test_the_commands_subject_loads_every_command_the_list_names() -> None:
         [sys.executable, "-c", probe], cwd=PROJECT_DIR, capture_output=True, text=True, check=True, timeout=60
     )
     assert sorted({c.entry for c in COMMANDS} - set(loaded.stdout.split())) == []
+
+
+def test_contributing_says_what_each_budget_is_and_no_other() -> None:
+    """docs/contributing.md's table of budgets names each one as the bench prints it, with its limit."""
+    text = (PROJECT_DIR / "docs" / "contributing.md").read_text()
+    rows = dict(re.findall(r"^\| `([^`]+)` \| (\d+\.\d+) \|", text[text.index("## Running the bench") :], flags=re.M))
+    assert {name: float(limit) for name, limit in rows.items()} == BUDGETS
