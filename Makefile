@@ -45,7 +45,7 @@ help:
 	@echo "make bench     synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
 	@echo "make rehearse  deploy common to an AWS emulator in a scratch copy, check it, plan the colours, destroy"
 	@echo "make docs      regenerate config.schema.json, docs/configuration.md (reference, compatibility"
-	@echo "               table), README's diagram and policies/README.md's roles table"
+	@echo "               table), README's diagram, docs/architecture.md's lists and policies/README.md's roles"
 	@echo "make format    apply ruff formatting"
 	@echo "make lock      re-lock Pipfile.lock (and checkov's) after editing a Pipfile"
 

@@ -4,13 +4,16 @@ an error message. No timing here: the budgets are the bench's."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from bench.run import APPLICATIONS, colours, first_run, many_applications
+from bench.run import APPLICATIONS, BUDGETS, OPERATOR_COMMANDS, colours, first_run, many_applications
+from model.paths import PROJECT_DIR
 from scripts.env import environment
 from tests.support.configs import example_raw, validated
+from tools.commands import COMMANDS
 
 
 def test_the_catalogue_subject_is_a_valid_configuration_of_that_many_applications_in_every_colour() -> None:
@@ -37,3 +40,20 @@ def test_every_subject_runs_as_a_first_run_even_under_makes_bytecode_cache(tmp_p
         subprocess.run([sys.executable, "-c", "import probe"], cwd=tmp_path, env=env, check=True, timeout=60)
     assert not (tmp_path / "cache").exists()
     assert not (tmp_path / "__pycache__").exists()
+
+
+def test_the_commands_subject_loads_every_command_the_list_names() -> None:
+    """The bench times the start of what tools/commands.py lists, not a hand-kept few: each command's main() module is
+    in the interpreter once the subject's code has run."""
+    probe = f"import sys\n{OPERATOR_COMMANDS}\nprint(' '.join(sorted(sys.modules)))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], cwd=PROJECT_DIR, capture_output=True, text=True, check=True, timeout=60
+    )
+    assert sorted({c.entry for c in COMMANDS} - set(loaded.stdout.split())) == []
+
+
+def test_contributing_says_what_each_budget_is_and_no_other() -> None:
+    """docs/contributing.md's table of budgets names each one as the bench prints it, with its limit."""
+    text = (PROJECT_DIR / "docs" / "contributing.md").read_text()
+    rows = dict(re.findall(r"^\| `([^`]+)` \| (\d+\.\d+) \|", text[text.index("## Running the bench") :], flags=re.M))
+    assert {name: float(limit) for name, limit in rows.items()} == BUDGETS

@@ -5,7 +5,8 @@ A call is `<client>.<operation>(...)` or `<client>.get_paginator("<operation>")`
 service (eks, elbv2, route53, ec2, logs, cloudwatch, s3, ssm, sts: tools/aws.py's names), in the code a command runs:
 its own module (every module of a package command), and what it imports from tools/, function by function. A command
 may be listed in several entries, one per mode (`tools.shift --now`); their union is what its code calls, both ways: a
-row no code makes any more is stale.
+row no code makes any more is stale. The commands are tools/commands.py's (tests/test_layout.py keeps that list equal
+to the programs under tools/), so a new one is scanned as soon as it is listed.
 """
 
 from __future__ import annotations
@@ -20,27 +21,15 @@ import pytest
 
 from model.paths import PROJECT_DIR
 from policies.deployer_calls import owners
+from tools import commands
 
 # A client's variable name -> its botocore service; the IAM action prefix, where it differs from the service name.
 CLIENTS = {name: name for name in ("eks", "elbv2", "route53", "ec2", "logs", "cloudwatch", "s3", "ssm", "sts")}
 IAM_PREFIX = {"elbv2": "elasticloadbalancing"}
-# The commands: each module (or package) under tools/ that runs as `python -m`, the readiness check the shift runs,
-# and the one script CI runs with a role's credentials before it operates a colour.
-COMMANDS = (
-    "tools.shift",
-    "tools.retire",
-    "tools.teardown",
-    "tools.detach",
-    "tools.log_group",
-    "tools.common_guard",
-    "tools.calendar",
-    "tools.readiness",
-    "tools.patch",
-    "scripts.ci.reach_cluster",
-)
-# Commands an account administrator runs once, never the deployer: no rows in the call table, their actions listed in
-# tools/README.md instead (tests/test_state_bucket.py keeps that list equal to their calls).
-ADMIN_COMMANDS = ("tools.state_bucket",)
+# The commands: every program of tools/commands.py, and the one script CI runs with a role's credentials before it
+# operates a colour; not an administrator's (tools.state_bucket): it has no rows in the call table, its actions are
+# listed in tools/README.md instead (tests/test_state_bucket.py keeps that list equal to its calls).
+COMMANDS = (*(c.module for c in commands.COMMANDS if c.run_by != commands.ADMINISTRATOR), "scripts.ci.reach_cluster")
 
 
 @cache
@@ -192,17 +181,6 @@ def test_no_row_lists_a_call_the_command_no_longer_makes(command: str) -> None:
 def test_every_entry_of_the_table_is_a_command_or_one_of_its_modes() -> None:
     assert sorted(name for name in owners("commands") if name.split(" ")[0] not in COMMANDS) == []
     assert len(entries("tools.shift")) == 3
-
-
-def test_every_command_is_in_the_list() -> None:
-    """A new `python -m tools.<command>` must be scanned too."""
-    mains = {
-        ".".join(path.relative_to(PROJECT_DIR).with_suffix("").parts)
-        for path in (PROJECT_DIR / "tools").glob("*.py")
-        if 'if __name__ == "__main__":' in path.read_text()
-    }
-    packages = {".".join(p.parent.relative_to(PROJECT_DIR).parts) for p in (PROJECT_DIR / "tools").glob("*/__main__.py")}
-    assert mains | packages <= {*COMMANDS, *ADMIN_COMMANDS}
 
 
 def test_the_scan_finds_a_call_through_an_imported_helper_and_a_paginator(tmp_path: Path) -> None:

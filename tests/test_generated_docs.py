@@ -1,6 +1,7 @@
 """What `make docs` generates: the committed JSON Schema of the config (editors), docs/configuration.md (the
-configuration reference and the compatibility table), README's architecture diagram. Each must be
-current, the schema must judge configs as the models do, and the diagram must follow the synthesized stacks."""
+configuration reference and the compatibility table), README's architecture diagram, docs/architecture.md's lists
+(shared roles, outputs, sync waves). Each must be current, the schema must judge configs as the models do, and the
+diagram and the lists must follow the synthesized stacks and the registry."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ import jsonschema
 import pytest
 
 from model.loading import SCHEMA_KEY, ConfigError, load_config
+from model.platform import CHILDREN
 from scripts import docs as config_docs
 from tests.support.configs import (
     EVERYTHING_ON,
     SAMPLE_APPLICATIONS,
     THREE_APPLICATIONS,
     VARIANT,
+    example,
     validated,
     with_api_access,
 )
@@ -138,3 +141,50 @@ def test_the_diagram_follows_the_data(everything_on: Synthesized) -> None:
             assert f"traffic_{node} -- weight {cluster['weight']} --> {colour}_app_{node}" in drawn
     assert 'purple_app_orders["wave 2: orders @ orders-v4.2.1"]' in drawn  # another repository's, at its revision
     assert 'green_app_sample_app["wave 1: sample-app @ main"]' in drawn  # this repository's, at the colour's
+
+
+def test_the_architecture_lists_are_what_the_registry_and_the_stacks_say(example_app: Synthesized) -> None:
+    architecture = config_docs.ARCHITECTURE.read_text()
+    assert config_docs.architecture_with_lists(architecture, example_app.outdir) == architecture, "stale: run `make docs`"
+
+
+def generated(text: str, markers: tuple[str, str]) -> str:
+    begin, end = markers
+    return text[text.index(begin) : text.index(end)]
+
+
+def test_the_roles_list_names_every_pod_identity_role_and_association_the_stacks_make(example_app: Synthesized) -> None:
+    """Read from the synthesized stacks, not from model/workloads.py: every role of common a pod may assume (it trusts
+    pods.eks.amazonaws.com), and every service account a colour binds, whether by an association or by an add-on."""
+    listed = generated(config_docs.ARCHITECTURE.read_text(), config_docs.ROLES)
+    prefix = f"{example().project}-"
+    pods = [
+        role["name"].removeprefix(prefix)
+        for role in example_app.resources("common", "aws_iam_role").values()
+        if "pods.eks.amazonaws.com" in role["assume_role_policy"]
+    ]
+    assert len(pods) >= 7, pods  # four components, two add-ons, the sample app
+    assert [name for name in pods if f"| `<project>-{name}` |" not in listed] == []
+    assert listed.count("| `<project>-") == len(pods), "a row of no role"
+    for colour in example_app.colours():
+        bound = {
+            f"{a['namespace']}/{a['service_account']}"
+            for a in example_app.resources(colour, "aws_eks_pod_identity_association").values()
+        }
+        bound |= {
+            f"kube-system/{a['service_account']}"  # an add-on's association: in kube-system, where EKS installs it
+            for addon in example_app.resources(colour, "aws_eks_addon").values()
+            for a in addon.get("pod_identity_association", [])
+        }
+        assert sorted(account for account in bound if f"| `{account}` |" not in listed) == [], colour
+
+
+def test_the_waves_list_puts_each_platform_child_in_its_registry_wave() -> None:
+    """The wave each component.yaml names is the row the rendered chart puts its child Application in."""
+    rows = {
+        int(line.split("|")[1]): line
+        for line in generated(config_docs.ARCHITECTURE.read_text(), config_docs.WAVES).splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().lstrip("-").isdigit()
+    }
+    assert sorted(child.name for child in CHILDREN if f"`{child.name}`" not in rows.get(child.wave or 0, "")) == []
+    assert "AppProject: `applications`, `default`, `platform`" in rows[min(rows)], "the projects first"

@@ -17,6 +17,7 @@ import constructs
 from model.hooks import HOOK_MODULES
 from model.teardown_plan import PLAN_ENV
 from scripts.terraformrc import mirrored_providers
+from tools.commands import COMMANDS
 
 
 def test_constructs_is_the_installed_library_not_a_folder_of_ours(project_dir: Path) -> None:
@@ -109,7 +110,8 @@ CDK_PACKAGES = (
     *("cdktf_cdktf_provider_aws", "cdktf_cdktf_provider_helm", "cdktf_cdktf_provider_kubernetes"),
     *("components", "stacks"),  # ours, built on the above
 )
-OPERATOR_COMMANDS = ("tools.shift.command", "tools.retire", "tools.teardown", "tools.detach", "tools.common_guard")
+# What each command of tools/commands.py imports before it does anything: the module of its main().
+OPERATOR_COMMANDS = tuple(command.entry for command in COMMANDS)
 
 
 def imported_packages(path: Path) -> set[str]:
@@ -162,9 +164,9 @@ def test_no_two_modules_of_the_project_share_a_name(project_dir: Path) -> None:
 
 
 def test_operator_commands_load_no_cdk_and_the_destroy_hook_starts(project_dir: Path) -> None:
-    """shift, retire and the destroy hook run where synth does not: no jsii runtime, no provider bindings (what
-    would cost them seconds; `make bench` times their start). One interpreter imports all three, lists any CDK
-    module loaded, then starts the hook Terraform runs (no plan given, so it stops at once)."""
+    """The operator commands and hooks run where synth does not: no jsii runtime, no provider bindings (what would
+    cost them seconds; `make bench` times their start). One interpreter imports every command of tools/commands.py,
+    lists any CDK module loaded, then starts the hook Terraform runs (no plan given, so it stops at once)."""
     probe = (
         "import sys, importlib\n"
         f"for name in {OPERATOR_COMMANDS!r}: importlib.import_module(name)\n"
@@ -220,3 +222,34 @@ def test_tools_and_scripts_each_have_a_catalogue_of_exactly_their_files(project_
             and "__pycache__" not in p.parts
         }
         assert listed == present, folder
+
+
+def programs_under_tools(project_dir: Path) -> set[str]:
+    """Every module under tools/ that runs as a program: a package with a __main__.py, a module with a main() or a
+    `__main__` guard (a package's own main() is found through its __main__.py: test below)."""
+    found = set()
+    for path in (project_dir / "tools").rglob("*.py"):
+        name = ".".join(path.relative_to(project_dir).with_suffix("").parts)
+        if path.name == "__main__.py":
+            found.add(name.removesuffix(".__main__"))
+        elif re.search(r'^def main\(|^if __name__ == "__main__":', path.read_text(), flags=re.M):
+            found.add(name)
+    return found
+
+
+def test_every_program_under_tools_is_in_the_list_of_commands(project_dir: Path) -> None:
+    """tools/commands.py is the one list the tests and the bench read: a program missing from it would go unscanned
+    (its AWS calls), unprobed (its imports) and untimed; an entry of no module names nothing."""
+    listed = {name for command in COMMANDS for name in {command.module, command.entry}}
+    assert sorted(programs_under_tools(project_dir) - listed) == [], "add it to tools/commands.py"
+    assert sorted(programs_under_tools(project_dir) ^ listed) == [], "tools/commands.py names a module that is not there"
+
+
+def test_each_package_command_runs_the_main_its_entry_names(project_dir: Path) -> None:
+    """`python -m tools.shift` runs tools/shift/__main__.py: it must call the main() of the module the list names."""
+    for command in COMMANDS:
+        entry = project_dir / Path(*command.entry.split("."))
+        assert re.search(r"^def main\(", entry.with_suffix(".py").read_text(), flags=re.M), command.entry
+        if command.main:
+            main = (project_dir / Path(*command.module.split(".")) / "__main__.py").read_text()
+            assert f"from {command.main} import main" in main, command.module

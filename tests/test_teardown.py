@@ -8,7 +8,7 @@ import io
 import json
 import threading
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -193,7 +193,28 @@ def test_the_detach_waits_for_no_one_and_refuses_while_the_traffic_is_locked(blu
 
 
 def test_a_cluster_that_is_already_gone_only_waits_for_aws(emulated: Emulated) -> None:
-    teardown_of(emulated, None, FakeClock()).run()  # no EKS cluster: the Kubernetes API is never called
+    """No EKS cluster of blue's name: the hook asks for no Kubernetes API (teardown_of fails the test if it does) and
+    writes nothing to AWS; it reads until what blue's controllers made is gone (here its own load balancer, target group
+    and security group, which AWS finishes deleting a minute into the wait) and only then returns."""
+    emulated.make_load_balancer("blue")
+    clock = FakeClock()
+    start = clock.now()
+
+    def aws_finishes(_: datetime, now: datetime) -> None:
+        if now - start >= timedelta(minutes=1) and "blue" in emulated.footprints:
+            emulated.remove_load_balancer("blue")  # through the world's own clients: not among the hook's calls below
+
+    clock.on_sleep.append(aws_finishes)
+    hooks = emulated.another_process()  # clients of the hook's own, so that only its calls are recorded
+    calls: list[str] = []
+    for client in (hooks.route53, hooks.elbv2, hooks.ec2, hooks.eks, hooks.ssm, hooks.sts):
+        client.meta.events.register("before-call.*.*", lambda model, **_: calls.append(model.name))
+    teardown_of(hooks, None, clock).run()
+
+    assert leftovers(emulated) == []
+    assert clock.slept >= 60, "it returned before AWS had deleted blue's load balancer"
+    assert {"DescribeCluster", "DescribeLoadBalancers", "DescribeTargetGroups", "DescribeSecurityGroups"} <= set(calls)
+    assert sorted({c for c in calls if not c.startswith(("Describe", "List", "Get"))}) == [], "it only reads"
 
 
 def test_an_unreachable_kubernetes_api_stops_the_destroy_unless_forced(blue: Emulated) -> None:

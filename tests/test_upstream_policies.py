@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -208,8 +209,20 @@ def actions(document: dict[str, Any]) -> set[str]:
 
 @pytest.mark.parametrize("component", WITH_POLICY, ids=lambda c: c.name)
 def test_every_component_with_a_shared_role_names_where_upstreams_policy_is(component: Component) -> None:
-    """Each component the registry gives a chart and a role has its upstream/sources.yaml (a well-formed one)."""
-    sources_of(component)
+    """Each component the registry gives a chart and a role has its upstream/sources.yaml, which names a GitHub
+    repository (owner/name), a file in it and the tags copied from it; and each `identity.upstream` entry of its
+    component.yaml cites that same repository and file."""
+    found = sources_of(component)
+    assert re.fullmatch(r"[\w.-]+/[\w.-]+", found.repository), f"repository {found.repository!r}: owner/name on GitHub"
+    assert found.path.strip(), "path: the file of the repository that holds the policy"
+    assert not found.path.startswith("/"), f"path {found.path!r}: relative to the repository's root"
+    assert found.copies, "copies: the tags copied, each with the commit it named"
+    assert component.identity
+    assert component.identity.upstream, "identity.upstream: what upstream's policy grants"
+    uncited = [
+        e.document for e in component.identity.upstream if found.repository not in e.document or found.path not in e.document
+    ]
+    assert uncited == [], f"cite {found.repository} {found.path}, where {shown(component.folder / UPSTREAM / SOURCES)} says"
 
 
 def test_only_components_with_a_shared_role_keep_upstream_copies() -> None:
