@@ -251,5 +251,6 @@ def test_each_package_command_runs_the_main_its_entry_names(project_dir: Path) -
         entry = project_dir / Path(*command.entry.split("."))
         assert re.search(r"^def main\(", entry.with_suffix(".py").read_text(), flags=re.M), command.entry
         if command.main:
-            main = (project_dir / Path(*command.module.split(".")) / "__main__.py").read_text()
+            runner = project_dir / Path(*command.module.split("."))  # a package's __main__.py, or a hook's shim
+            main = (runner / "__main__.py" if runner.is_dir() else runner.with_suffix(".py")).read_text()
             assert f"from {command.main} import main" in main, command.module
