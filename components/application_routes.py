@@ -6,7 +6,7 @@ group of them: model/preview_access.py), and their records in the sub-zone.
 The weighted rule's action belongs to `python -m tools.shift` once the rule exists (`ignore_changes`): it starts from
 the live weights and no deploy ever writes them again, so a deploy from any checkout cannot undo a shift or a drain.
 So Terraform never takes a target group out of it either: each target group has a destroy-time hook beside it (an
-instance per colour of one block: _detach; tools/detach.py) that does, under the traffic lock, before the group is
+instance per colour of one block: _detach; tools/hooks/detach.py) that does, under the traffic lock, before the group is
 deleted, and refuses while the rule gives it weight; a change that would replace a group that carries traffic is
 refused at plan (components/live_target_groups.py).
 """
@@ -174,7 +174,7 @@ def _detach(
     scope: Construct, groups: Mapping[str, LbTargetGroup], *, application: str, project: str, region: str
 ) -> TerraformData:
     """A `terraform_data` with an instance per colour beside the target groups, whose destroy provisioner takes the
-    colour's group out of the public rule (tools/detach.py). An instance names its group, so it is destroyed first; it is
+    colour's group out of the public rule (tools/hooks/detach.py). An instance names its group, so it is destroyed first; it is
     replaced with the group (triggers_replace), so a replacement detaches the old group before deleting it. One block,
     an instance per colour (for_each), because a colour leaves the configuration by its key: a block of its own would
     leave with it, and Terraform runs no provisioner of a block that is gone (components/terraform_data.py)."""

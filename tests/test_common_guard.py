@@ -1,5 +1,5 @@
 """`cdktf destroy common` refuses while a colour's cluster runs in common's VPC, whatever deletion_protection says:
-tools/common_guard.py against moto (EKS, EC2), its errors, and the guard run by Terraform itself."""
+tools/hooks/common_guard.py against moto (EKS, EC2), its errors, and the guard run by Terraform itself."""
 
 from __future__ import annotations
 

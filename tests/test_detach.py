@@ -1,4 +1,4 @@
-"""The traffic stack's destroy-time hook of a target group (tools/detach.py): before Terraform deletes a colour's target
+"""The traffic stack's destroy-time hook of a target group (tools/hooks/detach.py): before Terraform deletes a colour's target
 group, it takes the group out of the application's public rule, under the traffic lock, and refuses while the rule
 gives it weight. Against moto (the shared load balancer as the traffic stack makes it), the real command in-process."""
 

@@ -1,5 +1,5 @@
 """No control-plane log group outlives its colour, and a colour can be destroyed and rebuilt under the same name: EKS
-re-creates `/aws/eks/<cluster>/cluster` after the destroy; tools/log_group.py watches for it once the cluster and its
+re-creates `/aws/eks/<cluster>/cluster` after the destroy; tools/hooks/log_group.py watches for it once the cluster and its
 group are deleted, deleting it each time it comes back, and deletes an orphan left all the same before the log group is
 created again; each only when no cluster of that name exists. The tool against moto (EKS, CloudWatch Logs), its
 errors, the synthesized step (which resource depends on which, so that a destroy runs the watch after the cluster and
