@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from model.config import Config
-from model.workloads import PARENT_APPLICATION, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
+from model.platform import PARENT_APPLICATION
 
 # The AppProject of the platform's components (argocd/apps/templates/projects.yaml writes the same name).
 PLATFORM_PROJECT = "platform"
@@ -29,6 +29,11 @@ RESERVED_PROJECTS = (PLATFORM_PROJECT, DEFAULT_PROJECT, PARENT_PROJECT)
 # Argo CD's label of a Secret its configuration may reference (argo-cd docs/operator-manual/user-management/index.md,
 # v3.5.1: "Secret must have label `app.kubernetes.io/part-of: argocd`").
 PART_OF_ARGOCD = {"app.kubernetes.io/part-of": "argocd"}
+# The Kubernetes Secret, in Argo CD's namespace, that holds the SSO client secret under SSO_CLIENT_SECRET_KEY:
+# argocd-cm's oidc.config names it (SECRET_REFERENCE); it is made from the Secrets Manager secret
+# `argocd.sso.client_secret` names (model.external_secrets.sso_client_secret), labelled as Argo CD requires.
+SSO_CLIENT_SECRET = "argocd-sso-client"
+SSO_CLIENT_SECRET_KEY = "clientSecret"
 # How argocd-cm names the SSO client secret (oidc.config and dex.config alike): Argo CD's `$<secret>:<key>`.
 SECRET_REFERENCE = f"${SSO_CLIENT_SECRET}:{SSO_CLIENT_SECRET_KEY}"
 

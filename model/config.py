@@ -705,6 +705,10 @@ class TrafficConfig(Section):
     ] = 1200
 
 
+# The partition key (a string) of common's table (an application's policy may grant reading it: `{{TABLE_ARN}}`).
+TABLE_KEY = "UserId"
+
+
 class TableConfig(Section):
     name: Annotated[
         str,

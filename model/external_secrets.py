@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from model.argocd_access import PART_OF_ARGOCD, SECRET_KINDS
+from model.argocd_access import PART_OF_ARGOCD, SECRET_KINDS, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from model.config import Config
-from model.platform import component
-from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
+from model.platform import ARGOCD_NAMESPACE, component
 
 EXTERNAL_SECRETS = component("external-secrets")
 # ESO's API that v2.x serves and stores (its CRDs at v2.9.0: config/crds/bases/external-secrets.io_*.yaml, version v1;

@@ -37,14 +37,14 @@ from model.config import (
 from model.eks_addons import MINIMUM_VERSIONS, minimum_reason, oldest
 from model.eks_calendar import CALENDAR, CALENDAR_NAME, WARN_DAYS
 from model.paths import PROJECT_DIR
-from model.platform import COMPONENTS, VERSIONED
+from model.platform import ARGOCD_NAMESPACE, COMPONENTS, PARENT_APPLICATION, VERSIONED
+from model.policy_shape import policy_problem
 from model.preview_access import FALLBACK_KEY, KEY, SOURCE_IPS_PER_RULE, networks_key, preview_networks, source_groups
 from model.problems import Problems
 from model.revisions import FULL_SHA, FollowedRevision, RevisionKind, followed_revision
 from model.routes import TRAFFIC_CONSTRUCT_IDS, TRAFFIC_STACK
 from model.values import BLUE_GREEN
-from model.workloads import ADDON_ROLES, ARGOCD_NAMESPACE, PARENT_APPLICATION
-from policies.shape import policy_problem
+from model.workloads import ADDON_ROLES
 
 _COLOUR = re.compile(COLOUR_PATTERN)
 _VERSION = re.compile(r"^1\.\d{2}$")

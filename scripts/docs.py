@@ -24,9 +24,8 @@ from model.config import COMMON_STACK, Config, Shown
 from model.eks_calendar import CALENDAR
 from model.loading import SCHEMA_KEY
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
-from model.platform import CHILDREN, VERSIONED
+from model.platform import CHILDREN, PARENT_APPLICATION, VERSIONED
 from model.routes import APPLICATION_TAG, PUBLIC, ROUTE_TAG, TRAFFIC_STACK
-from model.workloads import PARENT_APPLICATION
 
 SCHEMA_FILE = PROJECT_DIR / "config.schema.json"
 DOCUMENTED = EXAMPLE_CONFIG  # the configuration the diagram draws: the shipped example, never the operator's

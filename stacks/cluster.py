@@ -32,11 +32,11 @@ from model.eks_addons import AFTER_NODES, BEFORE_NODES
 from model.external_secrets import EXTERNAL_SECRETS, manifests, materialised
 from model.legacy_facts import binding, legacy_facts
 from model.literal import literals
-from model.platform import ARGO_CD
+from model.platform import ARGO_CD, ARGOCD_NAMESPACE, PARENT_APPLICATION
 from model.routes import TRAFFIC_STACK, output_key, weights_parameter
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts
-from model.workloads import ADDON_ROLES, ARGOCD_NAMESPACE, PARENT_APPLICATION, WORKLOADS, application_workloads
+from model.workloads import ADDON_ROLES, WORKLOADS, application_workloads
 from policies.boundary import policy_arn
 from stacks.base import StackOutputs, configure_stack
 

@@ -1,5 +1,5 @@
 """The team's applications as configuration (`applications.<name>`, `clusters.<colour>.applications.<name>`): their
-defaults, one `test_fails_...` per rule (model/config.py's patterns, model/rules.py's rules, policies/shape.py's
+defaults, one `test_fails_...` per rule (model/config.py's patterns, model/rules.py's rules, model/policy_shape.py's
 document check), each asserting the whole message, and the keys of the sample-app era refused with where they went."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pytest
 from model.applications import application, applications, image_repository_name, preview_hostname, public_hostname
 from model.config import ApplicationRelease
 from model.paths import PROJECT_DIR
-from model.platform import ARGO_CD, COMPONENTS
+from model.platform import ARGO_CD, COMPONENTS, PARENT_APPLICATION
+from model.policy_shape import MANAGED_POLICY_CHARACTERS
 from model.routes import TRAFFIC_CONSTRUCT_IDS
 from model.rules import ALB_RULES, FORWARD_TARGET_GROUPS, config_warnings
-from model.workloads import PARENT_APPLICATION, VPC_CNI, application_workloads
-from policies.shape import MANAGED_POLICY_CHARACTERS
+from model.workloads import VPC_CNI, application_workloads
 from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release, validated
 from tests.support.refusals import one_problem, problems_of
 
@@ -223,7 +223,7 @@ def test_fails_on_two_applications_sharing_a_namespace_and_a_service_account() -
     )
 
 
-# A policy document as a file, and what is wrong with it (policies/shape.py).
+# A policy document as a file, and what is wrong with it (model/policy_shape.py).
 STATEMENT: dict[str, Any] = {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*"}
 DOCUMENT: dict[str, Any] = {"Version": "2012-10-17", "Statement": [STATEMENT]}
 TOO_LARGE = {

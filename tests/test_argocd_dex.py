@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
+from model.argocd_access import SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from model.external_secrets import sso_client_secret
+from model.platform import ARGOCD_NAMESPACE
 from model.values import cluster_facts
-from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from tests.support.charts import by_kind, render, sample_for
 from tests.support.configs import ARGOCD_SSO, SSO_SECRET_NAME, VARIANT, validated
 from tests.support.refusals import one_problem, problems_of

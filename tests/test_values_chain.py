@@ -24,9 +24,8 @@ from model.applications import applications
 from model.bootstrap import MANIFESTS_CHART
 from model.config import DEFAULT_IMAGE_TAG, Config
 from model.paths import PROJECT_DIR
-from model.platform import ARGO_CD, CHILDREN, COMPONENTS
+from model.platform import ARGO_CD, ARGOCD_NAMESPACE, CHILDREN, COMPONENTS, PARENT_APPLICATION
 from model.routes import output_key
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.charts import (
     CHARTS,
     Chain,

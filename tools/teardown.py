@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TextIO
 
+from model.platform import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, TeardownPlan
-from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
 from tools.aws import Aws, aws_errors_as, colour_leftovers, find_zone, record_weight
 from tools.cli import exit_status
 from tools.clock import POLL_SECONDS, Clock, SystemClock
