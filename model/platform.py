@@ -12,7 +12,7 @@ association, the facts handed to the charts, the App of Apps' child Application 
 from the same file, at the colour's Git revision), the teardown order and the docs.
 
 A colour is a whole platform release: its Kubernetes version and the chart versions of its components.
-Synth refuses a colour whose charts are not known to work with its Kubernetes version (model/rules.py).
+Synth refuses a colour whose charts are not known to work with its Kubernetes version (model/config/platform_release.py).
 Supporting a chart version is adding a row to its component's `chart.releases`, with the upstream evidence.
 """
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.applications import applications
-from model.config import Config
 from model.eks_addons import EBS_CSI_DRIVER
 from model.platform import COMPONENTS, Component, RegistryError
 
@@ -82,19 +80,5 @@ EBS_CSI = Workload(
 )
 # EKS add-ons that assume one of common's roles through their own association, by add-on name.
 ADDON_ROLES = (VPC_CNI, EBS_CSI)
-# The platform's Pod Identity roles in common (the applications' come from the configuration: shared_roles).
+# The platform's Pod Identity roles in common (the applications' come from the configuration: model.config.shared_roles).
 PLATFORM_ROLES = (*WORKLOADS, *ADDON_ROLES)
-
-
-def application_workloads(config: Config) -> tuple[Workload, ...]:
-    """The applications with a `policy`: each gets a role of its own, trusted by its namespace and service account."""
-    return tuple(
-        Workload(app.name, app.namespace, app.service_account, app.description, app.policy_file)
-        for app in applications(config)
-        if app.policy_file is not None
-    )
-
-
-def shared_roles(config: Config) -> tuple[Workload, ...]:
-    """Common's Pod Identity roles: one per workload, shared by every colour."""
-    return (*WORKLOADS, *application_workloads(config), *ADDON_ROLES)

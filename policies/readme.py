@@ -15,7 +15,8 @@ import re
 import sys
 from pathlib import Path
 
-from model.workloads import Workload, shared_roles
+from model.config import shared_roles
+from model.workloads import Workload
 from scripts.docs import between
 
 README = Path(__file__).parent / "README.md"

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, get_args
+from typing import Annotated, Any, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel
@@ -64,9 +64,12 @@ def reference_rows() -> Iterator[tuple[str, str, str]]:
     yield from _rows(Config, "")
 
 
-def _rows(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, str, str]]:
+def _rows(model: type[BaseModel], prefix: str, shown: frozenset[str] = frozenset()) -> Iterator[tuple[str, str, str]]:
+    """shown: keys already listed, left out (a key several kinds of a section have)."""
     for name, field in model.model_fields.items():
         key = f"{prefix}{name}"
+        if key in shown:
+            continue
         hint = field.annotation
         if isinstance(hint, type) and issubclass(hint, BaseModel):  # a section: its keys one by one
             yield from _rows(hint, f"{key}.")
@@ -75,12 +78,28 @@ def _rows(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, str, str]]
         yield key, _default(field), switch + (field.description or "")
         arguments = [a for a in get_args(hint) if a is not type(None)]
         inner = arguments[-1] if arguments else None
+        if kinds := _kinds(inner):  # a section of several kinds (argocd.sso): each key once, of the first kind with it
+            listed: frozenset[str] = frozenset()
+            for kind in kinds:
+                rows = list(_rows(kind, f"{key}.", listed))
+                listed |= {row[0] for row in rows}
+                yield from rows
+            continue
         if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
             continue
         if len(get_args(hint)) == 2 and type(None) in get_args(hint):  # an optional section: its keys when it is set
             yield from _rows(inner, f"{key}.")
         else:  # a name -> section mapping: a colour's, an application's
             yield from _rows(inner, f"{key}.{PLACEHOLDERS.get(name, '<name>')}.")
+
+
+def _kinds(hint: Any) -> list[type[BaseModel]]:
+    """The models of a tagged union (`Annotated[Union[Annotated[Model, Tag], ...], Discriminator]`), in its order."""
+    if get_origin(hint) is Annotated:
+        hint = get_args(hint)[0]
+    arms = [get_args(arm)[0] if get_origin(arm) is Annotated else arm for arm in get_args(hint)]
+    models = [arm for arm in arms if isinstance(arm, type) and issubclass(arm, BaseModel)]
+    return models if len(models) > 1 else []
 
 
 def _default(field: FieldInfo) -> str:

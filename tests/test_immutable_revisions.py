@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 import main
+from model.config import MOVING
 from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, revision_kind
 from model.routes import weights_parameter
-from model.rules import MOVING, config_warnings
+from model.rules import config_warnings
 from model.values import cluster_facts
 from tests.support.configs import ANOTHER_REPO, example_raw, validated, write_project
 from tests.support.emulated_aws import PROJECT, REGION, Emulated, base_config

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 import policies
+from model.config import APPLICATION_POLICY_VALUES, application_workloads
 from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, REGISTRY
 from model.policy_shape import policy_problem
-from model.rules import APPLICATION_POLICY_VALUES
-from model.workloads import application_workloads
 from tests.support.configs import CONNECTION_ARN, VARIANT, example, validated
 
 with warnings.catch_warnings():  # parliament imports the deprecated pkg_resources

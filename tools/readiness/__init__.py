@@ -22,8 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.applications import applications, preview_hostname
-from model.config import ApplicationProbeConfig, Config, cluster_name
+from model.config import ApplicationProbeConfig, Config, applications, cluster_name, preview_hostname
 from model.platform import Component
 from tools.aws import Aws, aws_problem
 from tools.clock import Clock
@@ -78,7 +77,7 @@ class Target:
                 Probed(
                     app.name,
                     preview_hostname(config, app, colour),
-                    app.probe,
+                    app.config.probe,
                     release.applications[app.name].image_tag,
                     namespace=app.namespace,
                     service=app.service_name,

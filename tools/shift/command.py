@@ -10,11 +10,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import tools.shift
-from model.config import MAX_SHIFT_INTERVAL_SECONDS, MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig
+from model.config import MAX_SHIFT_INTERVAL_SECONDS, MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig, pin_advice
 from model.loading import ConfigError, check_weights, load_config
 from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, followed_revision
-from model.rules import pin_advice
 from tools.aws import Aws, aws_problem, credentials_expire_at
 from tools.cli import exit_status
 from tools.clock import Clock, SystemClock
