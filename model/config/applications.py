@@ -1,5 +1,5 @@
 """The `applications` section: the team's applications, each an entry `applications.<name>` (what every colour runs
-behind the shared load balancer), and the rules of each against the others, the platform and the colours.
+behind the shared load balancer). Its rules are model/config/application_rules.py's.
 
 An entry is read through `Application` (its name and its settings, with what is derived from the name: namespace,
 service account, Service, role): common's role and image repository, the traffic stack's target groups, listener

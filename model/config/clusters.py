@@ -209,10 +209,10 @@ def cluster_rules(c: "Config", p: Problems) -> None:
         _addon_rules(p, f"{key}.addon_versions", cluster.addon_versions)
         platform_rules(c, p, colour)
         serving_release_rules(c, p, colour)
-        legacy_rules(c, p, colour)
+        _legacy_rules(c, p, colour)
     weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
     all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
-    if weights_known and not legacy_colours_moving(c):
+    if weights_known and not _legacy_colours_moving(c):
         check(
             p,
             "clusters.*.weight",
@@ -323,7 +323,7 @@ def calendar_warnings(config: "Config", today: dt.date) -> list[str]:
 # (model/config/platform_release.py) judges such a colour's one application only.
 
 
-def legacy_rules(c: "Config", p: Problems, colour: str) -> None:
+def _legacy_rules(c: "Config", p: Problems, colour: str) -> None:
     """A colour whose revision predates applications as data runs one application of this repository with an image
     (contract 1's charts know no other: model/legacy_facts.py)."""
     name = c.clusters[colour].legacy_application
@@ -341,7 +341,7 @@ def legacy_rules(c: "Config", p: Problems, colour: str) -> None:
     )
 
 
-def legacy_colours_moving(c: "Config") -> bool:
+def _legacy_colours_moving(c: "Config") -> bool:
     """While colours still run the old way their weight is their ExternalDNS records' (docs/upgrading.md): 0 for all of
     them is the step that hands every answer to the shared load balancer's records."""
     return any(cluster.legacy_application for cluster in c.clusters.values())
