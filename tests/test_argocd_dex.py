@@ -172,6 +172,16 @@ def test_fails_a_field_of_another_kind() -> None:
     )
 
 
+def test_fails_an_unknown_key_naming_only_the_keys_of_its_kind() -> None:
+    """Each kind is a model of its own fields: an unknown key is told the keys of the kind set, not of all three."""
+    argocd = copy.deepcopy(SAML)
+    argocd["sso"]["bogus"] = 1
+    assert one_problem(with_argocd(argocd)) == (
+        "argocd.sso.bogus: 1 is not allowed; unknown key; allowed keys: ca_data, email_attr, entity_issuer, groups_attr, "
+        "kind, name, sso_url, username_attr"
+    )
+
+
 def test_fails_github_without_orgs_or_client() -> None:
     argocd = {"sso": {"kind": "github"}, "admin_groups": ["acme:admins"]}
     assert problems_of(with_argocd(argocd)) == (
