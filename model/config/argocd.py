@@ -11,7 +11,7 @@ from pydantic import Discriminator, Field, Tag
 
 from model.config.checks import as_shown, check
 from model.config.fields import AS_DICT, FROZEN, Section, Shown
-from model.problems import TAG_KEY, Allowed, Problems, frozen_mapping
+from model.problems import TAG_KEY, UNKNOWN_KIND, Allowed, Problems, frozen_mapping
 
 if TYPE_CHECKING:
     from model.config.project import Config
@@ -37,21 +37,18 @@ _SAML_ATTR = r"^[A-Za-z0-9_:./-]{1,256}$"
 _BASE64 = r"^[A-Za-z0-9+/]+={0,2}$"
 
 
-# The fields a kind needs, with the words of the refusal when one is empty.
+# The client fields oidc and github need, with the words of the refusal when one is empty.
 _CLIENT = {
     "client_id": "the client ID the provider gave Argo CD",
     "client_secret": "the name of the Secrets Manager secret holding the client secret",
 }
-
-
+# The fields more than one kind has: one type each, so each kind's model spells them alike.
 ClientId = Annotated[
     str,
     Field(pattern=r"^\S{1,256}$", description="oidc, github: the client (application) ID the provider gave Argo CD"),
     Allowed("use the client ID of the provider's application (no spaces)"),
     Shown("(required with oidc, github)"),
 ]
-
-
 ClientSecret = Annotated[
     str,
     # Secrets Manager's own rule for a secret's name (CreateSecret: 1-512 of letters, digits and /_+=.@-).
@@ -64,8 +61,6 @@ ClientSecret = Annotated[
     Allowed("name an AWS Secrets Manager secret (1-512 of letters, digits and /_+=.@-), not the secret's value"),
     Shown("(required with oidc, github)"),
 ]
-
-
 SsoName = Annotated[
     str,
     Field(min_length=1, max_length=64, description="shown on Argo CD's login button"),
@@ -236,10 +231,10 @@ def _sso_kind(value: Any) -> str | None:
 
 
 # One of the kinds, by `kind`: pydantic validates the entry against that kind's model only. An unknown kind is the
-# error `union_tag`, which model/problems.py words as the `kind` setting's own refusal.
+# error UNKNOWN_KIND, which model/problems.py words as the `kind` setting's own refusal.
 ArgoCdSsoConfig = Annotated[
     Annotated[OidcSsoConfig, Tag("oidc")] | Annotated[GithubSsoConfig, Tag("github")] | Annotated[SamlSsoConfig, Tag("saml")],
-    Discriminator(_sso_kind, custom_error_type="union_tag", custom_error_message="unknown kind"),
+    Discriminator(_sso_kind, custom_error_type=UNKNOWN_KIND, custom_error_message="unknown kind"),
 ]
 
 
