@@ -7,9 +7,10 @@ import shutil
 import sys
 from pathlib import Path
 
+from model.config import LOUD_PREFIXES
 from model.loading import ConfigError, load_config
 from model.problems import ECHO_LIMIT, capped
-from model.rules import LOUD_PREFIXES, config_warnings
+from model.rules import config_warnings
 
 # What the cdktf CLI sets for the app it runs (cdktf's CONTEXT_ENV; not imported: the refusal loads no jsii).
 CONTEXT_ENV = "CDKTF_CONTEXT_JSON"

@@ -142,7 +142,7 @@ def project_copy(root: Path, name: str, changes: dict[str, object] | None = None
 def colours(count: int) -> dict[str, object]:
     """`count` colours, each one of the example's colours (versions may repeat), the first serving, and no application:
     what a colour costs by itself. Applications have their subject (many_applications); with them, a colour's count
-    is bounded by the load balancer (at most 5 target groups in a weighted forward, model/rules.py)."""
+    is bounded by the load balancer (at most 5 target groups in a weighted forward, model/config/)."""
     example = [
         {key: value for key, value in cluster.items() if key != "applications"}
         for cluster in raw_config_file(EXAMPLE_CONFIG)["clusters"].values()

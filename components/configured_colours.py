@@ -34,7 +34,7 @@ class ConfiguredColours(Construct):
         super().__init__(scope, id_)
         listed = DataAwsEksClusters(self, "clusters")
         running = DataAwsEksCluster(self, "running", name="${each.value}")
-        # Set as written: every cluster named as the project names its colours' (model/config.py cluster_name).
+        # Set as written: every cluster named as the project names its colours' (model/config/ cluster_name).
         running.add_override("for_each", f'${{toset([for n in {listed.fqn}.names : n if startswith(n, "{project}-")])}}')
         configured = json.dumps(sorted(colours))
         dropped = (

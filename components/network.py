@@ -116,7 +116,7 @@ def _enough_zones(count: int, region: str, excluded_zone_ids: Sequence[str]) -> 
 def _never_replaced(scope: Construct, *, name: str, cidr: str, subnets: dict[str, str], az_count: int) -> list[Precondition]:
     """Refuse, at plan, a change that would replace the VPC or an existing subnet, or remove one.
 
-    A VPC's and a subnet's CIDR are ForceNew, and network.az_count re-carves every subnet (model/config.py
+    A VPC's and a subnet's CIDR are ForceNew, and network.az_count re-carves every subnet (model/config/
     subnet_cidrs: 3 -> 4 moves private-0 from 10.0.96.0/19 to 10.0.128.0/19). Under running colours and the traffic
     stack's load balancer that is a destroy of subnets full of their interfaces: it fails half-way (DependencyViolation)
     or takes the network from under every colour. The network outlives the colours, so nothing lifts the refusal

@@ -56,7 +56,7 @@ class PodIdentityRole(Construct):
         moved_from: Mapping[str, str] = MappingProxyType({}),
     ) -> None:
         """permissions_boundary: the project's boundary's ARN (policies/boundary.py); its own policies never reach
-        past it. cluster_names: the StringLike pattern of the clusters that may use it (model/config.py cluster_names).
+        past it. cluster_names: the StringLike pattern of the clusters that may use it (model/config/ cluster_names).
         policy_json: default none; a policy of this role's own. managed_policy_arns: default none.
         moved_from: the Terraform address each of its resources had before ("role", "policy", "attachment"); default
         none. Terraform moves that state here instead of replacing the role."""

@@ -77,7 +77,7 @@ def _never_replaced(
         zone_id=f'${{element(split("/", {found}[count.index].resource_arn), 1)}}',  # arn:...:hostedzone/<id>
     ).fqn
     names = f'[for z in {running} : trimsuffix(z.name, ".")]'
-    # The zone's name is `<sub_domain>.<parent_zone>`, sub_domain one label (model/config.py).
+    # The zone's name is `<sub_domain>.<parent_zone>`, sub_domain one label (model/config/).
     parts = f'[for z in {running} : regex("^([^.]+)[.](.+?)[.]?$", z.name)]'
     return Precondition(
         condition=f'${{alltrue([for name in {names} : name == "{zone_name}"])}}',

@@ -8,7 +8,7 @@ from constructs import Construct
 
 from components.network import WAY_OUT
 from components.stack_tagged import stack_tagged
-from model.workloads import TABLE_KEY
+from model.config import TABLE_KEY
 
 TABLE_TYPE = "dynamodb:table"  # the Tagging API's resource type filter
 

@@ -18,7 +18,7 @@ from cdktf_cdktf_provider_kubernetes.role_v1 import RoleV1, RoleV1Rule
 from constructs import Construct
 
 from model.argocd_access import APPLICATION_READERS, APPLICATIONS, ARGOCD_API_GROUP, READ_VERBS
-from model.workloads import ARGOCD_NAMESPACE
+from model.platform import ARGOCD_NAMESPACE
 
 RBAC_API_GROUP = "rbac.authorization.k8s.io"
 

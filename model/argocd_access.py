@@ -12,10 +12,12 @@ The projects: argocd/apps renders `platform` (every component of the registry) a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from model.config import Config
-from model.workloads import PARENT_APPLICATION, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
+from model.platform import PARENT_APPLICATION
+
+if TYPE_CHECKING:  # the configuration's rules read this module: a type only, no import cycle
+    from model.config import Config
 
 # The AppProject of the platform's components (argocd/apps/templates/projects.yaml writes the same name).
 PLATFORM_PROJECT = "platform"
@@ -29,6 +31,11 @@ RESERVED_PROJECTS = (PLATFORM_PROJECT, DEFAULT_PROJECT, PARENT_PROJECT)
 # Argo CD's label of a Secret its configuration may reference (argo-cd docs/operator-manual/user-management/index.md,
 # v3.5.1: "Secret must have label `app.kubernetes.io/part-of: argocd`").
 PART_OF_ARGOCD = {"app.kubernetes.io/part-of": "argocd"}
+# The Kubernetes Secret, in Argo CD's namespace, that holds the SSO client secret under SSO_CLIENT_SECRET_KEY:
+# argocd-cm's oidc.config names it (SECRET_REFERENCE); it is made from the Secrets Manager secret
+# `argocd.sso.client_secret` names (model.external_secrets.sso_client_secret), labelled as Argo CD requires.
+SSO_CLIENT_SECRET = "argocd-sso-client"
+SSO_CLIENT_SECRET_KEY = "clientSecret"
 # How argocd-cm names the SSO client secret (oidc.config and dex.config alike): Argo CD's `$<secret>:<key>`.
 SECRET_REFERENCE = f"${SSO_CLIENT_SECRET}:{SSO_CLIENT_SECRET_KEY}"
 
@@ -36,10 +43,6 @@ SECRET_REFERENCE = f"${SSO_CLIENT_SECRET}:{SSO_CLIENT_SECRET_KEY}"
 # Dex's callback under Argo CD's address: argocd-server proxies /api/dex to its Dex (argo-cd docs/operator-manual/
 # user-management/index.md, v3.5.1, "Dex": "The callback address should be the `/api/dex/callback` endpoint").
 DEX_CALLBACK = "/api/dex/callback"
-# The kinds that reach the provider through the bundled Dex; `oidc` is Argo CD's own client.
-DEX_KINDS = ("github", "saml")
-# The kinds with a client secret (Dex's SAML connector has none: the provider signs, Dex checks with `ca_data`).
-SECRET_KINDS = ("oidc", "github")
 # The claim Dex's ID tokens list groups in (dex server/oauth2.go `Groups []string json:"groups"`).
 DEX_GROUPS_CLAIM = "groups"
 
@@ -89,7 +92,7 @@ def dex_connector(config: Config) -> dict[str, Any]:
     """The one Dex connector of `argocd.sso` (kind github or saml), as argocd-cm's `dex.config` lists it."""
     sso = config.argocd.sso
     assert sso is not None
-    assert sso.kind in DEX_KINDS
+    assert sso.kind != "oidc"  # the kinds that reach the provider through the bundled Dex; oidc is Argo CD's own client
     callback = config.argocd.url + DEX_CALLBACK
     # Argo CD sets redirectURI itself for these types (argo-cd util/dex/config.go, v3.5.1, needsRedirectURI); said
     # here too so the rendered dex.config reads as what Dex runs with.

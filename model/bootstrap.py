@@ -18,8 +18,8 @@ from model.admission import admission_cluster_resources
 from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT
 from model.external_secrets import EXTERNAL_SECRETS
 from model.paths import PROJECT_DIR
+from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
 from model.values import SYNC_RETRY
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
 
 IN_CLUSTER = "https://kubernetes.default.svc"
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
-from model.applications import applications
-from model.config import Config
-from model.workloads import shared_roles
+from model.config import Config, applications, shared_roles
 
 
 class CommonOutput(StrEnum):
@@ -54,7 +52,7 @@ def common_outputs(config: Config) -> Mapping[str, str]:
         **{
             app.image_output: f"ECR repository URL of the application {app.name}'s image."
             for app in applications(config)
-            if app.image is not None
+            if app.config.image is not None
         },
     }
 

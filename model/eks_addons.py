@@ -20,7 +20,7 @@ ADDONS = BEFORE_NODES + AFTER_NODES
 # The oldest version of an add-on that works with what this project gives it. The EBS CSI driver's shared role holds
 # AmazonEBSCSIDriverEKSClusterScopedPolicy, which acts only on volumes tagged with the driver's cluster; the driver
 # writes that tag from v1.58.0 (model/workloads.py, EBS_CSI): an older version would make volumes it may then not
-# attach or delete. A pin is judged at synth (model/rules.py); unpinned, EKS installs its default for the cluster's
+# attach or delete. A pin is judged at synth (model/config/clusters.py); unpinned, EKS installs its default for the cluster's
 # Kubernetes version, judged at plan (components/addons.py).
 MINIMUM_VERSIONS = {EBS_CSI_DRIVER: (1, 58, 0)}
 # Why each minimum, for the messages of both ({oldest}: the minimum as EKS writes versions, e.g. v1.58.0).

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from model.argocd_access import PART_OF_ARGOCD, SECRET_KINDS
+from model.argocd_access import PART_OF_ARGOCD, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from model.config import Config
-from model.platform import component
-from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
+from model.platform import ARGOCD_NAMESPACE, component
 
 EXTERNAL_SECRETS = component("external-secrets")
 # ESO's API that v2.x serves and stores (its CRDs at v2.9.0: config/crds/bases/external-secrets.io_*.yaml, version v1;
@@ -75,7 +74,7 @@ def sso_client_secret(config: Config) -> tuple[MaterialisedSecret, ...]:
     """The Secret argocd-cm's SSO settings name (`$<secret>:<key>`, model/argocd_access.py): the plain value of
     `argocd.sso.client_secret` under its one key, labelled so Argo CD may read it; none without a client secret."""
     sso = config.argocd.sso
-    if sso is None or sso.kind not in SECRET_KINDS:
+    if sso is None or sso.kind == "saml":  # Dex's SAML connector has no client secret: the provider signs, Dex checks
         return ()
     return (
         MaterialisedSecret(
@@ -98,7 +97,7 @@ def secret_arns(secrets: Iterable[MaterialisedSecret], *, partition: str, region
     """What the ESO role may read: each secret by its name. Secrets Manager appends `-` and six random characters to
     a secret's name in its ARN (Secrets Manager User Guide, "Permissions policy examples": `MySecret-??????`), so
     `??????` matches that suffix and no other secret (a name may not itself end in `-` and six characters:
-    model/config.py)."""
+    model/config/gitops.py)."""
     names = sorted({s.secret for s in secrets})
     return [f"arn:{partition}:secretsmanager:{region}:{account_id}:secret:{name}-??????" for name in names]
 

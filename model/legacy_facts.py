@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model.applications import application, preview_hostname, public_hostname
-from model.config import Config, cluster_name
+from model.config import Config, application, cluster_name, preview_hostname, public_hostname
 from model.contract import CommonOutput
 from model.platform import CHILDREN
 from model.values import APPS_PATH, SYNC_RETRY
@@ -27,7 +26,7 @@ def legacy_facts(*, config: Config, colour: str, common: Callable[[str], str]) -
     cluster = config.clusters[colour]
     assert cluster.legacy_application is not None
     app = application(config, cluster.legacy_application)
-    assert app.image is not None  # model/rules.py: the legacy application has an image of the project's
+    assert app.config.image is not None  # model/config/: the legacy application has an image of the project's
     release = config.release(colour)
     name = cluster_name(config, colour)
     return {
@@ -80,6 +79,6 @@ def binding(config: Config, colour: str, target_group_arn: str) -> dict[str, Any
         "spec": {
             "targetGroupARN": target_group_arn,
             "targetType": "ip",
-            "serviceRef": {"name": app.service_name, "port": app.service_port},
+            "serviceRef": {"name": app.service_name, "port": app.config.service.port},
         },
     }

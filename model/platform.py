@@ -12,7 +12,7 @@ association, the facts handed to the charts, the App of Apps' child Application 
 from the same file, at the colour's Git revision), the teardown order and the docs.
 
 A colour is a whole platform release: its Kubernetes version and the chart versions of its components.
-Synth refuses a colour whose charts are not known to work with its Kubernetes version (model/rules.py).
+Synth refuses a colour whose charts are not known to work with its Kubernetes version (model/config/platform_release.py).
 Supporting a chart version is adding a row to its component's `chart.releases`, with the upstream evidence.
 """
 
@@ -179,3 +179,15 @@ def component(name: str) -> Component:
 
 
 ARGO_CD = component("argo-cd")
+# Argo CD's namespace: its component's, where the parent Application, the children and their secrets live.
+ARGOCD_NAMESPACE = ARGO_CD.namespace
+# The App of Apps: the parent Application Terraform installs (model/bootstrap.py), whose children are CHILDREN; the
+# teardown finds it by this name.
+PARENT_APPLICATION = "app-of-apps"
+# On an Application, this finalizer makes deleting it delete what it installed (Argo CD docs, "App Deletion").
+# argocd/apps/templates/applications.yaml writes it on every child that must be cleaned up before its cluster
+# goes; the teardown deletes exactly the Applications that carry it (tools/teardown.py).
+RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
+# The order Argo CD syncs the children in (ascending, each child's `wave`); the teardown reads it from the cluster and
+# goes the other way.
+SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave"

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from model.config import Config
+if TYPE_CHECKING:  # the configuration's rules read this module: a type only, no import cycle
+    from model.config import Config
+
 
 # "You can specify up to three comparison strings per condition and up to five per rule" (Elastic Load Balancing,
 # "Listener rules for your Application Load Balancer", Rule basics,
@@ -31,7 +34,7 @@ FALLBACK_KEY = "eks.public_access_cidrs"
 
 
 def preview_networks(config: Config) -> tuple[str, ...]:
-    """The networks the preview hosts answer, as configured (validated by model/rules.py)."""
+    """The networks the preview hosts answer, as configured (validated by model/config/traffic_settings.py)."""
     own = config.traffic.preview_cidrs
     return config.eks.public_access_cidrs if own is None else own
 

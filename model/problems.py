@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 
 _KINDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 _NOUNS = {bool: "boolean", int: "integer", float: "number", str: "string"}
@@ -24,6 +24,11 @@ Loc = tuple[str | int, ...]
 # What a refusal shows of a key or a value: enough to recognise it, never a whole file pasted into one setting. A
 # string (or a number) shows its first ECHO_LIMIT characters, a list or an object the first ten times that of its JSON.
 ECHO_LIMIT = 100
+# The key a setting of several kinds names its kind with (`argocd.sso.kind`): each kind is a model of its own fields, an
+# arm of a tagged union (`Annotated[Model, Tag(kind)]`), and pydantic places an arm's problems under its tag
+# (`argocd.sso.github.orgs`), which the messages leave out. An unknown kind is the error UNKNOWN_KIND.
+TAG_KEY = "kind"
+UNKNOWN_KIND = "union_tag"
 
 
 @dataclass(frozen=True)
@@ -87,9 +92,13 @@ def report(error: ValidationError, root: type[BaseModel], problems: Problems) ->
     drop those settings (they keep their defaults) and still run the rules over everything else."""
     places = []
     for item in error.errors(include_url=False):
-        loc: Loc = item["loc"]
-        allowed = _allowed(item["type"], root, loc, item["msg"])
+        tagged: Loc = item["loc"]
         value: Any = item["input"]
+        if item["type"] == UNKNOWN_KIND:  # said of the kind's own key, as a refused choice
+            tagged = (*tagged, TAG_KEY)
+            value = value.get(TAG_KEY) if isinstance(value, Mapping) else value
+        allowed = _allowed(item["type"], root, tagged, item["msg"])
+        loc = _untagged(root, tagged)
         if loc[-1:] == ("[key]",):  # a mapping key is refused: the key is the bad value, and its place
             loc = loc[:-1]
             value = loc[-1]
@@ -133,6 +142,12 @@ def _allowed(kind: str, root: type[BaseModel], loc: Loc, message: str) -> str:
         if moved := _retired(loc):
             return moved
         parent = _annotation_at(root, loc[:-1])[0]
+        if other_kinds := _kinds_with(root, loc):
+            where = dotted(_untagged(root, loc[:-2]))
+            return (
+                f"a field of kind {' or '.join(other_kinds)}, and {where}.{TAG_KEY} is {loc[-2]}: remove it, or set the kind "
+                "it belongs to"
+            )
         fields = sorted(parent.model_fields) if _is_model(parent) else []
         return f"unknown key; allowed keys: {', '.join(fields)}"
     hint, allowed = _annotation_at(root, loc)
@@ -145,6 +160,61 @@ def _allowed(kind: str, root: type[BaseModel], loc: Loc, message: str) -> str:
     return message[0].lower() + message[1:]  # pydantic's own words, for a constraint without an Allowed
 
 
+def _kinds(hint: Any) -> dict[str, type[BaseModel]]:
+    """A tagged union's models by kind (its `Annotated[Model, Tag(kind)]` arms); {} for any other type."""
+    if get_origin(hint) not in (Union, types.UnionType):
+        return {}
+    arms = {}
+    for arm in get_args(hint):
+        if get_origin(arm) is Annotated:
+            model, *metadata = get_args(arm)
+            tag = next((m.tag for m in metadata if isinstance(m, Tag)), None)
+            if tag is not None and _is_model(model):
+                arms[tag] = model
+    return arms
+
+
+def _arm(hint: Any, part: str | int) -> Any:
+    """Where loc goes on from a tagged union: the arm named by the tag, else the first arm with the field part (the
+    untagged key of a message), else the first arm; any other type is itself."""
+    arms = _kinds(hint)
+    if not arms:
+        return hint
+    if part in arms:
+        return arms[str(part)]
+    return next((model for model in arms.values() if part in model.model_fields), next(iter(arms.values())))
+
+
+def _untagged(root: type[BaseModel], loc: Loc) -> Loc:
+    """loc without the tags pydantic puts after a tagged union (`argocd.sso.github.orgs` -> `argocd.sso.orgs`)."""
+    hint: Any = root
+    kept: list[str | int] = []
+    for part in loc:
+        hint = _unwrap(hint, "")[0]
+        if part in _kinds(hint):
+            hint = _arm(hint, part)
+            continue
+        hint = _arm(hint, part)
+        kept.append(part)
+        if _is_model(hint) and isinstance(part, str) and part in hint.model_fields:
+            hint = hint.model_fields[part].annotation
+        elif get_origin(hint) in (tuple, Mapping):
+            hint = get_args(hint)[-1]
+        else:
+            hint = None
+    return tuple(kept)
+
+
+def _kinds_with(root: type[BaseModel], loc: Loc) -> list[str]:
+    """The other kinds that have the field loc refuses, when loc is a field of one kind of a tagged union."""
+    if len(loc) < 2:
+        return []
+    arms = _kinds(_annotation_at(root, loc[:-2])[0])
+    if loc[-2] not in arms:
+        return []
+    return [kind for kind, model in arms.items() if kind != loc[-2] and loc[-1] in model.model_fields]
+
+
 def _annotation_at(root: type[BaseModel], loc: Loc) -> tuple[Any, str]:
     """The type found at loc, and the Allowed text nearest to it (the field's, or its item type's)."""
     hint: Any = root
@@ -152,6 +222,10 @@ def _annotation_at(root: type[BaseModel], loc: Loc) -> tuple[Any, str]:
     for part, after in zip(loc, (*loc[1:], None), strict=False):
         if part == "[key]":
             continue  # pydantic's marker after a refused mapping key, taken care of below
+        if part in _kinds(hint):
+            hint = _arm(hint, part)
+            continue
+        hint = _arm(hint, part)
         if _is_model(hint) and isinstance(part, str) and part in hint.model_fields:
             field = hint.model_fields[part]
             hint, allowed = field.annotation, _allowed_text(field.metadata) or ""
@@ -209,7 +283,7 @@ def _position(root: type[BaseModel], raw: Any, key: str) -> tuple[float, ...]:
     hint: Any = root
     position: list[float] = []
     for index, name in _SEGMENT.findall(key):
-        hint = _unwrap(hint, "")[0]
+        hint = _arm(_unwrap(hint, "")[0], name)
         if index:
             position.append(int(index))
             hint = get_args(hint)[0] if get_origin(hint) is tuple else None

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 # The stack that owns the shared load balancer, its routes and the live weights (a colour may not take the name).
 TRAFFIC_STACK = "traffic"
 # The construct ids the traffic stack gives its own parts, beside one per application (its name: stacks/traffic.py):
-# an application may not take one of them (model/rules.py), or the stack could not be built. Reserved rather than the
+# an application may not take one of them (model/config/), or the stack could not be built. Reserved rather than the
 # applications' ids moved under a scope of their own: that would move every existing application's target groups,
 # rules and records to new addresses, which Terraform replaces.
 TRAFFIC_CONSTRUCT_IDS = frozenset(

@@ -13,7 +13,7 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 from model.config import Config, cluster_name
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
+from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION
 
 PLAN_ENV = "TEARDOWN_PLAN"  # the destroy provisioner hands the plan to tools.teardown in this variable
 FORCE_ENV = "BLUEGREEN_FORCE_DESTROY"  # "1": tear down a colour that still has weight

@@ -3,7 +3,7 @@ applied by bootstrap/manifests) -> argocd/apps at the colour's revision -> child
 
 These keys are the contract with the charts under argocd/; tests render the charts from the
 values the synthesized helm_release carries, so a key renamed on one side only fails there.
-Each application's chart gets `blueGreen`: the part of the facts about it (model/applications.py).
+Each application's chart gets `blueGreen`: the part of the facts about it (model/config/applications.py).
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from model.admission import admission_facts
-from model.applications import Application, applications, preview_hostname, public_hostname
 from model.argocd_access import APPLICATION_READERS, argocd_facts
-from model.config import Config, cluster_name
+from model.config import BLUE_GREEN, Application, Config, applications, cluster_name, preview_hostname, public_hostname
 from model.contract import CommonOutput
 from model.external_secrets import manifests, materialised
 from model.platform import CHILDREN
@@ -26,8 +25,6 @@ APPS_PATH = "argocd/apps"  # where the parent Application finds the child Applic
 # Bump it, and the charts' `$written`, together with any change of a key below (docs/upgrading.md says the order).
 # 2: applications as data (`applications`, `blueGreen`); 1 had one sample app (`sampleApp`, `ingress`, `dns.hostname`).
 CONTRACT_VERSION = 2
-# The key of each application's values that the platform owns: its colour's facts about it.
-BLUE_GREEN = "blueGreen"
 # syncPolicy.retry of the parent Application and every child: a failed sync is tried again, 10 s doubling
 # to 5 min, ten times (about half an hour), instead of waiting for the next commit.
 SYNC_RETRY = {"limit": 10, "backoff": {"duration": "10s", "factor": 2, "maxDuration": "5m"}}
@@ -100,22 +97,22 @@ def _application(
         "colour": colour,
         "cluster": {key: cluster[key] for key in ("name", "region", "vpcCidr")},
         "serviceAccount": app.service_account,
-        "service": {"name": app.service_name, "port": app.service_port},
+        "service": {"name": app.service_name, "port": app.config.service.port},
         "hosts": {"public": public_hostname(config, app), "preview": preview_hostname(config, app, colour)},
         "table": {"name": common(CommonOutput.TABLE_NAME)},
     }
-    if app.image is not None:
+    if app.config.image is not None:
         facts["image"] = {"repository": common(app.image_output), "tag": release.image_tag}
     return {
         "namespace": app.namespace,
-        "project": app.group,  # its AppProject (additive, like `argocd`)
-        "wave": app.wave,
+        "project": app.config.group,  # its AppProject (additive, like `argocd`)
+        "wave": app.config.wave,
         "source": {
-            "repoURL": app.repo_url or config.gitops.repo_url,
+            "repoURL": app.config.source.repo_url or config.gitops.repo_url,
             "targetRevision": release.revision,
-            "path": app.path,
+            "path": app.config.source.path,
         },
-        "service": {"name": app.service_name, "port": app.service_port},
+        "service": {"name": app.service_name, "port": app.config.service.port},
         "targetGroupArn": target_group_arn,
-        "values": {**app.values, BLUE_GREEN: facts},
+        "values": {**app.config.values, BLUE_GREEN: facts},
     }

@@ -10,10 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.applications import applications
-from model.config import Config
 from model.eks_addons import EBS_CSI_DRIVER
-from model.platform import ARGO_CD, COMPONENTS, Component, RegistryError
+from model.platform import COMPONENTS, Component, RegistryError
 
 
 @dataclass(frozen=True)
@@ -82,38 +80,5 @@ EBS_CSI = Workload(
 )
 # EKS add-ons that assume one of common's roles through their own association, by add-on name.
 ADDON_ROLES = (VPC_CNI, EBS_CSI)
-# The platform's Pod Identity roles in common (the applications' come from the configuration: shared_roles).
+# The platform's Pod Identity roles in common (the applications' come from the configuration: model.config.shared_roles).
 PLATFORM_ROLES = (*WORKLOADS, *ADDON_ROLES)
-
-
-def application_workloads(config: Config) -> tuple[Workload, ...]:
-    """The applications with a `policy`: each gets a role of its own, trusted by its namespace and service account."""
-    return tuple(
-        Workload(app.name, app.namespace, app.service_account, app.description, app.policy_file)
-        for app in applications(config)
-        if app.policy_file is not None
-    )
-
-
-def shared_roles(config: Config) -> tuple[Workload, ...]:
-    """Common's Pod Identity roles: one per workload, shared by every colour."""
-    return (*WORKLOADS, *application_workloads(config), *ADDON_ROLES)
-
-
-ARGOCD_NAMESPACE = ARGO_CD.namespace
-# The App of Apps: the parent Application Terraform installs; the teardown finds it by this name.
-PARENT_APPLICATION = "app-of-apps"
-# On an Application, this finalizer makes deleting it delete what it installed (Argo CD docs, "App Deletion").
-# argocd/apps/templates/applications.yaml writes it on every child that must be cleaned up before its cluster
-# goes; the teardown deletes exactly the Applications that carry it (tools/teardown.py).
-RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
-# The order Argo CD syncs the children in (ascending); the teardown reads it from the cluster and goes the
-# other way.
-SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave"
-# The partition key (a string) of common's table (an application's policy may grant reading it: `{{TABLE_ARN}}`).
-TABLE_KEY = "UserId"
-# The Kubernetes Secret, in Argo CD's namespace, that holds the SSO client secret under SSO_CLIENT_SECRET_KEY:
-# argocd-cm's oidc.config names it (`$<secret>:<key>`, model/argocd_access.py); it is made from the Secrets Manager secret
-# `argocd.sso.client_secret` names (model.external_secrets.sso_client_secret), labelled as Argo CD requires.
-SSO_CLIENT_SECRET = "argocd-sso-client"
-SSO_CLIENT_SECRET_KEY = "clientSecret"

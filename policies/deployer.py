@@ -37,8 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import policies
-from model.applications import applications
-from model.config import Config
+from model.config import Config, applications
 from model.loading import ConfigError, load_config
 from policies import boundary
 
@@ -142,7 +141,7 @@ class Deployer:
     def builds_images(self) -> bool:
         """Common makes an image build: the connection is set and an application names a buildspec."""
         return bool(self.config.image.build_connection_arn) and any(
-            app.image is not None and app.image.buildspec for app in applications(self.config)
+            app.config.image is not None and app.config.image.buildspec for app in applications(self.config)
         )
 
     @property

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from model.applications import applications, image_repository_name, preview_hostname, public_hostname
+from model.config import applications, image_repository_name, preview_hostname, public_hostname
 from model.routes import load_balancer_name, lock_path, target_group_name, weights_parameter
 from policies.deployer import Deployer, values
 from policies.evaluation import Request, Value
@@ -89,8 +89,8 @@ def named(deployer: Deployer) -> dict[str, str]:
     config = deployer.config
     apps = applications(config)
     first = apps[0] if apps else None
-    with_policy = next((app.name for app in apps if app.policy), "sample-app")
-    with_image = next((app for app in apps if app.image is not None), None)
+    with_policy = next((app.name for app in apps if app.config.policy), "sample-app")
+    with_image = next((app for app in apps if app.config.image is not None), None)
     colour = next(iter(config.clusters))
     return {
         "APPLICATION": with_policy,

@@ -15,9 +15,10 @@ import json
 import re
 import sys
 
+from model.config import shared_roles
 from model.loading import config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
-from model.workloads import Workload, shared_roles
+from model.workloads import Workload
 from scripts.docs import between
 
 README = PROJECT_DIR / "policies" / "README.md"

@@ -43,8 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model.applications import applications, preview_hostname, public_hostname
-from model.config import COMMON_STACK
+from model.config import COMMON_STACK, applications, preview_hostname, public_hostname
 from model.loading import ConfigError, config_from_dict, load_config
 from model.paths import PROJECT_DIR
 from model.routes import (

@@ -12,7 +12,7 @@ from typing import Any
 
 import boto3
 
-from model.workloads import TABLE_KEY
+from model.config import TABLE_KEY
 
 
 def create_table(client: Any, table: str) -> None:

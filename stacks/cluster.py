@@ -26,17 +26,17 @@ from components.node_group import NodeGroup, NodeGroupGuard
 from components.pod_identity import PodIdentityAssociations
 from components.traffic_operator_access import TrafficOperatorAccess
 from model.bootstrap import ARGO_CD_VALUES, BOOTSTRAP_SECRETS, EXTERNAL_SECRETS_VALUES, MANIFESTS_CHART, bootstrap_manifests
-from model.config import COMMON_STACK, ClusterConfig, Config, cluster_name
+from model.config import COMMON_STACK, ClusterConfig, Config, application_workloads, cluster_name
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
 from model.external_secrets import EXTERNAL_SECRETS, manifests, materialised
 from model.legacy_facts import binding, legacy_facts
 from model.literal import literals
-from model.platform import ARGO_CD
+from model.platform import ARGO_CD, ARGOCD_NAMESPACE, PARENT_APPLICATION
 from model.routes import TRAFFIC_STACK, output_key, weights_parameter
 from model.teardown_plan import teardown_plan
 from model.values import cluster_facts
-from model.workloads import ADDON_ROLES, ARGOCD_NAMESPACE, PARENT_APPLICATION, WORKLOADS, application_workloads
+from model.workloads import ADDON_ROLES, WORKLOADS
 from policies.boundary import policy_arn
 from stacks.base import StackOutputs, configure_stack
 

@@ -23,13 +23,20 @@ from components.pod_identity_role import PodIdentityRole
 from components.sub_zone import GLOBAL_REGION, SubZone
 from components.table import Table
 from components.vpc_endpoints import VpcEndpoints
-from model.applications import applications, image_repository_name
-from model.config import COMMON_STACK, Config, cluster_names, subnet_cidrs
+from model.config import (
+    COMMON_STACK,
+    Config,
+    application_workloads,
+    applications,
+    cluster_names,
+    image_repository_name,
+    shared_roles,
+    subnet_cidrs,
+)
 from model.contract import CommonOutput, common_outputs
 from model.external_secrets import materialised, secret_arns
 from model.literal import literal
 from model.routes import TRAFFIC_STACK
-from model.workloads import application_workloads, shared_roles
 from policies.boundary import policy_arn
 from stacks.base import configure_stack
 
@@ -150,10 +157,10 @@ class CommonStack(TerraformStack):
             project=name,
             stack=COMMON_STACK,
         )
-        with_image = [app for app in applications(config) if app.image is not None]
+        with_image = [app for app in applications(config) if app.config.image is not None]
         image_urls = {}
         for number, app in enumerate(with_image):
-            assert app.image is not None
+            assert app.config.image is not None
             image = ImageRepository(
                 self,
                 f"{app.name}-image",
@@ -162,16 +169,16 @@ class CommonStack(TerraformStack):
                 moved_from=FORMER_IMAGE_REPOSITORY if number == 0 else {},
             )
             image_urls[app.image_output] = image.repository_url
-            if app.image.buildspec and config.image.build_connection_arn:
+            if app.config.image.buildspec and config.image.build_connection_arn:
                 ImageBuild(
                     self,
                     f"{app.name}-image-build",
                     name=f"{name}-{app.name}-image",
                     repository_url=image.repository_url,
                     repository_arn=image.repository_arn,
-                    source_url=app.repo_url or config.gitops.repo_url,
+                    source_url=app.config.source.repo_url or config.gitops.repo_url,
                     source_type=config.image.build_source_type,
-                    buildspec=app.image.buildspec,
+                    buildspec=app.config.image.buildspec,
                     connection_arn=config.image.build_connection_arn,
                     account_id=account.account_id,
                     kms_key_arn=logs_key.key_arn,

@@ -20,8 +20,7 @@ from components.kms_key import AccountKey
 from components.live_target_groups import LiveTargetGroups
 from components.shared_load_balancer import SharedLoadBalancer
 from components.traffic_weights import TrafficWeights
-from model.applications import applications, preview_hostname, public_hostname
-from model.config import COMMON_STACK, Config
+from model.config import COMMON_STACK, Config, applications, preview_hostname, public_hostname
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.preview_access import preview_networks, rule_key, source_groups
 from model.routes import (
@@ -86,7 +85,7 @@ class TrafficStack(TerraformStack):
                 target_group_names={c: target_group_name(config.project, app.name, c) for c in colours},
                 initial_weights={c: weights.weight(c) for c in colours},
                 priorities=priorities,
-                health_check_path=app.health_check_path,
+                health_check_path=app.config.health_check_path,
                 vpc_id=vpc_id,
                 listener_arn=balancer.https_listener.arn,
                 zone_id=common.string(CommonOutput.ZONE_ID),

@@ -161,8 +161,7 @@ def emulated(emulated_clients: Emulated) -> Iterator[Emulated]:
 def argocd() -> Iterator[FakeKubernetes]:
     """A colour's Argo CD behind a Kubernetes API (tests/support/fake_kubernetes.py): the App of Apps
     and its children, all Synced and Healthy."""
-    from model.platform import CHILDREN
-    from model.workloads import PARENT_APPLICATION
+    from model.platform import CHILDREN, PARENT_APPLICATION
     from tests.support.fake_kubernetes import FakeKubernetes
 
     fake = FakeKubernetes()

@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from model.bootstrap import facts_in
+from model.platform import PARENT_APPLICATION
 from model.routes import APPLICATION_TAG, PUBLIC, ROUTE_TAG, TRAFFIC_STACK, output_key, target_group_name
-from model.workloads import PARENT_APPLICATION
 from tests.support.added_application import CONFIGURATIONS, INVENTORY, NAME, REPO, SERVING_REVISION, AddedApplication
 
 pytestmark = pytest.mark.background("added_application")

@@ -16,9 +16,8 @@ import yaml
 from model.admission import BINDING_KIND, POLICY_KIND
 from model.argocd_access import PARENT_PROJECT
 from model.bootstrap import IN_CLUSTER
-from model.platform import COMPONENTS
+from model.platform import ARGOCD_NAMESPACE, COMPONENTS, SYNC_WAVE_ANNOTATION
 from model.routes import TRAFFIC_STACK
-from model.workloads import ARGOCD_NAMESPACE, SYNC_WAVE_ANNOTATION
 from tests.support.admission import Request, applies, refusal
 from tests.support.argocd_projects import resource_refusals
 from tests.support.charts import Chain, build_chain, by_kind

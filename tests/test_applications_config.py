@@ -1,5 +1,5 @@
 """The team's applications as configuration (`applications.<name>`, `clusters.<colour>.applications.<name>`): their
-defaults, one `test_fails_...` per rule (model/config.py's patterns, model/rules.py's rules, policies/shape.py's
+defaults, one `test_fails_...` per rule (model/config/'s patterns, model/config/'s rules, model/policy_shape.py's
 document check), each asserting the whole message, and the keys of the sample-app era refused with where they went."""
 
 from __future__ import annotations
@@ -10,14 +10,23 @@ from typing import Any
 
 import pytest
 
-from model.applications import application, applications, image_repository_name, preview_hostname, public_hostname
-from model.config import ApplicationRelease
+from model.config import (
+    ALB_RULES,
+    FORWARD_TARGET_GROUPS,
+    ApplicationRelease,
+    application,
+    application_workloads,
+    applications,
+    image_repository_name,
+    preview_hostname,
+    public_hostname,
+)
 from model.paths import PROJECT_DIR
-from model.platform import ARGO_CD, COMPONENTS
+from model.platform import ARGO_CD, COMPONENTS, PARENT_APPLICATION
+from model.policy_shape import MANAGED_POLICY_CHARACTERS
 from model.routes import TRAFFIC_CONSTRUCT_IDS
-from model.rules import ALB_RULES, FORWARD_TARGET_GROUPS, config_warnings
-from model.workloads import PARENT_APPLICATION, VPC_CNI, application_workloads
-from policies.shape import MANAGED_POLICY_CHARACTERS
+from model.rules import config_warnings
+from model.workloads import VPC_CNI
 from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release, validated
 from tests.support.refusals import one_problem, problems_of
 
@@ -53,9 +62,15 @@ def two_colours(blue: dict[str, Any], green: dict[str, Any] | None = None) -> di
 def test_an_application_of_this_repository_needs_a_host_and_its_chart_only() -> None:
     settings = validated(config({"shop": SHOP}, colours=two_colours({})))
     (shop,) = applications(settings)
-    assert (shop.namespace, shop.service_account, shop.service_name, shop.service_port) == ("shop", "shop", "shop", 80)
-    assert (shop.repo_url, shop.policy, shop.image, shop.wave, shop.health_check_path) == (None, "", None, 1, "/")
-    assert (shop.probe.path, shop.probe.status, dict(shop.probe.expect_json)) == ("/", 200, {})
+    assert (shop.namespace, shop.service_account, shop.service_name, shop.config.service.port) == ("shop", "shop", "shop", 80)
+    assert (
+        shop.config.source.repo_url,
+        shop.config.policy,
+        shop.config.image,
+        shop.config.wave,
+        shop.config.health_check_path,
+    ) == (None, "", None, 1, "/")
+    assert (shop.config.probe.path, shop.config.probe.status, dict(shop.config.probe.expect_json)) == ("/", 200, {})
     assert public_hostname(settings, shop) == "shop.eks.example.com"
     # One label per colour, so the sub-zone's wildcard certificate covers every preview host.
     assert [preview_hostname(settings, shop, c) for c in settings.clusters] == [
@@ -223,7 +238,7 @@ def test_fails_on_two_applications_sharing_a_namespace_and_a_service_account() -
     )
 
 
-# A policy document as a file, and what is wrong with it (policies/shape.py).
+# A policy document as a file, and what is wrong with it (model/policy_shape.py).
 STATEMENT: dict[str, Any] = {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*"}
 DOCUMENT: dict[str, Any] = {"Version": "2012-10-17", "Statement": [STATEMENT]}
 TOO_LARGE = {

@@ -12,13 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT, PLATFORM_PROJECT
+from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT, PLATFORM_PROJECT, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from model.bootstrap import IN_CLUSTER
 from model.config import DEFAULT_APPLICATION_GROUP
 from model.external_secrets import sso_client_secret
-from model.platform import CHILDREN, COMPONENTS
+from model.platform import ARGOCD_NAMESPACE, CHILDREN, COMPONENTS
 from model.values import cluster_facts
-from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from tests.support.argocd_projects import destination_permitted, refusals, resource_refusals, source_permitted
 from tests.support.charts import Chain, build_chain, by_kind, render, sample_for
 from tests.support.configs import ARGOCD_SSO, EXAMPLE_COLOURS, REPO_URL, SSO_SECRET_NAME, VARIANT, validated

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
+from model.argocd_access import SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from model.external_secrets import sso_client_secret
+from model.platform import ARGOCD_NAMESPACE
 from model.values import cluster_facts
-from model.workloads import ARGOCD_NAMESPACE, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
 from tests.support.charts import by_kind, render, sample_for
 from tests.support.configs import ARGOCD_SSO, SSO_SECRET_NAME, VARIANT, validated
 from tests.support.refusals import one_problem, problems_of
@@ -168,6 +169,16 @@ def test_fails_a_field_of_another_kind() -> None:
     assert one_problem(with_argocd(oidc)) == (
         'argocd.sso.orgs: {"acme": []} is not allowed; a field of kind github, and argocd.sso.kind is oidc: remove it, '
         "or set the kind it belongs to"
+    )
+
+
+def test_fails_an_unknown_key_naming_only_the_keys_of_its_kind() -> None:
+    """Each kind is a model of its own fields: an unknown key is told the keys of the kind set, not of all three."""
+    argocd = copy.deepcopy(SAML)
+    argocd["sso"]["bogus"] = 1
+    assert one_problem(with_argocd(argocd)) == (
+        "argocd.sso.bogus: 1 is not allowed; unknown key; allowed keys: ca_data, email_attr, entity_issuer, groups_attr, "
+        "kind, name, sso_url, username_attr"
     )
 
 

@@ -14,8 +14,7 @@ from typing import Any
 import lupa.lua51
 import pytest
 
-from model.platform import ARGO_CD, CHILDREN
-from model.workloads import ARGOCD_NAMESPACE
+from model.platform import ARGO_CD, ARGOCD_NAMESPACE, CHILDREN
 from tests.support.charts import CHARTS, Chain, build_chain, by_kind, release_applications, render
 from tests.support.configs import EXAMPLE_COLOURS, SAMPLE_APPLICATIONS, example
 from tests.support.synth import Synthesized

@@ -10,10 +10,10 @@ import yaml
 from cdktf import Testing
 
 from components.destroy_hook import python_command, with_failure_grace
-from model.config import Config, SupportType
+from model.config import Config, SupportType, application_workloads
 from model.eks_addons import ADDONS
 from model.platform import ARGO_CD
-from model.workloads import WORKLOADS, Workload, application_workloads
+from model.workloads import WORKLOADS, Workload
 from tests.support.configs import (
     ADMIN_ROLE,
     DEPLOYER_ROLE,

@@ -14,11 +14,11 @@ from cdktf import Testing
 
 from components.deletion_guard import GUARD_COMMAND, REFUSE_WHILE_IN_USE, REFUSE_WHILE_PROTECTED
 from components.destroy_hook import with_failure_grace
-from model.config import Config, subnet_cidrs
+from model.config import Config, shared_roles, subnet_cidrs
 from model.contract import common_outputs
 from model.hooks import GUARD_ENV
 from model.platform import component
-from model.workloads import Workload, shared_roles
+from model.workloads import Workload
 from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, REPO_URL, VARIANT, example, validated
 from tests.support.synth import Synthesized, references
 

@@ -10,18 +10,20 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from model.applications import application, image_repository_name
 from model.config import (
+    LOUD,
     PLACEHOLDER_API_NETWORK,
     SUPPORTED_KUBERNETES_VERSIONS,
     ApplicationRelease,
     ClusterConfig,
     Config,
+    application,
+    image_repository_name,
     subnet_cidrs,
 )
 from model.loading import ConfigError, config_from_dict, load_config
 from model.platform import ARGO_CD, VERSIONED, component
-from model.rules import LOUD, config_warnings
+from model.rules import config_warnings
 from tests.support.configs import (
     CONNECTION_ARN,
     EXAMPLE_FILE,

@@ -28,10 +28,10 @@ import boto3
 import pytest
 
 from model.bootstrap import bootstrap_manifests
+from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
 from model.revisions import commit_of
 from model.routes import target_group_name
 from model.values import cluster_facts
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
 from scripts.emulator import CREDENTIALS, MotoProcess, client
 from tests.support.charts import sample_for
 from tests.support.configs import retiring_blue, validated

@@ -1,6 +1,6 @@
 """Issue #32 item 1: one push never reaches the serving colour and the new one together. What a revision of this
 repository is (model/revisions.py `revision_kind`, told from a scratch Git repository's refs, never the network); synth
-warning loudly about a colour with weight on a branch (model/rules.py); the shift refusing to give weight to one
+warning loudly about a colour with weight on a branch (model/config/); the shift refusing to give weight to one
 (tools/shift/command.py), before any write, with `--now --force` still able to drain to it; the shipped configurations
 showing the safe way; and no colour's facts carrying a weight, so a contract bump cannot freeze one."""
 
@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 import main
+from model.config import MOVING
 from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, revision_kind
 from model.routes import weights_parameter
-from model.rules import MOVING, config_warnings
+from model.rules import config_warnings
 from model.values import cluster_facts
 from tests.support.configs import ANOTHER_REPO, example_raw, validated, write_project
 from tests.support.emulated_aws import PROJECT, REGION, Emulated, base_config

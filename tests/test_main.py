@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import main
-from model.rules import LOUD
+from model.config import LOUD
 from tests.support.configs import SAMPLE_APPLICATIONS, write_project
 
 

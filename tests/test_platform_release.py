@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from model.loading import ConfigError
-from model.platform import ARGO_CD, CHILDREN, VERSIONED, Component
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
+from model.platform import ARGO_CD, ARGOCD_NAMESPACE, CHILDREN, PARENT_APPLICATION, VERSIONED, Component
 from scripts.docs import diagram
 from tests.support.charts import Chain, build_chain, render
 from tests.support.configs import SAMPLE_APP, SAMPLE_APPLICATIONS, example_raw, validated

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import policies
-from model.config import Config, cluster_names
+from model.config import Config, application_workloads, cluster_names, shared_roles
 from model.platform import COMPONENTS, Component
-from model.workloads import WORKLOADS, Workload, application_workloads, shared_roles
+from model.workloads import WORKLOADS, Workload
 from tests.support.configs import EVERYTHING_ON, example, validated
 from tests.support.synth import Synthesized
 

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 import policies
+from model.config import APPLICATION_POLICY_VALUES, application_workloads
 from model.paths import PROJECT_DIR
 from model.platform import COMPONENTS, REGISTRY
-from model.rules import APPLICATION_POLICY_VALUES
-from model.workloads import application_workloads
-from policies.shape import policy_problem
+from model.policy_shape import policy_problem
 from tests.support.configs import CONNECTION_ARN, VARIANT, example, validated
 
 with warnings.catch_warnings():  # parliament imports the deprecated pkg_resources
@@ -164,7 +163,7 @@ def test_no_document_names_a_partition(name: str) -> None:
 
 def test_the_applications_policies_are_linted_and_filled_with_what_synth_fills() -> None:
     """The sample app's (the example's) and the variant's orders; each one's placeholders are those synth fills for an
-    application, and each passes the shape check synth runs (policies/shape.py)."""
+    application, and each passes the shape check synth runs (model/policy_shape.py)."""
     assert len(APPLICATION_POLICIES) >= 2, APPLICATION_POLICIES
     for name, path in APPLICATION_POLICIES.items():
         assert policies.placeholders(path) <= APPLICATION_POLICY_VALUES, name

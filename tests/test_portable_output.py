@@ -13,7 +13,7 @@ import pytest
 
 from model.bootstrap import BOOTSTRAP_SECRETS, MANIFESTS_CHART
 from model.paths import PROJECT_DIR
-from model.workloads import PARENT_APPLICATION
+from model.platform import PARENT_APPLICATION
 from tests.support.synth import Synthesized
 
 

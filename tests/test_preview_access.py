@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from model.config import PLACEHOLDER_API_NETWORK
+from model.config import ALB_RULES, LOUD, PLACEHOLDER_API_NETWORK
 from model.preview_access import preview_networks, source_groups
-from model.rules import ALB_RULES, LOUD, config_warnings
+from model.rules import config_warnings
 from tests.support.configs import OPERATORS_NETWORK, named_release, validated
 from tests.support.refusals import one_problem
 

@@ -35,7 +35,7 @@ def project(tmp_path: Path, **eks: Any) -> Path:
     from tests.support.configs import OPERATORS_NETWORK, write_project
 
     raw = base_config(blue=BLUE, green=GREEN)
-    # A private endpoint leaves the preview hosts no networks to default to (model/rules.py): the operators' own.
+    # A private endpoint leaves the preview hosts no networks to default to (model/config/): the operators' own.
     previews = {"traffic": {"preview_cidrs": [OPERATORS_NETWORK]}} if eks.get("endpoint_public_access") is False else {}
     return write_project(tmp_path, {**raw, "eks": eks, **previews} if eks else raw)
 

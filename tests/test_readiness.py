@@ -21,9 +21,8 @@ import pytest
 
 from model.config import Config
 from model.loading import load_config
-from model.platform import COMPONENTS, Component, component
+from model.platform import COMPONENTS, PARENT_APPLICATION, Component, component
 from model.values import cluster_facts
-from model.workloads import PARENT_APPLICATION
 from tests.support.charts import release_applications, render, sample_for
 from tests.support.configs import THREE_APPLICATIONS, validated, write_project
 from tests.support.emulated_aws import REGION, ZONE_NAME, Emulated, FakeClock, WithInsights, base_config, insight

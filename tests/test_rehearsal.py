@@ -33,7 +33,7 @@ import pytest
 from botocore.exceptions import ClientError
 from cdktf import App
 
-from model.applications import applications, image_repository_name
+from model.config import applications, image_repository_name, shared_roles
 from model.loading import load_config
 from model.paths import PROJECT_DIR
 from model.routes import (
@@ -47,7 +47,6 @@ from model.routes import (
     target_group_name,
     weights_parameter,
 )
-from model.workloads import shared_roles
 from policies.deployer import Deployer
 from policies.deployer_calls import calls
 from scripts import rehearse
@@ -101,7 +100,7 @@ ROLES = {
     for w in shared_roles(SETTINGS_OF_CONFIG)
 }
 # The applications with an image: common makes a repository for each.
-REPOSITORIES = [image_repository_name(SETTINGS_OF_CONFIG, app) for app in applications(SETTINGS_OF_CONFIG) if app.image]
+REPOSITORIES = [image_repository_name(SETTINGS_OF_CONFIG, app) for app in applications(SETTINGS_OF_CONFIG) if app.config.image]
 IMAGE_TAG = "0123abc"  # what a build pushes, tagged with its commit
 OTHER = "arn:aws:iam::123456789012:role/platform-admins"  # an admin role listed beside the CI role
 # Every role common makes, and the boundary each must carry (created by the admin: policies/README.md).

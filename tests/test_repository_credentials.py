@@ -18,11 +18,11 @@ import jsonschema
 import pytest
 import yaml
 
-from model.argocd_access import argocd_facts
+from model.argocd_access import SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY, argocd_facts
 from model.bootstrap import ARGO_CD_SELF_MANAGED
 from model.external_secrets import EXTERNAL_SECRETS, REFRESH, manifests, materialised, secret_arns
 from model.paths import PROJECT_DIR
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SSO_CLIENT_SECRET, SSO_CLIENT_SECRET_KEY
+from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.charts import Chain, build_chain, by_kind, render, values_of_release
 from tests.support.configs import ACME_SECRET, ANOTHER_REPO, REPO_URL, SSO_SECRET_NAME, VARIANT, validated
 from tests.support.refusals import one_problem, problems_of

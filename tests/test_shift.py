@@ -710,7 +710,7 @@ def test_a_shift_to_a_colour_that_inherits_part_of_its_release_is_refused_before
     tmp_path: Path, deployed: Emulated, green_ready: FakeKubernetes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Its first step would give weight to a colour whose release the project defaults decide: the config refuses
-    that (model/rules.py), so the shift refuses it up front."""
+    that (model/config/), so the shift refuses it up front."""
     config = config_of()
     del config["clusters"]["green"]["applications"]["orders"]["image_tag"]
     path = write_project(tmp_path, config)

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from model.platform import RESOURCES_FINALIZER
 from model.teardown_plan import TeardownPlan
-from model.workloads import RESOURCES_FINALIZER
 from tests.support.emulated_aws import PROJECT, REGION, ZONE_NAME, Emulated, FakeClock, cluster, teardown_plan_of
 from tests.support.fake_kubernetes import FakeKubernetes
 from tools.aws import Aws

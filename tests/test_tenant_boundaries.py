@@ -11,8 +11,7 @@ import pytest
 from model.argocd_access import PARENT_PROJECT, PLATFORM_PROJECT
 from model.bootstrap import IN_CLUSTER
 from model.external_secrets import STORE, manifests, materialised
-from model.platform import COMPONENTS
-from model.workloads import ARGOCD_NAMESPACE
+from model.platform import ARGOCD_NAMESPACE, COMPONENTS
 from tests.support.argocd_projects import namespaced_kind_permitted, resource_refusals
 from tests.support.charts import Chain, build_chain, by_kind
 from tests.support.configs import EXAMPLE_COLOURS, validated

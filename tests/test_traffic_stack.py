@@ -10,8 +10,7 @@ import re
 import pytest
 from cdktf import Testing
 
-from model.applications import applications, preview_hostname, public_hostname
-from model.config import APPLICATION_PATTERN, Config
+from model.config import APPLICATION_PATTERN, Config, applications, preview_hostname, public_hostname
 from model.routes import SET_IDENTIFIER, TRAFFIC_CONSTRUCT_IDS, WEIGHTS_DESCRIPTION, target_group_name
 from tests.support.configs import VARIANT, example, validated
 from tests.support.synth import Synthesized
@@ -85,7 +84,7 @@ def test_a_target_group_per_application_and_colour_tagged_with_both(app: Synthes
             assert group["name"] == target_group_name(config.project, a.name, colour)
             assert len(group["name"]) <= 32
             assert (group["target_type"], group["protocol"], group["vpc_id"]) == ("ip", "HTTP", f"${{{COMMON}.vpc_id}}")
-            assert group["health_check"]["path"] == a.health_check_path
+            assert group["health_check"]["path"] == a.config.health_check_path
             assert group["tags"] == {"Application": a.name, "Colour": colour, "TargetGroupShape": "HTTP:80:ip"}
 
 

@@ -20,13 +20,11 @@ import jsonschema
 import kubernetes_validate
 import pytest
 
-from model.applications import applications
 from model.bootstrap import MANIFESTS_CHART
-from model.config import DEFAULT_IMAGE_TAG, Config
+from model.config import DEFAULT_IMAGE_TAG, Config, applications
 from model.paths import PROJECT_DIR
-from model.platform import ARGO_CD, CHILDREN, COMPONENTS
+from model.platform import ARGO_CD, ARGOCD_NAMESPACE, CHILDREN, COMPONENTS, PARENT_APPLICATION
 from model.routes import output_key
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.charts import (
     CHARTS,
     Chain,
@@ -211,8 +209,8 @@ def test_every_child_in_its_wave_with_finalizers_and_automated_sync(chains: Chai
     apps = applications(CONFIGS[name])
     children = chains[name, colour].children
     waves = {child: int(app["metadata"]["annotations"][WAVE]) for child, app in children.items()}
-    assert waves == {**{c.name: c.wave for c in CHILDREN}, **{a.name: a.wave for a in apps}}
-    assert max(c.wave for c in CHILDREN if c.wave is not None) < min(a.wave for a in apps)
+    assert waves == {**{c.name: c.wave for c in CHILDREN}, **{a.name: a.config.wave for a in apps}}
+    assert max(c.wave for c in CHILDREN if c.wave is not None) < min(a.config.wave for a in apps)
     for child, app in children.items():
         # The bootstrapped children have none (Argo CD's own, External Secrets Operator): deleting them in the teardown
         # must not take Argo CD, or the credentials it reads, down with them.

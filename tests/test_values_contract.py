@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from helm_python import HelmRenderError
 
-from model.values import BLUE_GREEN, CONTRACT_VERSION
+from model.config import BLUE_GREEN
+from model.values import CONTRACT_VERSION
 from tests.support.charts import CHARTS, Chain, build_chain, render
 from tests.support.configs import EXAMPLE_COLOURS, SAMPLE_APP
 from tests.support.synth import Synthesized

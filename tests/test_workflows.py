@@ -352,7 +352,7 @@ def test_every_role_is_assumed_where_its_trust_admits_it(workflows: dict[str, di
 
 
 def test_the_names_the_ci_scripts_spell_again_are_the_models() -> None:
-    """scripts/ci/stacks.py cannot import model/config.py (pydantic) on the runner's bare python3: its copies stay equal."""
+    """scripts/ci/stacks.py cannot import model/config/ (pydantic) on the runner's bare python3: its copies stay equal."""
     assert (COMMON_STACK, Config().project) == (ci_stacks.COMMON, ci_stacks.DEFAULT_PROJECT)
 
 

@@ -279,7 +279,7 @@ def default_bucket(project: str, account: str, region: str) -> str:
 
 
 def state_block(*, bucket: str, region: str, key_prefix: str) -> dict[str, str]:
-    """The config's `state` setting for the bucket (model/config.py StateConfig)."""
+    """The config's `state` setting for the bucket (model/config/ StateConfig)."""
     return {"backend": "s3", "bucket": bucket, "region": region, "key_prefix": key_prefix}
 
 

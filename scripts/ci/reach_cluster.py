@@ -4,7 +4,7 @@ operator command:
 
     python -m scripts.ci.reach_cluster green
 
-DescribeCluster of the colour's cluster (model/config.py, cluster_name): a cluster not created yet passes, saying so
+DescribeCluster of the colour's cluster (model/config/, cluster_name): a cluster not created yet passes, saying so
 (the deploy creates it; on a GitHub-hosted runner with the private endpoint alone it adds that the deploy cannot go on
 to Argo CD from there). Then a TCP connection to its API endpoint and a TLS handshake verified against the cluster's
 own certificate authority, each within a few seconds: a runner outside the networks the endpoint admits waits forever

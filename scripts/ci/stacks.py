@@ -16,7 +16,7 @@ from typing import Any
 from model.paths import PROJECT_DIR
 from model.routes import TRAFFIC_STACK
 
-# model/config.py's COMMON_STACK and Config.project default, spelled again: that module needs pydantic, and the clone
+# model/config/'s COMMON_STACK and Config.project default, spelled again: that module needs pydantic, and the clone
 # check runs on the runner's bare python3 (tests/test_workflows.py holds them equal).
 COMMON = "common"
 DEFAULT_PROJECT = "eks-bg"

@@ -24,7 +24,7 @@ INVENTORY: dict[str, Any] = {
     "health_check_path": "/health",
     "probe": {"path": "/health"},
 }
-SERVING_REVISION = "v2.2.1"  # what a colour with weight names in its own entry (model/rules.py: its whole release)
+SERVING_REVISION = "v2.2.1"  # what a colour with weight names in its own entry (model/config/: its whole release)
 # What the copy's suite runs: the configuration's rules and the generated docs, and what reads the example's roles.
 SUITE = (
     "tests/test_config.py",

@@ -14,8 +14,8 @@ import yaml
 from model.bootstrap import MANIFESTS_CHART, facts_in, parent_application
 from model.config import Config
 from model.paths import PROJECT_DIR
+from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from model.values import cluster_facts
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tests.support.synth import Synthesized
 
 CHARTS = PROJECT_DIR / "argocd"

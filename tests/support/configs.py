@@ -20,7 +20,7 @@ EXAMPLE_FILE = EXAMPLE_CONFIG  # the configuration the project ships: README's d
 
 # The network the suite's configurations let reach the clusters' API, as an operator's would be: a documentation range
 # (RFC 5737 TEST-NET-2), not the shipped placeholder (TEST-NET-3), which synth warns about. A configuration with the
-# public endpoint must name its networks (model/rules.py); one of the suite that says nothing of them names this one.
+# public endpoint must name its networks (model/config/); one of the suite that says nothing of them names this one.
 OPERATORS_NETWORK = "198.51.100.0/24"
 
 
@@ -54,7 +54,7 @@ EXAMPLE_COLOURS = tuple(example().clusters)
 
 
 def release_of(applications: Mapping[str, Any]) -> dict[str, Any]:
-    """What a colour serving beside another names of these applications in its entry (model/rules.py), at each one's
+    """What a colour serving beside another names of these applications in its entry (model/config/), at each one's
     own defaults: its image tag (an application with `image`) and its revision (one from another repository)."""
     named: dict[str, Any] = {}
     for name, app in applications.items():
@@ -74,7 +74,7 @@ PINNED_COMMIT = "ab5ebe726ffff1786bf1da0e6f832ebc527f2827"
 
 
 def named_release(**overrides: Any) -> dict[str, Any]:
-    """Every part of a colour's release, named in its entry as a serving colour's must be (model/rules.py):
+    """Every part of a colour's release, named in its entry as a serving colour's must be (model/config/):
     today's platform defaults, `main`, and the example's applications at their defaults, unless overridden."""
     serving = Config().clusters["blue"].model_dump(mode="json", exclude_unset=True)
     release = {key: serving[key] for key in ("platform", "gitops_revision")}

@@ -67,7 +67,7 @@ def teardown_plan_of(colour: str) -> TeardownPlan:
 def base_config(*, applications: dict[str, Any] | None = None, **clusters: dict[str, Any]) -> dict[str, Any]:
     """A config whose names match this module's: project eks-bg, zone eks.example.com, the sample app at host `app`
     unless applications says otherwise. Each colour names its whole release, as colours that take turns serving do
-    (model/rules.py)."""
+    (model/config/)."""
     apps = SAMPLE_APPLICATIONS if applications is None else applications
     release = named_release(
         applications={name: {"image_tag": app["image"]["tag"]} if "image" in app else {} for name, app in apps.items()}

@@ -52,7 +52,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from model.workloads import PARENT_APPLICATION
+from model.platform import PARENT_APPLICATION
 from scripts.ci.stacks import COMMON, STACK_FILE, STACKS_DIR, TRAFFIC, aws_part
 from scripts.scratch_project import Project
 

@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model.applications import applications, preview_hostname
-from model.config import cluster_name
+from model.config import applications, cluster_name, preview_hostname
 from model.routes import target_group_name
 from scripts.emulator import MotoProcess
 from scripts.rehearse import create_parent_zone, live_weights
@@ -128,7 +127,7 @@ class EmulatedWorld:
         release = config.release(colour)
         for app in applications(config):
             tag = release.applications[app.name].image_tag or ""
-            self.previews.server.answers[preview_hostname(config, app, colour)] = Answer(colour, tag, path=app.probe.path)
+            self.previews.server.answers[preview_hostname(config, app, colour)] = Answer(colour, tag, path=app.config.probe.path)
 
     def colour(self, colour: str) -> Colour:
         config = self.project.settings

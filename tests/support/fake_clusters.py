@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from model.bootstrap import MANIFESTS_CHART
+from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION, SYNC_WAVE_ANNOTATION
 from model.revisions import RevisionError, files_at
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION, SYNC_WAVE_ANNOTATION
 from scripts.emulator import kube_api_settings
 from tests.support.fake_kubernetes import FakeKubernetes, handler
 from tools.kube import TARGET_GROUP_BINDINGS_IN

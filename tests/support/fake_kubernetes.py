@@ -17,7 +17,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
+from model.platform import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
 from tools.kube import (
     APPLICATIONS,
     CLAIMS_IN,

@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from model.applications import applications
-from model.config import COMMON_STACK, Config
+from model.config import COMMON_STACK, Config, applications
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, TrafficOutput, common_outputs
 from model.literal import literal
+from model.platform import PARENT_APPLICATION
 from model.routes import TRAFFIC_STACK, output_key
-from model.workloads import PARENT_APPLICATION
 from scripts.ci.stacks import aws_part
 from scripts.emulator import client
 from tests.support.configs import example_raw, release_of, validated

@@ -40,8 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from model.applications import applications
-from model.config import cluster_name
+from model.config import applications, cluster_name
 from model.paths import PROJECT_DIR
 from scripts.rehearse import live_weights
 from scripts.scratch_project import Run, write_project_file

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TextIO
 
+from model.platform import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
 from model.teardown_plan import FORCE_ENV, PLAN_ENV, TeardownPlan
-from model.workloads import RESOURCES_FINALIZER, SYNC_WAVE_ANNOTATION
 from tools.aws import Aws
 from tools.aws_problems import aws_errors_as
 from tools.cli import exit_status

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from model.config import Config
-from model.platform import Component, RegistryError, load
+from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION, Component, RegistryError, load
 from model.revisions import RevisionError, files_at
 from model.values import cluster_facts
-from model.workloads import ARGOCD_NAMESPACE, PARENT_APPLICATION
 from tools.kube import APPLICATIONS, KubeApi, KubeError
 from tools.readiness.types import Finding
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.applications import applications, preview_hostname
-from model.config import ApplicationProbeConfig, Config, cluster_name
+from model.config import ApplicationProbeConfig, Config, applications, cluster_name, preview_hostname
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ class Target:
                 Probed(
                     app.name,
                     preview_hostname(config, app, colour),
-                    app.probe,
+                    app.config.probe,
                     release.applications[app.name].image_tag,
                     namespace=app.namespace,
                     service=app.service_name,

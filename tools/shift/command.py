@@ -10,11 +10,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import tools.shift
-from model.config import MAX_SHIFT_INTERVAL_SECONDS, MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig
+from model.config import MAX_SHIFT_INTERVAL_SECONDS, MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig, pin_advice
 from model.loading import ConfigError, check_weights, load_config
 from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, followed_revision
-from model.rules import pin_advice
 from tools.aws import Aws, credentials_expire_at
 from tools.aws_problems import aws_problem
 from tools.cli import exit_status
@@ -250,7 +249,7 @@ def _in_place(path: Path, aws: Aws | None, clock: Clock, *, moved: bool = False)
 
 
 def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:
-    """A colour that gains weight must name its whole release in its entry (model/rules.py): the config, with each
+    """A colour that gains weight must name its whole release in its entry (model/config/): the config, with each
     step's weights as its declared ones, must stand, or the shift refuses before its first step."""
     for state in plan:
         try:

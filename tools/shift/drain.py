@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TextIO
 
-from model.applications import applications
-from model.config import MAX_WEIGHT, Config
+from model.config import MAX_WEIGHT, Config, applications
 from tools.aws import Aws
 from tools.aws_problems import aws_errors_as
 from tools.live_routes import (

@@ -12,8 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, NoReturn, TextIO
 
-from model.applications import applications
-from model.config import Config, ShiftConfig
+from model.config import Config, ShiftConfig, applications
 from tools.aws import Aws
 from tools.aws_problems import aws_errors_as
 from tools.clock import MAX_CLOCK_SKEW_SECONDS, POLL_SECONDS, Clock, aws_date
@@ -216,7 +215,7 @@ class Shift:
 
     def _minimums(self) -> dict[str, int]:
         return {
-            app.name: self.settings.min_requests if app.min_requests is None else app.min_requests
+            app.name: self.settings.min_requests if app.config.min_requests is None else app.config.min_requests
             for app in applications(self.config)
         }
 
