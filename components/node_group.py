@@ -31,8 +31,7 @@ ROOT_DEVICE = "/dev/xvda"  # Amazon Linux 2023 EKS AMIs
 # The group's arguments EKS cannot change in place that come from the config (ForceNew in hashicorp/aws 5.100.0,
 # internal/service/eks/node_group.go): a change of one replaces the group. Its other ForceNew arguments (cluster,
 # name prefix, role, subnets, launch template id) are fixed per colour; the disk is the launch template's, whose new
-# version rolls the nodes in place like an AMI release.
-REPLACING_KEYS = ("instance_types", "ami_type", "capacity_type")
+# version rolls the nodes in place like an AMI release. Those from the config: instance_types, ami_type, capacity_type.
 
 
 class NodeGroup(Construct):
@@ -109,7 +108,7 @@ class NodeGroup(Construct):
             lifecycle=TerraformResourceLifecycle(
                 # The autoscaler (or an operator) owns desired_size once the group runs.
                 ignore_changes=["scaling_config[0].desired_size"],
-                # A replacement (REPLACING_KEYS) brings the new nodes up before the old go: node_group_name_prefix
+                # A replacement (one of those keys changed) brings the new nodes up before the old go: node_group_name_prefix
                 # gives the new group a name of its own. Terraform applies create_before_destroy to what the group
                 # depends on too, which matters only for a dependency that is itself replaced: the role, its
                 # attachments, the launch template and the add-ons have fixed names and arguments per colour, and

@@ -37,7 +37,7 @@ class TrafficOperatorAccess(Construct):
         needs to write into the cluster (its own admin access) and Argo CD's namespace; on destroy the Role and its
         binding go first, while that access still stands."""
         super().__init__(scope, id_)
-        self.access_entry = EksAccessEntry(
+        EksAccessEntry(
             self,
             "entry",
             cluster_name=cluster_name,

@@ -32,7 +32,6 @@ class TrafficWeights(Construct):
             lifecycle={"ignore_changes": ["insecure_value", "description"]},
         )
         self._live = parameter.insecure_value
-        self.parameter_arn = parameter.arn
         # The live weights by colour as a Terraform expression (no `${}`), for conditions that embed it. The parameter's
         # value is ignore_changes: at plan it is what AWS holds (the last shift's), or the seed when first created.
         self.live = f"jsondecode({parameter.fqn}.insecure_value)"

@@ -80,4 +80,3 @@ class WebAcl(Construct):
             self, "logs", name=f"{LOG_GROUP_PREFIX}{name}", retention_in_days=log_retention_days, kms_key_id=kms_key_arn
         )
         Wafv2WebAclLoggingConfiguration(self, "logging", resource_arn=acl.arn, log_destination_configs=[group.arn])
-        self.web_acl_arn = acl.arn

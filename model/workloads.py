@@ -80,5 +80,3 @@ EBS_CSI = Workload(
 )
 # EKS add-ons that assume one of common's roles through their own association, by add-on name.
 ADDON_ROLES = (VPC_CNI, EBS_CSI)
-# The platform's Pod Identity roles in common (the applications' come from the configuration: model.config.shared_roles).
-PLATFORM_ROLES = (*WORKLOADS, *ADDON_ROLES)

@@ -73,9 +73,8 @@ def test_retire_without_credentials_says_log_in_and_exits_2(project: Path, tmp_p
     no_traceback(done.stdout + done.stderr)
 
 
-def test_shift_without_credentials_is_refused_before_any_weight_moves(
-    project: Path, no_aws_credentials: None, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.mark.usefixtures("no_aws_credentials")
+def test_shift_without_credentials_is_refused_before_any_weight_moves(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = project.read_text()
     assert shift(["--to", "green", "--config", str(project)]) == 2
     printed = capsys.readouterr()

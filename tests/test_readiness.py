@@ -530,9 +530,8 @@ def test_the_command_refuses_an_unknown_colour_and_a_denied_cluster_read_in_one_
     assert "Traceback" not in err
 
 
-def test_the_command_without_credentials_says_log_in(
-    world: World, no_aws_credentials: None, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.mark.usefixtures("no_aws_credentials")
+def test_the_command_without_credentials_says_log_in(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["green", "--config", str(world.path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("refused: no usable AWS credentials (Unable to locate credentials): log in")

@@ -360,8 +360,9 @@ def stopped_at(world: World, weight: int, *, twice: bool = False) -> None:
 
 
 @pytest.mark.parametrize("twice", [False, True], ids=["once", "again during the roll-back"])
+@pytest.mark.usefixtures("stops_handled")
 def test_a_sigterm_mid_step_rolls_the_step_back_releases_the_lock_and_says_what_is_in_place(
-    shift_in: ShiftIn, deployed: Emulated, stops_handled: None, twice: bool
+    shift_in: ShiftIn, deployed: Emulated, twice: bool
 ) -> None:
     """A cancelled CI run's SIGTERM while step 2 (green 40) is watched: the step is rolled back to step 1's weights in
     the parameter and every rule, the lock is released, and the one line says so. A second signal while the roll-back
@@ -377,8 +378,9 @@ def test_a_sigterm_mid_step_rolls_the_step_back_releases_the_lock_and_says_what_
     assert noted() == (["SIGTERM"] if twice else [])
 
 
+@pytest.mark.usefixtures("stops_handled")
 def test_a_sigterm_before_any_weight_moved_says_what_is_in_place_and_takes_no_lock(
-    tmp_path: Path, deployed: Emulated, stops_handled: None, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, deployed: Emulated, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Stopped while readiness waits (here: while it asks EKS for the cluster): nothing moved, exit 130, one line."""
     path = write_project(tmp_path, config_of())

@@ -33,7 +33,7 @@ def handle_stops() -> None:
         signal.signal(stop, _interrupt)
 
 
-def _interrupt(number: int, frame: FrameType | None) -> None:
+def _interrupt(number: int, _frame: FrameType | None) -> None:
     name = signal.Signals(number).name
     if _deferring:
         _noted.append(name)

@@ -39,11 +39,6 @@ def plan_weights(weights: Mapping[str, int], target: str, step: int) -> list[Wei
     return plan
 
 
-def touched(weights: Mapping[str, int], plan: list[Weights]) -> list[str]:
-    """The colours whose weight some step changes: the ones the shift plans, applies and watches Route53 for."""
-    return [colour for colour in weights if any(state[colour] != weights[colour] for state in plan)]
-
-
 def _spread(amount: int, weights: Mapping[str, int]) -> Weights:
     """Share `amount` out in proportion to `weights` (largest remainder, so it adds up exactly)."""
     held = sum(weights.values())
