@@ -48,7 +48,7 @@ def with_failure_grace(command: str) -> str:
     return f"( {command} ) || {{ status=$?; sleep {FAILURE_GRACE_SECONDS}; exit $status; }}"
 
 
-class Teardown(Construct):
+class DestroyHook(Construct):
     def __init__(self, scope: Construct, id: str, *, plan: TeardownPlan, after: Sequence[ITerraformDependable]) -> None:
         """after: every other resource of the stack; all of them are destroyed after the hook has run."""
         super().__init__(scope, id)

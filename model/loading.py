@@ -2,9 +2,9 @@
 project ships `config.json`: the cdktf CLI never parses it, so a mistake there is the app's to report).
 
 `load_config` reports every problem at once, before any stack is built, each naming the key, the
-bad value and what is allowed; `write_weights` changes only the weights, validated first, atomically;
-`write_colour` one colour's settings, `write_state` the state setting, the rest of the file byte for byte;
-`check_weights` and `check_state` refuse what those would, writing nothing.
+bad value and what is allowed; `write_colour` writes one colour's settings, `write_state` the state setting, the
+rest of the file byte for byte; `check_weights` refuses weights the configuration would refuse and `check_state` what
+`write_state` would, writing nothing.
 """
 
 from __future__ import annotations
@@ -68,18 +68,8 @@ def _state_beside(config: Config, project_dir: Path) -> Config:
     return config.model_copy(update={"state": config.state.model_copy(update={"directory": str(state_dir)})})
 
 
-def write_weights(path: Path, weights: Mapping[str, int]) -> None:
-    """Set `clusters.<colour>.weight` where the config lives (cdktf.json or the file it names), keeping
-    everything else. The result is validated first and replaces the file atomically: a refused
-    or interrupted write leaves the previous config intact."""
-    target, raw = _with_weights(path, weights)
-    scratch = target.with_name(f".{target.name}.tmp")
-    scratch.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
-    scratch.replace(target)
-
-
 def check_weights(path: Path, weights: Mapping[str, int]) -> None:
-    """Refuse (ConfigError) what `write_weights` would refuse, writing nothing."""
+    """Refuse (ConfigError) these weights where the configuration would (its rules on weights), writing nothing."""
     _with_weights(path, weights)
 
 

@@ -17,7 +17,7 @@ from components.addons import Addons, UnpinnedDefaults
 from components.bootstrapped_chart import BootstrappedChart
 from components.cluster_admins import ClusterAdmins
 from components.control_plane import ControlPlane
-from components.destroy_hook import Teardown
+from components.destroy_hook import DestroyHook
 from components.kube_providers import KubeProviders
 from components.live_weight import LiveWeight
 from components.load_balancer_access import LoadBalancerAccess
@@ -221,7 +221,7 @@ class ClusterStack(TerraformStack):
             )
         # Last: on destroy it runs first (apps, load balancer, records), and nothing else goes if it fails.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
-        Teardown(self, "teardown", plan=teardown_plan(config, colour), after=everything)
+        DestroyHook(self, "teardown", plan=teardown_plan(config, colour), after=everything)
 
     def _public_access_cidrs(self, config: Config) -> Sequence[str]:
         """Who may reach the public endpoint. With the private endpoint off, nodes reach the public one from

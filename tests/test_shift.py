@@ -43,7 +43,7 @@ from tools.aws import Aws
 from tools.kube import KubeError
 from tools.live_routes import read_routes, write_rules
 from tools.readiness import Readiness, release
-from tools.shift import LockLostError, ShiftError, UnsafeShiftError
+from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
 from tools.shift.command import main, planned_seconds
 from tools.shift.run import Shift, live
 from tools.signals import STOPPING, handle_stops, noted
@@ -467,7 +467,7 @@ def test_a_drain_that_breaks_the_lock_of_a_running_shift_stops_it_without_anothe
     written over the drain."""
     shift, world, _ = shift_in(deployed, step=20)
     world.drained_at = 40
-    with pytest.raises(LockLostError) as stopped:
+    with pytest.raises(ShiftLockLostError) as stopped:
         shift.run("green")
     assert str(stopped.value).startswith("step 2/5  blue 60  green 40: (every application): too little traffic")
     assert str(stopped.value).endswith(
@@ -492,7 +492,7 @@ def test_a_drain_during_the_shifts_slow_rule_write_stands(shift_in: ShiftIn, dep
 
     deployed.elbv2.meta.events.register("before-call.elastic-load-balancing-v2.ModifyRule", slow, unique_id="slow")
     try:
-        with pytest.raises(LockLostError, match=r"the traffic lock is no longer this run's"):
+        with pytest.raises(ShiftLockLostError, match=r"the traffic lock is no longer this run's"):
             shift.run("green")
     finally:
         deployed.elbv2.meta.events.unregister("before-call.elastic-load-balancing-v2.ModifyRule", unique_id="slow")

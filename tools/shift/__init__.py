@@ -35,6 +35,6 @@ class ShiftError(Exception):
     """A step failed; the message says why and which weights are in place."""
 
 
-class LockLostError(ShiftError, traffic_lock.LockLostError):
+class ShiftLockLostError(ShiftError, traffic_lock.LockLostError):
     """Someone took the traffic lock from a running shift (a drain with --break-lock): it stopped and wrote nothing
     more, not even a roll-back, so the weights are the new holder's."""

@@ -25,7 +25,7 @@ from tools.live_routes import (
     write_rules,
     write_weights,
 )
-from tools.shift import LockLostError, ShiftError, UnsafeShiftError
+from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
 from tools.shift.plan import describe
 from tools.shift.run import off_weights, refuse_unroutable, unhealthy_groups
 from tools.signals import deferred
@@ -56,7 +56,7 @@ class Drain:
             self._say(f"weights parameter: {describe(before) or 'unreadable'} -> {describe(after)}")
             return
         writers = {"elbv2": self.aws.elbv2, "ssm": self.aws.ssm}
-        with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=LockLostError):
+        with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=ShiftLockLostError):
             routes, before, after = self._plan(target)
             self._move(routes, before, after)
             if self.lock.broke is not None:
@@ -133,7 +133,7 @@ class Drain:
             with aws_errors_as(ShiftError), deferred():
                 calls = self._write(routes, after)
                 wrong = off_weights(read_routes(self.aws.elbv2, self.config.project), after)
-        except LockLostError:
+        except ShiftLockLostError:
             raise  # another run broke this drain's lock: what stands is its to say
         except ShiftError as err:
             raise ShiftError(f"{err}; the weights parameter says {describe(after)}: run the same command again") from None

@@ -27,7 +27,7 @@ from tools.live_routes import (
     write_weights,
 )
 from tools.readiness import Readiness, missing
-from tools.shift import LockLostError, ShiftError, UnsafeShiftError
+from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics
 from tools.shift.plan import describe, plan_weights
@@ -61,7 +61,7 @@ class Shift:
             return
         waiting, checks = self.clock, self.readiness
         writers = {"elbv2": self.aws.elbv2, "ssm": self.aws.ssm}
-        with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=LockLostError):
+        with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=ShiftLockLostError):
             # Its lease renewed while it waits: on the gate's windows and on readiness's waits (an insights refresh, the
             # preview probe), which can outlast the lease as well.
             self.clock = self.lock.renewing(waiting)
@@ -106,7 +106,7 @@ class Shift:
         started = self.clock.now()
         try:
             calls = self._apply(state, routes)
-        except LockLostError:
+        except ShiftLockLostError:
             raise
         except ShiftError as err:
             self._roll_back(previous, routes, f"{label}: {err}")
@@ -177,12 +177,12 @@ class Shift:
         return stickiness_config(self.config.traffic.stickiness_seconds)
 
     def _still_locked(self, state: Weights) -> None:
-        """The lock is still this run's, or LockLostError: a drain broke it to move the traffic itself. (Each write is
+        """The lock is still this run's, or ShiftLockLostError: a drain broke it to move the traffic itself. (Each write is
         fenced again as it is sent: TrafficLock.fenced.)"""
         try:
-            self.lock.fence(LockLostError)
-        except LockLostError as err:
-            raise LockLostError(f"{err}: this shift stopped before writing {describe(state)}") from None
+            self.lock.fence(ShiftLockLostError)
+        except ShiftLockLostError as err:
+            raise ShiftLockLostError(f"{err}: this shift stopped before writing {describe(state)}") from None
 
     def _wait_in_effect(self, state: Weights) -> None:
         deadline = self.clock.now() + timedelta(seconds=IN_EFFECT_SECONDS)
@@ -224,8 +224,8 @@ class Shift:
         try:
             with deferred():  # a second stop (a cancelled run's SIGTERM after its SIGINT) waits for the roll-back
                 self._apply(previous, routes)
-        except LockLostError as err:
-            raise LockLostError(f"{reason}; not rolled back: {err}") from None
+        except ShiftLockLostError as err:
+            raise ShiftLockLostError(f"{reason}; not rolled back: {err}") from None
         except ShiftError as err:
             raise ShiftError(
                 f"{reason}; the roll-back to {describe(previous)} failed too: {err}. Move the traffic with "
