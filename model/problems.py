@@ -117,6 +117,10 @@ def dotted(loc: Loc) -> str:
 
 # Settings of an earlier release that moved or went: their key, with `*` for a colour, and what to do instead.
 _AS_DATA = " (docs/upgrading.md: applications as data)"
+_CONTRACT_1_GONE = (
+    "contract 1 is no longer written: retire that colour with the release before this one (docs/upgrading.md: "
+    "applications as data, traffic outside the clusters) first"
+)
 RETIRED = {
     "dns.app_host": "the sample app's host is now an application's: applications.<name>.host" + _AS_DATA,
     "app": "the sample app is now an application (applications.<name>): app.image_tag is applications.<name>.image.tag; "
@@ -126,6 +130,9 @@ RETIRED = {
     "image.repository": "an application's ECR repository is applications.<name>.image.repository" + _AS_DATA,
     "traffic.shift.dns_timeout_seconds": "the shift no longer waits for DNS: it changes the shared load balancer's "
     "rules, which it reads back within seconds; remove the key (docs/upgrading.md: moving to the shared load balancer)",
+    "clusters.*.legacy_application": _CONTRACT_1_GONE,
+    "traffic.record_ttl": "it was the TTL of the records a colour with legacy_application had its ExternalDNS write: "
+    "remove the key; " + _CONTRACT_1_GONE,
 }
 
 
