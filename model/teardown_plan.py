@@ -13,15 +13,11 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 from model.config import Config, cluster_name
+from model.migrations.retired_plan_keys import RETIRED_KEYS  # of plans earlier releases made: model/migrations/
 from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION
 
 PLAN_ENV = "TEARDOWN_PLAN"  # the destroy provisioner hands the plan to tools.teardown in this variable
 FORCE_ENV = "BLUEGREEN_FORCE_DESTROY"  # "1": tear down a colour that still has weight
-
-# Keys of plans made by earlier releases, which a colour deployed then still carries in its Terraform state (what a
-# destroy hands the hook): ignored. Before the live weights were the only word on serving, a plan carried the config's
-# weight too ("weight").
-RETIRED_KEYS = frozenset({"weight"})
 
 
 @dataclass(frozen=True)
