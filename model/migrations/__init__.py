@@ -56,9 +56,6 @@ class Migration:
 
 
 # The releases, each dated once.
-COMPONENT_REGISTRY = Release(
-    (), "02ea3ef", dt.date(2026, 11, 23), "one registry of platform components: shared roles named after their component"
-)
 APPLICATIONS_AS_DATA = Release(
     ("#29", "#30"),
     "d846523",
