@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from model.admission import admission_cluster_resources
-from model.argocd_access import DEFAULT_PROJECT, PARENT_PROJECT
+from model.argocd_access import PARENT_PROJECT
 from model.external_secrets import EXTERNAL_SECRETS
 from model.paths import PROJECT_DIR
 from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION, RESOURCES_FINALIZER
@@ -47,12 +47,9 @@ ARGO_CD_SELF_MANAGED = ["values", "version", "max_history"]
 HELM_MAX_HISTORY = 5
 
 
-def bootstrap_manifests(facts: dict[str, Any], *, own_project: bool = True) -> list[dict[str, Any]]:
-    """What bootstrap/manifests applies: the parent's project, then the parent. own_project False: the parent stays in
-    Argo CD's `default` project (a colour whose revision predates the projects, model/legacy_facts.py)."""
-    if not own_project:
-        return [parent_application(facts, project=DEFAULT_PROJECT)]
-    return [parent_project(facts), parent_application(facts, project=PARENT_PROJECT)]
+def bootstrap_manifests(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """What bootstrap/manifests applies: the parent's project, then the parent."""
+    return [parent_project(facts), parent_application(facts)]
 
 
 def parent_project(facts: dict[str, Any]) -> dict[str, Any]:
@@ -86,7 +83,7 @@ def parent_project(facts: dict[str, Any]) -> dict[str, Any]:
 APPLY_OUT_OF_SYNC_ONLY = "ApplyOutOfSyncOnly=true"
 
 
-def parent_application(facts: dict[str, Any], *, project: str = PARENT_PROJECT) -> dict[str, Any]:
+def parent_application(facts: dict[str, Any]) -> dict[str, Any]:
     """The App of Apps: argocd/apps at the colour's revision (facts["git"]), handed the facts unchanged."""
     git = facts["git"]
     return {
@@ -99,7 +96,7 @@ def parent_application(facts: dict[str, Any], *, project: str = PARENT_PROJECT) 
             "finalizers": [RESOURCES_FINALIZER],
         },
         "spec": {
-            "project": project,
+            "project": PARENT_PROJECT,
             "source": {
                 "repoURL": git["repoURL"],
                 "targetRevision": git["targetRevision"],

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, Tag, ValidationError
 
+from model.migrations.retired_settings import RETIRED  # settings of earlier releases: model/migrations/
+
 _KINDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 _NOUNS = {bool: "boolean", int: "integer", float: "number", str: "string"}
 _SEGMENT = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
@@ -115,21 +117,8 @@ def dotted(loc: Loc) -> str:
     return key
 
 
-# Settings of an earlier release that moved or went: their key, with `*` for a colour, and what to do instead.
-_AS_DATA = " (docs/upgrading.md: applications as data)"
-RETIRED = {
-    "dns.app_host": "the sample app's host is now an application's: applications.<name>.host" + _AS_DATA,
-    "app": "the sample app is now an application (applications.<name>): app.image_tag is applications.<name>.image.tag; "
-    "app.delivery is gone (Argo CD delivers every application)" + _AS_DATA,
-    "clusters.*.image_tag": "a colour's image tag is now per application: clusters.<colour>.applications.<name>.image_tag"
-    + _AS_DATA,
-    "image.repository": "an application's ECR repository is applications.<name>.image.repository" + _AS_DATA,
-    "traffic.shift.dns_timeout_seconds": "the shift no longer waits for DNS: it changes the shared load balancer's "
-    "rules, which it reads back within seconds; remove the key (docs/upgrading.md: moving to the shared load balancer)",
-}
-
-
 def _retired(loc: Loc) -> str | None:
+    """What to do instead of a setting an earlier release had (model/migrations/retired_settings.py)."""
     key = dotted(loc)
     for pattern, moved in RETIRED.items():
         if re.fullmatch(re.escape(pattern).replace(r"\*", "[^.]+"), key):

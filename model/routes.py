@@ -43,9 +43,10 @@ PUBLIC, PREVIEW = "public", "preview"
 # The shared load balancer's answer (404, text/plain) to a request no rule takes: a host nobody configured, or a preview
 # host asked from outside its networks (model/preview_access.py). Readiness recognises it by this text.
 NOT_FOUND = "no application answers at this host"
-# The records of the public and preview hosts are weighted members with this set identifier: so they stand beside
-# the weighted records a colour's ExternalDNS wrote before this design (a migration: docs/upgrading.md), and alone
-# once those are gone. Route53 answers a lone weighted member at any weight.
+# The records of the public and preview hosts are weighted members with this set identifier. They were made so to stand
+# beside the weighted records colours wrote before this design (#30); Route53 answers a lone weighted member at any
+# weight, and a record's routing policy cannot change in place (a new one replaces it, a moment with no answer for the
+# host), so they stay weighted (`traffic.record_weight`).
 SET_IDENTIFIER = "shared-load-balancer"
 # Listener rule priorities: 1-50000 (Elastic Load Balancing, CreateRule); the hosts do not overlap, so any distinct
 # numbers do. Each is derived from its host name, so adding or removing an application moves no other rule.

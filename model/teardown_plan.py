@@ -13,17 +13,11 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 from model.config import Config, cluster_name
+from model.migrations.retired_plan_keys import RETIRED_KEYS  # of plans earlier releases made: model/migrations/
 from model.platform import ARGOCD_NAMESPACE, PARENT_APPLICATION
 
 PLAN_ENV = "TEARDOWN_PLAN"  # the destroy provisioner hands the plan to tools.teardown in this variable
 FORCE_ENV = "BLUEGREEN_FORCE_DESTROY"  # "1": tear down a colour that still has weight
-
-# Keys of plans made by earlier releases: before the teardown read the applications from the cluster, and before
-# applications were data behind the shared load balancer (one sample app's host, and its namespace when Terraform
-# installed it). A colour deployed then still carries them in its Terraform state, which is what a destroy hands the
-# hook: they are ignored.
-# Before the live weights were the only word on serving, a plan carried the config's weight too ("weight").
-RETIRED_KEYS = frozenset({"workload_applications", "controller_applications", "hostname", "ingress_namespaces", "weight"})
 
 
 @dataclass(frozen=True)
@@ -35,9 +29,7 @@ class TeardownPlan:
     argocd_namespace: str
     parent_application: str  # the App of Apps: it must stop re-creating what the teardown deletes
     timeout_seconds: int
-    # The shared load balancer's live weights and target groups are found by it (model/routes.py). A plan of an
-    # earlier release has none: its colour ran before the shared load balancer, and only its own records count.
-    project: str = ""
+    project: str  # the shared load balancer's live weights and target groups are found by it (model/routes.py)
 
     def to_json(self) -> dict[str, Any]:
         """As JSON has it (lists, not tuples): what Terraform stores and jsii passes."""

@@ -30,7 +30,6 @@ from model.config import COMMON_STACK, ClusterConfig, Config, application_worklo
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.eks_addons import AFTER_NODES, BEFORE_NODES
 from model.external_secrets import EXTERNAL_SECRETS, manifests, materialised
-from model.legacy_facts import binding, legacy_facts
 from model.literal import literals
 from model.platform import ARGO_CD, ARGOCD_NAMESPACE, PARENT_APPLICATION
 from model.routes import TRAFFIC_STACK, output_key, weights_parameter
@@ -182,34 +181,18 @@ class ClusterStack(TerraformStack):
         def target_group(app: str) -> str:
             return traffic.string_at(TrafficOutput.TARGET_GROUPS, output_key(colour), output_key(app))
 
-        legacy = cluster.legacy_application
-        if legacy is None:
-            facts = cluster_facts(config=config, colour=colour, common=self.common, target_group=target_group)
-        else:  # its revision's charts read values contract 1 (model/legacy_facts.py)
-            facts = legacy_facts(config=config, colour=colour, common=self.common)
+        facts = cluster_facts(config=config, colour=colour, common=self.common, target_group=target_group)
         # The parent Application: argocd/apps at the colour's revision, the facts as its values. Everything
         # else in the cluster Argo CD installs from Git at that revision (model/bootstrap.py).
-        root = LocalChart(
+        LocalChart(
             self,
             PARENT_APPLICATION,
             chart=MANIFESTS_CHART,
             release_name=PARENT_APPLICATION,
             namespace=ARGOCD_NAMESPACE,
-            values={"manifests": bootstrap_manifests(facts, own_project=legacy is None)},
+            values={"manifests": bootstrap_manifests(facts)},
             depends_on=[*bootstrapped, *platform, *identities.associations, access.rule],
         )
-        if legacy is not None:
-            # Its charts make no TargetGroupBinding: Terraform applies the one that puts its pods behind its target
-            # group of the shared load balancer (the CRD and the application's namespace exist: its revision made them).
-            LocalChart(
-                self,
-                "legacy-binding",
-                chart=MANIFESTS_CHART,
-                release_name="legacy-binding",
-                namespace=ARGOCD_NAMESPACE,
-                values={"manifests": [binding(config, colour, target_group(legacy))]},
-                depends_on=[root.release],
-            )
         if config.eks.traffic_operator_role_arn is not None:
             # The gated shift's readiness, as the traffic operator, reads Argo CD's Applications and nothing else.
             TrafficOperatorAccess(

@@ -36,39 +36,15 @@ from model.config import (
 from model.contract import CommonOutput, common_outputs
 from model.external_secrets import materialised, secret_arns
 from model.literal import literal
+from model.migrations.state_moves import (  # the common-state-moves migration (model/migrations/)
+    FORMER_APPLICATION_ROLE,
+    FORMER_IMAGE_BUILD,
+    FORMER_IMAGE_REPOSITORY,
+    FORMER_PLATFORM_ADDRESSES,
+)
 from model.routes import TRAFFIC_STACK
 from policies.boundary import policy_arn
 from stacks.base import configure_stack
-
-# Before the component registry named every shared role after its component, two roles had other construct ids.
-# Terraform moves their state to the new addresses (moved blocks) instead of replacing roles that running pods
-# assume. Before applications were data, common made one image repository and its build project, for the one
-# application it knew. Such state moves to the first application with a policy (its role) and the first with an image
-# (its repository and build): in a configuration upgraded as docs/upgrading.md says, the application that took the
-# former one's place. Remove once every deployment has applied common with them.
-FORMER_PLATFORM_ADDRESSES = {
-    "aws-load-balancer-controller": {
-        "role": "aws_iam_role.lbc-role_F0F36708",
-        "policy": "aws_iam_policy.lbc-role_policy_EA9D2542",
-        "attachment": "aws_iam_role_policy_attachment.lbc-role_attachment_39CCB8BD",
-    },
-}
-FORMER_APPLICATION_ROLE = {
-    "role": "aws_iam_role.app-role_42B844E6",
-    "policy": "aws_iam_policy.app-role_policy_547F7C8A",
-    "attachment": "aws_iam_role_policy_attachment.app-role_attachment_B3DECB32",
-}
-FORMER_IMAGE_REPOSITORY = {
-    "repo": "aws_ecr_repository.image_repo_5A10A6C5",
-    "lifecycle": "aws_ecr_lifecycle_policy.image_lifecycle_FE8AA4C1",
-}
-FORMER_IMAGE_BUILD = {
-    "logs": "aws_cloudwatch_log_group.image-build_logs_8FA068C3",
-    "role": "aws_iam_role.image-build_role_7E9C5ED9",
-    "policy": "aws_iam_role_policy.image-build_policy_01805513",
-    "project": "aws_codebuild_project.image-build_project_EACDA54E",
-}
-
 
 # What a colour uses of common, for the deletion guard's refusal.
 COMMON_USES = "its subnets, NAT gateways and Pod Identity roles"

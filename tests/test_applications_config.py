@@ -547,6 +547,13 @@ def test_warns_while_an_application_runs_the_default_image_tag_naming_the_colour
 MOVED = "(docs/upgrading.md: applications as data)"
 
 
+# Written out here, not imported: the message a deployment from before #29/#30 meets, as docs/upgrading.md promises it.
+CONTRACT_1_GONE = (
+    "contract 1 is no longer written: retire that colour with the release before this one (docs/upgrading.md: "
+    "applications as data, traffic outside the clusters) first"
+)
+
+
 @pytest.mark.parametrize(
     ("raw", "problem"),
     [
@@ -575,8 +582,25 @@ MOVED = "(docs/upgrading.md: applications as data)"
             'image.repository: "eks-bg/sample-app" is not allowed; an application\'s ECR repository is '
             "applications.<name>.image.repository " + MOVED,
         ),
+        (
+            {"clusters": {"blue": {"kubernetes_version": "1.35", "weight": 100, "legacy_application": "sample-app"}}},
+            'clusters.blue.legacy_application: "sample-app" is not allowed; ' + CONTRACT_1_GONE,
+        ),
+        (
+            {"traffic": {"record_ttl": 60}},
+            "traffic.record_ttl: 60 is not allowed; it was the TTL of the records a colour with legacy_application had "
+            "its ExternalDNS write: remove the key; " + CONTRACT_1_GONE,
+        ),
     ],
-    ids=["dns.app_host", "app.image_tag", "app.delivery", "clusters.colour.image_tag", "image.repository"],
+    ids=[
+        "dns.app_host",
+        "app.image_tag",
+        "app.delivery",
+        "clusters.colour.image_tag",
+        "image.repository",
+        "clusters.colour.legacy_application",
+        "traffic.record_ttl",
+    ],
 )
 def test_fails_on_a_retired_key_saying_where_it_moved(raw: dict[str, Any], problem: str) -> None:
     assert one_problem(raw) == problem

@@ -70,7 +70,15 @@ def create_cluster(eks: Any, name: str, subnet: str) -> None:
 def guard_input(vpc_id: str, **overrides: Any) -> str:
     """The guard's input, as its provisioner hands it over (jsonencode(self.input))."""
     return json.dumps(
-        {"protected": False, "message": "deletion_protection is on: ...", "vpc_id": vpc_id, "region": REGION, "project": PROJECT}
+        {
+            "protected": False,
+            "message": "deletion_protection is on: ...",
+            "vpc_id": vpc_id,
+            "region": REGION,
+            "project": PROJECT,
+            "stack": "common",
+            "uses": "its subnets, NAT gateways and Pod Identity roles",
+        }
         | overrides
     )
 
@@ -164,7 +172,7 @@ def test_without_the_vpc_it_refuses_and_says_to_deploy_common_first(monkeypatch:
     assert err.startswith("common_guard: cannot check common's VPC for clusters: ")
     assert err.endswith("nothing was destroyed\n")
     if value and value.startswith("{"):  # a guard deployed before it checked clusters
-        assert "has no vpc_id, region, project: run `cdktf deploy common`" in err
+        assert "has no vpc_id, region, project, stack, uses: run `cdktf deploy common`" in err
 
 
 # --- Terraform runs the guard ------------------------------------------------------------------------------------

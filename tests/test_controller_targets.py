@@ -78,7 +78,8 @@ def shared_groups(app: Synthesized) -> list[Group]:
 
 
 def made_groups(config: Config) -> list[Group]:
-    """A group each colour's controller makes for an Ingress (a colour with `legacy_application`): a name of its own
+    """A group each colour's controller makes for an Ingress (a colour at a revision from before #30; the policy still
+    allows it: model/migrations, lbc-controller-made-groups): a name of its own
     (`k8s-<namespace>-<service>-<hash>`) and its cluster's name in elbv2.k8s.aws/cluster."""
     return [
         Group(group_arn(config.region, f"k8s-sampleap-sampleap-{i:010d}"), {CLUSTER_TAG: cluster_name(config, colour)})

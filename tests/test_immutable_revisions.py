@@ -205,8 +205,7 @@ def test_the_shipped_example_pins_the_serving_colour_to_a_tag(tmp_path: Path) ->
 def test_no_colour_s_facts_carry_a_weight() -> None:
     """Weights live in the traffic stack (the parameter and the load balancer's rules, moved by tools.shift), not in
     the facts the charts read at a colour's revision: a colour whose revision cannot render a newer contract keeps its
-    weight, and the shift moves it all the same (docs/upgrade-runbook.md). Contract 1's legacy facts do carry one, by
-    design (model/legacy_facts.py), for colours from before."""
+    weight, and the shift moves it all the same (docs/upgrade-runbook.md)."""
     config = validated(example_raw())
 
     def keys(value: Any) -> set[str]:

@@ -83,20 +83,6 @@ def test_retire_refuses_a_colour_the_shared_load_balancer_still_sends_traffic_to
     assert runs == [(["destroy", "blue"], {"cwd": path.parent, "env": {FORCE_ENV: "1"}})]
 
 
-def test_retire_refuses_a_colour_whose_own_records_still_have_weight(
-    retire_project: tuple[Path, list[Any]], emulated: Emulated, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A colour deployed before the shared load balancer: its ExternalDNS's weighted record still answers users."""
-    path, runs = retire_project
-    emulated.make_load_balancer("blue")
-    emulated.write_records("blue", 10)
-    assert retire.main(["blue", "--config", str(path)]) == 2
-    assert capsys.readouterr().err.startswith(
-        "refused: blue still has weight 10 in a Route53 record of its own in eks.example.com"
-    )
-    assert runs == []
-
-
 @pytest.mark.parametrize("state", ["absent", "empty"])
 def test_a_colour_that_was_never_deployed_is_not_destroyed(
     retire_project: tuple[Path, list[Any]], capsys: pytest.CaptureFixture[str], state: str

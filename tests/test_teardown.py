@@ -1,5 +1,6 @@
 """`cdktf destroy <colour>` leaves nothing behind: the hook's order and waits against moto (ELBv2, SSM, Route53, EC2,
-EKS) and a fake Kubernetes API, its refusals, and a colour deployed before the shared load balancer."""
+EKS) and a fake Kubernetes API, its refusals, and what a colour's own controllers made outside the shared load
+balancer."""
 
 from __future__ import annotations
 
@@ -25,16 +26,13 @@ from tools.live_routes import read_routes
 from tools.traffic_lock import TrafficLock
 
 PLAN = teardown_plan_of("blue")
-# What a colour deployed before the shared load balancer carries in its state: its own host, no project.
-BEFORE = {**{k: v for k, v in PLAN.to_json().items() if k != "project"}, "hostname": f"app.{ZONE_NAME}", "ingress_namespaces": []}
-LEGACY = TeardownPlan.from_json(json.dumps(BEFORE))
 APPS = {"sample-app": "app", "shop": "shop"}  # application -> host label, in the shared load balancer
 
 # The children blue runs, as argocd/apps renders them: name and sync wave. Argo CD manages itself without the
 # resources finalizer; every other child has it. Written out, not read from the checkout's registry: what the
 # teardown deletes is what the cluster runs.
 RUNNING = {"argo-cd": -2, "aws-load-balancer-controller": -1, "external-dns": 0, "sample-app": 1, "shop": 1}
-# What a colour of the release before ran: the one sample app.
+# A colour running one application whose Ingress its own controllers serve.
 RAN_BEFORE = {"argo-cd": -2, "aws-load-balancer-controller": -1, "external-dns": 0, "sample-app": 1}
 
 
@@ -281,12 +279,13 @@ def test_volumes_that_outlive_the_bounded_wait_are_named(blue: Emulated, argocd:
     assert argocd.binding_names() == ["sample-app/sample-app", "shop/shop"]  # nothing after the claims ran
 
 
-# --- a colour deployed before the shared load balancer: its own ALB and ExternalDNS records --------------------------
+# --- what a colour's own controllers made: a load balancer for an Ingress, ExternalDNS's records ----------------------
 
 
 @pytest.fixture
 def before(emulated: Emulated, argocd: FakeKubernetes) -> Emulated:
-    """blue as the release before made it: its own load balancer and ExternalDNS's weighted records, weight 0."""
+    """blue whose controllers made a load balancer of its own for an Ingress, and ExternalDNS's records of it (weight 0):
+    the teardown waits until they are gone, and the controllers outlive them."""
     runs(
         argocd, {"argo-cd": -2, "aws-load-balancer-controller": -1, "external-dns": 0, "sample-app": 1}, unfinalized=("argo-cd",)
     )
@@ -325,7 +324,7 @@ def test_a_colour_deployed_before_goes_as_it_did_its_load_balancer_and_records_b
     argocd.on_gone["sample-app"] = ingress_finalizer
     external_dns_removes_records_after(before, clock, 60, ingress_gone)
 
-    teardown = teardown_of(before, argocd, clock, plan=LEGACY)
+    teardown = teardown_of(before, argocd, clock)
     teardown.run()
 
     assert argocd.events == [
@@ -372,9 +371,9 @@ def test_retiring_blue_waits_only_for_blues_records_not_for_a_colour_named_blue_
 
     argocd.on_gone["sample-app"] = ingress_finalizer
     external_dns_removes_records_after(before, clock, 60, ingress_gone)
-    teardown_of(before, argocd, clock, plan=LEGACY).run()
+    teardown_of(before, argocd, clock).run()
     assert leftovers(before) == []
-    assert clock.slept < LEGACY.timeout_seconds / 2  # blue's records' 60 s, not the bounded wait's whole timeout
+    assert clock.slept < PLAN.timeout_seconds / 2  # blue's records' 60 s, not the bounded wait's whole timeout
     blue_2 = colour_leftovers(
         route53=before.route53, elbv2=before.elbv2, ec2=before.ec2, zone=before.zone, colour="blue-2", cluster=cluster("blue-2")
     )
@@ -382,29 +381,11 @@ def test_retiring_blue_waits_only_for_blues_records_not_for_a_colour_named_blue_
     assert before.weights() == {"blue-2": 100}
 
 
-def test_a_colour_that_still_has_weight_in_route53_is_not_touched(before: Emulated, argocd: FakeKubernetes) -> None:
-    before.write_records("blue", 30)
-    with pytest.raises(
-        UnsafeTeardownError, match=r"blue still has weight 30 in a Route53 record of its own in eks\.example\.com: shift its"
-    ):
-        teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
-    assert argocd.events == []
-    assert len(leftovers(before)) == 5  # 2 records, load balancer, target group, security group
-
-
-def test_force_takes_down_a_colour_that_still_has_weight(before: Emulated, argocd: FakeKubernetes) -> None:
-    before.write_records("blue", 30)
-    argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
-    teardown_of(before, argocd, FakeClock(), plan=LEGACY, force=True).run()
-    assert leftovers(before) == []
-    assert argocd.application("aws-load-balancer-controller") is None
-
-
 def test_what_outlives_the_bounded_wait_is_named_and_the_controllers_are_kept(before: Emulated, argocd: FakeKubernetes) -> None:
     argocd.on_gone["sample-app"] = lambda: None  # the controller is stuck: the ALB stays
     clock = FakeClock()
     with pytest.raises(TeardownError) as failure:
-        teardown_of(before, argocd, clock, plan=dataclasses.replace(LEGACY, timeout_seconds=120)).run()
+        teardown_of(before, argocd, clock, plan=dataclasses.replace(PLAN, timeout_seconds=120)).run()
     message = str(failure.value)
     assert message.startswith("after 120 s (traffic.teardown_timeout_seconds) still there: Route53 ")
     for part in (
@@ -427,7 +408,7 @@ def test_two_zones_with_the_sub_zones_name_stop_the_destroy_instead_of_hiding_th
     twin = before.route53.create_hosted_zone(Name=ZONE_NAME, CallerReference="twin")["HostedZone"]["Id"]
     try:
         with pytest.raises(TeardownError, match=r"2 public hosted zones are named eks\.example\.com .*nothing of blue"):
-            teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
+            teardown_of(before, argocd, FakeClock()).run()
         assert argocd.events == []
     finally:
         before.route53.delete_hosted_zone(Id=twin)
@@ -455,7 +436,7 @@ def test_the_order_is_the_sync_waves_the_cluster_runs_not_the_checkouts_registry
     seen_at_controller_delete: list[list[str]] = []
     argocd.on_delete["external-dns"] = lambda: seen_at_controller_delete.append(leftovers(before))
 
-    teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
+    teardown_of(before, argocd, FakeClock()).run()
 
     assert argocd.events == [
         'patch app-of-apps {"spec": {"syncPolicy": {"automated": null}}}',
@@ -480,7 +461,7 @@ def test_applications_without_the_resources_finalizer_are_left_and_named(before:
     runs(argocd, {**RAN_BEFORE, "dashboard": 3}, unfinalized=("argo-cd", "dashboard"))
     argocd.add_application("metrics", wave=-3, finalizers=["example.com/other"])  # another finalizer only
     argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
-    teardown = teardown_of(before, argocd, FakeClock(), plan=LEGACY)
+    teardown = teardown_of(before, argocd, FakeClock())
     teardown.run()
     assert [e for e in argocd.events if e.startswith("delete")] == [
         "delete sample-app (Foreground)",
@@ -502,7 +483,7 @@ def test_the_finalizer_with_a_deletion_mode_cascades_too(before: Emulated, argoc
     runs(argocd, RAN_BEFORE, unfinalized=("argo-cd",))
     argocd.add_application("shop", wave=2, finalizers=[f"{RESOURCES_FINALIZER}/background"])
     argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
-    teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
+    teardown_of(before, argocd, FakeClock()).run()
     assert [e for e in argocd.events if e.startswith("delete")][:2] == [
         "delete shop (Foreground)",
         "delete sample-app (Foreground)",
@@ -515,7 +496,7 @@ def test_a_sync_wave_that_is_not_an_integer_stops_the_teardown_before_anything_c
 ) -> None:
     argocd.add_application("cert-manager", wave=value)
     with pytest.raises(TeardownError) as failure:
-        teardown_of(before, argocd, FakeClock(), plan=LEGACY).run()
+        teardown_of(before, argocd, FakeClock()).run()
     assert str(failure.value) == (
         f"application cert-manager: its annotation argocd.argoproj.io/sync-wave is {value!r}, not an integer, so the "
         "order to delete the applications in is unknown. Fix it in the Git revision blue follows, let Argo CD sync it, "
@@ -525,16 +506,22 @@ def test_a_sync_wave_that_is_not_an_integer_stops_the_teardown_before_anything_c
     assert len(leftovers(before)) == 5
 
 
-def test_a_plan_a_colour_was_deployed_with_before_still_runs_it(before: Emulated, argocd: FakeKubernetes) -> None:
-    """Its Terraform state still lists the applications, as the checkout had them, and its one host: what a destroy
-    hands the hook. They are ignored; the cluster says what goes, and without a project nothing of the shared load
-    balancer is its."""
-    old = {**BEFORE, "workload_applications": ["sample-app"], "controller_applications": ["external-dns"]}
+def test_a_plan_a_colour_was_deployed_with_before_still_runs_it(blue: Emulated, argocd: FakeKubernetes) -> None:
+    """A colour deployed before the live weights were the only word on serving carries the config's weight in its
+    plan (model/migrations: teardown-plan-weight): what a destroy hands the hook. It is ignored."""
+    old = {**PLAN.to_json(), "weight": 100}
     plan = TeardownPlan.from_json(json.dumps(old))
-    assert plan == LEGACY
-    assert dataclasses.replace(PLAN, project="") == LEGACY
-    argocd.on_gone["sample-app"] = lambda: before.remove_everything("blue")
-    teardown_of(before, argocd, FakeClock(), plan=plan).run()
+    assert plan == PLAN
+    teardown_of(blue, argocd, FakeClock(), plan=plan).run()
     assert sorted(argocd.application_names()) == ["app-of-apps", "argo-cd"]
     with pytest.raises(ValueError, match="a teardown plan has exactly the keys"):
         TeardownPlan.from_json(json.dumps({**old, "applications": []}))
+
+
+@pytest.mark.parametrize("key", ["project", "hostname"])
+def test_a_plan_of_a_colour_from_before_the_shared_load_balancer_is_refused(key: str) -> None:
+    """Such a colour carried its own host and no project; it is retired with the release before this one
+    (docs/upgrading.md), so a plan like it is no plan of this release's and runs nothing."""
+    old = {k: v for k, v in PLAN.to_json().items() if k != "project"} if key == "project" else {**PLAN.to_json(), key: "app"}
+    with pytest.raises(ValueError, match="a teardown plan has exactly the keys"):
+        TeardownPlan.from_json(json.dumps(old))

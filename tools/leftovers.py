@@ -1,10 +1,6 @@
 """What a colour made outside the shared load balancer, as AWS holds it: the records, load balancers, target groups
-and security groups its own load balancer controller and ExternalDNS made, and the weighted records that carried its
-weight before the shared load balancer did. The teardown waits until they are gone, and counts a record's weight as
-live (tools/hooks/teardown.py); retire finds common's zone with it.
-
-Most of it serves colours deployed before the shared load balancer (contract 1, model/legacy_facts.py): the migrations
-wing takes it over.
+and security groups its own load balancer controller and ExternalDNS made. The teardown waits until they are gone
+(tools/hooks/teardown.py); retire finds common's zone with it.
 """
 
 from __future__ import annotations
@@ -40,16 +36,6 @@ def find_zone(route53: Any, zone_name: str) -> str | None:
 def record_sets(route53: Any, zone: str) -> Iterator[dict[str, Any]]:
     for page in route53.get_paginator("list_resource_record_sets").paginate(HostedZoneId=zone):
         yield from page["ResourceRecordSets"]
-
-
-def record_weight(route53: Any, zone: str | None, colour: str) -> int:
-    """The largest weight of a weighted record with the colour's set identifier: what a colour's ExternalDNS wrote
-    before the shared load balancer carried the weights (0 when there is none, or no zone)."""
-    if zone is None:
-        return 0
-    return max(
-        (int(r["Weight"]) for r in record_sets(route53, zone) if r.get("SetIdentifier") == colour and "Weight" in r), default=0
-    )
 
 
 def colour_leftovers(*, route53: Any, elbv2: Any, ec2: Any, zone: str, colour: str, cluster: str) -> list[str]:

@@ -1,8 +1,8 @@
 """Destroy an old colour once it serves nothing: `python -m tools.retire blue [--force] [--auto-approve]`.
 
 Checks, before the slow part, that the colour was deployed at all (its Terraform state holds
-resources) and has no live weight (the shared load balancer's weights and rules, and any records of its own from
-before it; the configuration's weights are not asked), then runs `cdktf destroy <colour>`. The colour is retired while
+resources) and has no live weight (the shared load balancer's weights and rules; the configuration's weights are not
+asked), then runs `cdktf destroy <colour>`. The colour is retired while
 the configuration still names it; it is removed from the configuration afterwards (the traffic stack then deletes its
 target groups). The stack's own
 teardown hook (tools/hooks/teardown.py) checks again, removes the apps and waits until their targets
@@ -29,12 +29,11 @@ from pathlib import Path
 from model.config import Config
 from model.loading import ConfigError, load_config
 from model.paths import VENV_PYTHON, tools_first
-from model.teardown_plan import FORCE_ENV, TeardownPlan, teardown_plan
+from model.teardown_plan import FORCE_ENV, teardown_plan
 from tools.aws import Aws
 from tools.aws_problems import aws_errors_as
 from tools.cli import exit_status, run_cdktf
 from tools.hooks.teardown import UnsafeTeardownError, check_weight, live_weight
-from tools.leftovers import find_zone
 from tools.signals import handle_stops
 
 
@@ -69,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return
         plan = teardown_plan(config, args.colour)
         if not args.force:
-            check_weight(plan, _live_weight(plan, aws))
+            check_weight(plan, live_weight(aws, plan))
 
     refusal = exit_status(check, refused=(ConfigError, UnsafeTeardownError), failed=())
     if refusal:
@@ -160,14 +159,6 @@ def _unreadable(colour: str, where: str, why: str) -> UnsafeTeardownError:
         f"cannot read {colour}'s Terraform state {where} ({why}): whether it is deployed is unknown, so nothing was "
         "destroyed. Check the `state` settings of the config and access to the state"
     )
-
-
-def _live_weight(plan: TeardownPlan, aws: Aws) -> tuple[int, str]:
-    try:
-        zone = find_zone(aws.route53, plan.zone_name)
-    except LookupError as err:
-        raise UnsafeTeardownError(str(err)) from None
-    return live_weight(aws, plan, zone)
 
 
 if __name__ == "__main__":

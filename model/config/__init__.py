@@ -14,8 +14,7 @@ them; model/rules.py gathers the rules and the warnings.
     argocd.py             `argocd`, its single sign-on one model per kind
     gitops.py             `gitops`
     platform_release.py   `platform` and what each colour runs, resolved
-    clusters.py           `clusters`: each colour's cluster, and the rules of a colour deployed before applications
-                          were data (its `legacy_application`)
+    clusters.py           `clusters`: each colour's cluster
     across.py             the rules that span sections
 
 The names the rest of the tree uses are importable from here.

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from model.config.applications import APPLICATION_PATTERN
 from model.config.checks import check, minor
 from model.config.fields import (
     AS_DICT,
@@ -169,17 +168,6 @@ class ClusterConfig(Section):
         ),
         Shown("`{}`"),
     ] = Field(default_factory=lambda: frozen_mapping({}))
-    legacy_application: Annotated[
-        Annotated[str, Field(pattern=APPLICATION_PATTERN)] | None,
-        Field(
-            description="a colour deployed before applications were data, whose `gitops_revision` still predates them: "
-            "the one application it runs (an `applications` entry of this repository with an image); it keeps its own "
-            "load balancer and ExternalDNS records weighted by `weight`, and Terraform binds its pods into the shared "
-            "load balancer too (docs/upgrading.md: moving to the shared load balancer)"
-        ),
-        Allowed("name an application of `applications`"),
-        Shown("(none)"),
-    ] = None
     support_type: Annotated[
         SupportType,
         Field(
@@ -209,10 +197,9 @@ def cluster_rules(c: "Config", p: Problems) -> None:
         _addon_rules(p, f"{key}.addon_versions", cluster.addon_versions)
         platform_rules(c, p, colour)
         serving_release_rules(c, p, colour)
-        _legacy_rules(c, p, colour)
     weights_known = not any(p.is_bad(f"clusters.{colour}.weight") for colour in c.clusters)
     all_zero = bool(c.clusters) and all(cluster.weight == 0 for cluster in c.clusters.values())
-    if weights_known and not _legacy_colours_moving(c):
+    if weights_known:
         check(
             p,
             "clusters.*.weight",
@@ -316,32 +303,3 @@ def calendar_warnings(config: "Config", today: dt.date) -> list[str]:
                     "that serves now: shifting to it would be a downgrade"
                 )
     return warnings
-
-
-# --- colours deployed before applications were data (docs/upgrading.md), whose revision predates them: the
-# `legacy_application` setting's rules, and the one exception they make to the weights' rule. The serving-release rule
-# (model/config/platform_release.py) judges such a colour's one application only.
-
-
-def _legacy_rules(c: "Config", p: Problems, colour: str) -> None:
-    """A colour whose revision predates applications as data runs one application of this repository with an image
-    (contract 1's charts know no other: model/legacy_facts.py)."""
-    name = c.clusters[colour].legacy_application
-    if name is None:
-        return
-    app = c.applications.get(name)
-    usable = app is not None and app.source.repo_url is None and app.image is not None
-    check(
-        p,
-        f"clusters.{colour}.legacy_application",
-        name,
-        usable,
-        f"name the entry of applications that {colour}'s revision runs: one of this repository with an image"
-        + (f" ({', '.join(c.applications)})" if c.applications else " (there is none)"),
-    )
-
-
-def _legacy_colours_moving(c: "Config") -> bool:
-    """While colours still run the old way their weight is their ExternalDNS records' (docs/upgrading.md): 0 for all of
-    them is the step that hands every answer to the shared load balancer's records."""
-    return any(cluster.legacy_application for cluster in c.clusters.values())

@@ -151,10 +151,7 @@ def serving_release_rules(c: "Config", p: Problems, colour: str) -> None:
     }
     if cluster.gitops_revision is None:
         inherited["gitops_revision"] = release.gitops_revision
-    legacy = cluster.legacy_application  # runs that one only (model/legacy_facts.py)
     for app in applications(c):
-        if legacy is not None and app.name != legacy:
-            continue
         own, resolved = cluster.applications.get(app.name), release.applications[app.name]
         if not app.from_this_repository and (own is None or own.revision is None):
             inherited[f"applications.{app.name}.revision"] = resolved.revision or "(none)"

@@ -122,22 +122,11 @@ class TrafficConfig(Section):
         Field(
             ge=0,
             le=MAX_WEIGHT,
-            description="0-255; the weight of the shared load balancer's record of each host among other weighted records "
-            "of its name: only while colours deployed before it still have ExternalDNS records (docs/upgrading.md: "
-            "moving to the shared load balancer); alone, any weight answers",
+            description="0-255; the weight of the shared load balancer's record of each host in its weighted set; the "
+            "set has that one member, which answers at any weight",
         ),
         Allowed(f"use 0-{MAX_WEIGHT}"),
     ] = 1
-    record_ttl: Annotated[
-        int,
-        Field(
-            ge=1,
-            le=86400,
-            description="1-86400 seconds; TTL of the weighted records a colour with `legacy_application` still has its "
-            "ExternalDNS write",
-        ),
-        Allowed("use 1-86400 seconds (small: shifts take effect sooner)"),
-    ] = 60
     access_logs_bucket: Annotated[
         str,
         Field(

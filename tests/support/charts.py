@@ -64,9 +64,7 @@ def by_kind(docs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
 class Chain:
     bootstrap_values: dict[str, Any]  # what Terraform hands bootstrap/manifests: {"manifests": [its project, the parent]}
     root_values: dict[str, Any]  # the facts Terraform hands the parent Application
-    bootstrap: list[
-        dict[str, Any]
-    ]  # what bootstrap/manifests renders: the parent's AppProject (not a legacy colour's), the parent
+    bootstrap: list[dict[str, Any]]  # what bootstrap/manifests renders: the parent's AppProject, the parent
     parent: dict[str, Any]
     apps_manifests: list[dict[str, Any]]  # everything argocd/apps renders: Applications, Namespaces, TargetGroupBindings
     children: dict[str, dict[str, Any]]  # the child Applications, platform's and applications', by name

@@ -42,9 +42,8 @@ class GuardInput:
     vpc_id: str
     region: str
     project: str  # clusters are named `<project>-<colour>` (model/config.cluster_name)
-    # The stack guarded and what a colour uses of it. A guard deployed before these were in its input is common's.
-    stack: str = "common"
-    uses: str = "its subnets, NAT gateways and Pod Identity roles"
+    stack: str  # the stack guarded (common or traffic)
+    uses: str  # what a colour uses of it, for the refusal
 
     @classmethod
     def from_json(cls, text: str) -> GuardInput:

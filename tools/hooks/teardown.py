@@ -3,9 +3,9 @@
 Terraform runs it from the colour's `teardown` resource (components/destroy_hook.py), which depends on
 every other resource of the stack: on destroy it goes first, and if it fails nothing else goes.
 
-1. Refuses while the colour still has live weight (in the shared load balancer: the weights parameter or a rule; or a
-   weighted record its ExternalDNS wrote before that), unless `BLUEGREEN_FORCE_DESTROY=1` (`python -m tools.retire
-   <colour> --force`). The configuration's weights are not asked: they only seed a new traffic stack.
+1. Refuses while the colour still has live weight (in the shared load balancer: the weights parameter or a rule),
+   unless `BLUEGREEN_FORCE_DESTROY=1` (`python -m tools.retire <colour> --force`). The configuration's weights are
+   not asked: they only seed a new traffic stack.
 2. Reads the Argo CD Applications the cluster runs, and their sync waves: the colour's Git revision
    decides them, not this checkout. It deletes those that carry Argo CD's resources finalizer (deleting
    them deletes what they installed), highest wave first; the others (Argo CD's own, which must keep
@@ -15,9 +15,9 @@ every other resource of the stack: on destroy it goes first, and if it fails not
    waiting until the volumes the EBS CSI driver deletes with them are gone (a volume kept by its `Retain` policy is
    named); then their TargetGroupBindings: the load balancer controller takes the colour's pods out of the shared
    load balancer's target groups.
-4. Waits until no target of the colour is registered in the shared load balancer, and until what a colour made
-   before the shared load balancer (its own load balancers, target groups, security groups, Route53 records and
-   their TXT ownership records) is gone. When the colour's cluster is gone, or `--force` goes on past a Kubernetes
+4. Waits until no target of the colour is registered in the shared load balancer, and until what the colour's own
+   controllers made outside it (load balancers, target groups, security groups, Route53 records and their TXT
+   ownership records) is gone. When the colour's cluster is gone, or `--force` goes on past a Kubernetes
    API it cannot reach, no controller of the colour is left to take its pods out: it deregisters them itself first.
    Then it takes the colour's target groups out of every application's weighted rule (at weight 0, under the traffic
    lock), so the traffic stack can delete them.
@@ -55,7 +55,7 @@ from tools.kube import (
     KubeApi,
     KubeError,
 )
-from tools.leftovers import colour_leftovers, find_zone, record_weight
+from tools.leftovers import colour_leftovers, find_zone
 from tools.live_routes import (
     RoutesError,
     colour_weight,
@@ -84,22 +84,19 @@ REPLACING = (
 )
 
 
-def live_weight(aws: Aws, plan: TeardownPlan, zone: str | None) -> tuple[int, str]:
-    """The colour's live weight, and where: the shared load balancer (its project's), or a record of its own."""
-    shared = colour_weight(aws.elbv2, aws.ssm, plan.project, plan.colour) if plan.project else 0
-    if shared:
-        return shared, "the shared load balancer"
-    return record_weight(aws.route53, zone, plan.colour), f"a Route53 record of its own in {plan.zone_name}"
+def live_weight(aws: Aws, plan: TeardownPlan) -> int:
+    """The colour's live weight in the shared load balancer of its project."""
+    return colour_weight(aws.elbv2, aws.ssm, plan.project, plan.colour)
 
 
-def check_weight(plan: TeardownPlan, live: tuple[int, str]) -> None:
+def check_weight(plan: TeardownPlan, weight: int) -> None:
     """Refuse to take down a colour clients may still be sent to: what the live weights give it (the configuration's
     weights only seed a new traffic stack; the shift never writes them)."""
-    weight, where = live
     if weight:
         raise UnsafeTeardownError(
-            f"{plan.colour} still has weight {weight} in {where}: shift its traffic away first (python -m tools.shift "
-            f"--to <colour>; in an emergency --now), or destroy anyway with python -m tools.retire {plan.colour} --force; "
+            f"{plan.colour} still has weight {weight} in the shared load balancer: shift its traffic away first "
+            f"(python -m tools.shift --to <colour>; in an emergency --now), or destroy anyway with python -m tools.retire "
+            f"{plan.colour} --force; "
             f"{REPLACING}"
         )
 
@@ -155,7 +152,7 @@ class Teardown:
         if self.force:
             self._say(f"--force: not checking {self.plan.colour}'s weight")
         else:
-            check_weight(self.plan, live_weight(self.aws, self.plan, zone))
+            check_weight(self.plan, live_weight(self.aws, self.plan))
         api = self.aws.kube(self.plan.cluster) if self._cluster_exists() else None
         # AWS stopping to answer part-way is a failure part-way: say so, and that a re-run resumes.
         resume = f"run `cdktf destroy {self.plan.colour}` again once AWS answers: it resumes where this stopped"
@@ -177,8 +174,6 @@ class Teardown:
     def _deregister_targets(self) -> None:
         """The colour's pods out of its target groups, by hand: its cluster is gone (or unreachable, with --force), so no
         load balancer controller of the colour will take out what it registered, and the wait below would never end."""
-        if not self.plan.project:
-            return
         try:
             groups = read_routes(self.aws.elbv2, self.plan.project).of_colour(self.plan.colour)
         except RoutesError:
@@ -192,8 +187,6 @@ class Teardown:
     def _detach(self) -> None:
         """The colour's target groups out of every weighted rule, at weight 0: the rules are the shift's, and a target
         group a rule forwards to cannot be deleted (the traffic stack's next deploy without the colour deletes it)."""
-        if not self.plan.project:
-            return  # deployed before the shared load balancer: nothing of it there
         try:
             routes = read_routes(self.aws.elbv2, self.plan.project)
         except RoutesError:
@@ -353,10 +346,9 @@ class Teardown:
     def _wait_until_gone(self, zone: str | None) -> None:
         def remaining() -> list[str]:
             left = []
-            if self.plan.project:
-                with contextlib.suppress(RoutesError):  # no shared load balancer: no target of the colour in it
-                    groups = read_routes(self.aws.elbv2, self.plan.project).of_colour(self.plan.colour)
-                    left += registered(self.aws.elbv2, groups)
+            with contextlib.suppress(RoutesError):  # no shared load balancer: no target of the colour in it
+                groups = read_routes(self.aws.elbv2, self.plan.project).of_colour(self.plan.colour)
+                left += registered(self.aws.elbv2, groups)
             if zone:
                 left += colour_leftovers(
                     route53=self.aws.route53,

@@ -132,12 +132,6 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     if args.to not in config.clusters:
         raise UnsafeShiftError(f"--to: {args.to!r} is not a configured colour; use one of {', '.join(config.clusters)}")
     plan_weights({args.to: 1}, args.to, settings.step)  # the step itself, before any AWS call
-    if config.clusters[args.to].legacy_application is not None:
-        raise UnsafeShiftError(
-            f"{args.to} follows a revision of the release before applications were data (clusters.{args.to}."
-            "legacy_application): its readiness cannot be proven the way a shift needs. Shift to a colour built on this "
-            f"release; to give {args.to} its traffic back in an emergency, use --now"
-        )
     weights = live(clients, config, joining=args.to)[1]
     plan = plan_weights(weights, args.to, settings.step)
     if plan:  # the target gains weight
