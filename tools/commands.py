@@ -30,6 +30,11 @@ class Command:
         return self.main or self.module
 
 
+def _hook(module: str, purpose: str) -> Command:
+    """A hook Terraform runs by the name deployed stacks hold (model/hooks.py); its shim runs tools/hooks/'s main()."""
+    return Command(module, purpose, run_by=TERRAFORM, main=hooks.HOOK_MODULES[module])
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("tools.readiness", "has a colour proven itself? what the shift checks first", main="tools.readiness.report"),
     Command("tools.shift", "moves the traffic in gated steps, or at once (--now); --status", main="tools.shift.command"),
@@ -37,28 +42,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("tools.patch", "the newest AMI release and add-on versions for a colour; --write pins them"),
     Command("tools.calendar", "each colour on the EKS support calendar, and the newest version with a release"),
     Command("tools.state_bucket", "creates or repairs the S3 bucket of the Terraform state", run_by=ADMINISTRATOR),
-    Command(
-        hooks.TEARDOWN,
-        "a colour's destroy hook: its applications and targets go before its cluster",
-        run_by=TERRAFORM,
-        main=hooks.HOOK_MODULES[hooks.TEARDOWN],
-    ),
-    Command(
-        hooks.LOG_GROUP,
-        "a colour's control-plane log group: removes what a destroyed colour left",
-        run_by=TERRAFORM,
-        main=hooks.HOOK_MODULES[hooks.LOG_GROUP],
-    ),
-    Command(
-        hooks.DETACH,
-        "takes a target group out of its weighted rule before Terraform deletes it",
-        run_by=TERRAFORM,
-        main=hooks.HOOK_MODULES[hooks.DETACH],
-    ),
-    Command(
-        hooks.COMMON_GUARD,
-        "refuses to destroy common or traffic while a colour's cluster runs",
-        run_by=TERRAFORM,
-        main=hooks.HOOK_MODULES[hooks.COMMON_GUARD],
-    ),
+    _hook(hooks.TEARDOWN, "a colour's destroy hook: its applications and targets go before its cluster"),
+    _hook(hooks.LOG_GROUP, "a colour's control-plane log group: removes what a destroyed colour left"),
+    _hook(hooks.DETACH, "takes a target group out of its weighted rule before Terraform deletes it"),
+    _hook(hooks.COMMON_GUARD, "refuses to destroy common or traffic while a colour's cluster runs"),
 )
