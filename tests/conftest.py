@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from model.paths import PROJECT_DIR
+from scripts.emulator import MotoProcess
 from scripts.env import JSII_CACHE, JSII_CACHE_ROOT, TOOL_DIRS, node_options
 from scripts.make_test import REHEARSAL_MODULES
 from scripts.terraformrc import configure_environment
-from tests.support.moto_server import moto_server
 
 # Fixtures for checks that run beside the suite (terraform validate, checkov).
 pytest_plugins = ["tests.support.background_checks"]
@@ -124,11 +124,14 @@ def literal_values(inside_project: Path) -> LiteralValues:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    """One moto server (AWS API emulator) on a loopback port for the whole session (scripts/emulator.py
-    has its credentials, the environment aimed at it, and clients on it)."""
-    os.environ["MOTO_ACM_VALIDATION_WAIT"] = "0"  # ACM issues DNS-validated certificates at once
-    with moto_server() as endpoint:
-        yield endpoint
+    """One emulator server (scripts/emulator.py) for the session's out-of-process tests that run on the main thread,
+    one after another, each cleaning up what it made; a check of the background pool has one of its own
+    (tests/support/background_checks.py own_emulator). ACM issues DNS-validated certificates at once."""
+    server = MotoProcess({"MOTO_ACM_VALIDATION_WAIT": "0"})
+    try:
+        yield server.ready()
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="module")

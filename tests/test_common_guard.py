@@ -172,7 +172,7 @@ def test_without_the_vpc_it_refuses_and_says_to_deploy_common_first(monkeypatch:
 # Terraform against the emulator server: the out-of-process tier, beside the unit tier (`make test`), not on its path.
 @pytest.mark.background("moto_endpoint")
 def test_terraform_runs_the_guard_first_and_keeps_common_while_a_colour_runs_in_its_vpc(
-    example_app: Synthesized, moto_endpoint: str, inside_project: Path, eks_knows_the_vpc: None
+    example_app: Synthesized, moto_endpoint: str, inside_project: Path
 ) -> None:
     """The synthesized guard alone (deletion_protection off, as in the outage this prevents), with a real VPC id,
     in a directory inside the project (as cdktf.out/stacks/common is), against the moto server: destroyed while
