@@ -49,7 +49,6 @@ from model.routes import (
 )
 from model.workloads import shared_roles
 from policies.deployer import Deployer
-from policies.deployer_calls import calls
 from scripts import rehearse
 from scripts.emulator import MotoProcess, client
 from scripts.rehearse import (
@@ -75,6 +74,7 @@ from scripts.rehearse import (
 from scripts.scratch_project import Project, Run, write_project_file
 from stacks.common import CommonStack
 from tests.support.configs import EXAMPLE_FILE, example_raw, validated, write_project
+from tests.support.deployer_calls import calls
 from tests.support.git import git
 from tests.support.project_copy import INSTALLED, tracked_copy
 from tests.support.synth import synthesize
@@ -1194,7 +1194,7 @@ def test_the_way_out_ran_as_the_deployer_with_iam_enforced_and_no_call_refused(r
 
 
 def test_every_call_the_deployer_and_the_operator_made_is_in_the_call_table(retirement: Future[Retirement]) -> None:
-    """What the emulator saw Terraform (and the deletion guards) call is listed in policies/deployer_calls.yaml, and
+    """What the emulator saw Terraform (and the deletion guards) call is listed in tests/support/deployer_calls.yaml, and
     what the traffic operator called is listed for `tools.shift --now` and `--status`: the table is not missing a call a
     real run makes, at least where the emulator can tell."""
     table = calls(Deployer(validated(CONFIG), EMULATOR_ACCOUNT))
