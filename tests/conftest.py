@@ -136,19 +136,12 @@ def moto_endpoint() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def emulated_clients() -> Iterator[Emulated]:
-    """moto in-process for one test module, and clients on it."""
-    from moto import mock_aws
-
-    from tests.support.emulated_aws import Emulated, one_boto3_session_for_moto, one_key_for_moto_certificates
+    """moto in-process for one test module (tests/support/emulated_aws.py in_process_aws), and clients on it."""
+    from tests.support.emulated_aws import Emulated, in_process_aws, one_key_for_moto_certificates
 
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
-            patch.delenv(name, raising=False)
-        one_boto3_session_for_moto(patch)
         one_key_for_moto_certificates(patch)
-        # No test here starts an instance: moto's ~11,000 default AMIs would only cost set-up time.
-        patch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
-        with mock_aws():
+        with in_process_aws(patch):
             yield Emulated.connect()
 
 
