@@ -20,7 +20,7 @@ Reads project, region, names and state backend from cdktf.json (`--config`). The
 image build and the deploying role's session lookup are left out when the project does not use them. Every
 document stays under IAM's limit for one managed policy (MANAGED_POLICY_LIMIT, counted without whitespace).
 The template is policies/deployer.json; what each statement is for, and why some name any resource, is in
-policies/README.md. policies/deployer_calls.yaml lists the AWS calls the policy must allow, by resource type and
+policies/README.md. tests/support/deployer_calls.yaml lists the AWS calls the policy must allow, by resource type and
 operator command (tests/test_deployer_calls.py evaluates each against the filled policy).
 """
 

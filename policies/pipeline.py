@@ -68,7 +68,6 @@ from policies.deployer import (
     partition,
     values,
 )
-from policies.deployer_calls import Call, calls
 
 PLAN_TEMPLATE = "plan"
 TRUST_TEMPLATE = "github_trust"
@@ -90,11 +89,6 @@ VARIABLES = {"plan": "PLAN_ROLE_ARN", "deployer": "DEPLOY_ROLE_ARN", "traffic": 
 # the node group and cluster after it (up to 60 and 15 minutes); a gated shift of 25 steps of up to 9 minutes after
 # readiness (traffic.shift.step 4), where the default 5 steps of ~7 minutes already crowd the hour.
 MAX_SESSION_SECONDS = {"deployer": 4 * 3600, "traffic": 4 * 3600}
-# A plan's calls in the call table: configuring the provider, reading the state and every data source, refreshing
-# every resource (each type's `read` rows: the provider's Read function). Creates, updates, deletes, tags, the
-# lock (`update` rows of the backend) and the commands are apply's and destroy's.
-PLAN_SECTIONS = ("provider", "backend", "resources", "data_sources")
-PLAN_WHEN = "read"
 # Statements needed only with the S3 backend (a local state is read from the runner's disk).
 S3_STATEMENTS = ("ReadTheStacksStatesNeverTheirLockFiles", "ListTheStateBucket")
 _REPOSITORY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
@@ -139,11 +133,6 @@ def plan_policy_name(project: str) -> str:
 
 def provider_arn(deployer: Deployer) -> str:
     return f"arn:{partition(deployer.config.region)}:iam::{deployer.account}:oidc-provider/{PROVIDER_HOST}"
-
-
-def plan_calls(deployer: Deployer) -> list[Call]:
-    """The rows of the call table a `terraform plan` of any stack makes, for the deployer's project."""
-    return [c for c in calls(deployer) if c.owner.split(".")[0] in PLAN_SECTIONS and c.when == PLAN_WHEN]
 
 
 def plan_document(deployer: Deployer) -> dict[str, Any]:

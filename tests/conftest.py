@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from model.paths import PROJECT_DIR
+from scripts.emulator import MotoProcess
 from scripts.env import JSII_CACHE, JSII_CACHE_ROOT, TOOL_DIRS, node_options
 from scripts.make_test import REHEARSAL_MODULES
 from scripts.terraformrc import configure_environment
-from tests.support.moto_server import moto_server
 
 # Fixtures for checks that run beside the suite (terraform validate, checkov).
 pytest_plugins = ["tests.support.background_checks"]
@@ -124,28 +124,24 @@ def literal_values(inside_project: Path) -> LiteralValues:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    """One moto server (AWS API emulator) on a loopback port for the whole session (scripts/emulator.py
-    has its credentials, the environment aimed at it, and clients on it)."""
-    os.environ["MOTO_ACM_VALIDATION_WAIT"] = "0"  # ACM issues DNS-validated certificates at once
-    with moto_server() as endpoint:
-        yield endpoint
+    """One emulator server (scripts/emulator.py) for the session's out-of-process tests that run on the main thread,
+    one after another, each cleaning up what it made; a check of the background pool has one of its own
+    (tests/support/background_checks.py own_emulator). ACM issues DNS-validated certificates at once."""
+    server = MotoProcess({"MOTO_ACM_VALIDATION_WAIT": "0"})
+    try:
+        yield server.ready()
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="module")
 def emulated_clients() -> Iterator[Emulated]:
-    """moto in-process for one test module, and clients on it."""
-    from moto import mock_aws
-
-    from tests.support.emulated_aws import Emulated, one_boto3_session_for_moto, one_key_for_moto_certificates
+    """moto in-process for one test module (tests/support/emulated_aws.py in_process_aws), and clients on it."""
+    from tests.support.emulated_aws import Emulated, in_process_aws, one_key_for_moto_certificates
 
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
-            patch.delenv(name, raising=False)
-        one_boto3_session_for_moto(patch)
         one_key_for_moto_certificates(patch)
-        # No test here starts an instance: moto's ~11,000 default AMIs would only cost set-up time.
-        patch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
-        with mock_aws():
+        with in_process_aws(patch):
             yield Emulated.connect()
 
 

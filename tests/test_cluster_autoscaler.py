@@ -17,9 +17,9 @@ import policies
 from model.config import cluster_name
 from model.platform import component
 from policies.boundary import document as boundary_document
-from policies.evaluation import Request, decide
 from tests.support.charts import Chain, build_chain, render
 from tests.support.configs import EXAMPLE_COLOURS, example
+from tests.support.iam_evaluation import Request, decide
 from tests.support.synth import Synthesized
 from tests.test_pod_identity_roles import associations, trusted
 from tests.test_policies import SAMPLES

@@ -1,5 +1,5 @@
 """Each colour's AWS Load Balancer Controller registers and deregisters targets only in this project's target groups
-(issue #45). Decided as IAM decides (policies/evaluation.py) on the controller's role policy as common synthesizes it,
+(issue #45). Decided as IAM decides (tests/support/iam_evaluation.py) on the controller's role policy as common synthesizes it,
 for the groups the synthesized traffic stack makes (their names and tags, default tags included): every call the
 controller makes here (upstream/calls.yaml of its component, read from its source) is allowed, and the same calls on
 another project's groups are refused, where upstream's own policy would allow them."""
@@ -17,8 +17,8 @@ import policies
 from model.config import Config, cluster_name
 from model.platform import component
 from model.workloads import WORKLOADS
-from policies.evaluation import Request, decide
 from tests.support.configs import EVERYTHING_ON, example, validated
+from tests.support.iam_evaluation import Request, decide
 from tests.support.synth import Synthesized
 
 LBC = component("aws-load-balancer-controller")

@@ -2,7 +2,7 @@
 permissions boundary (policies/boundary.json); the deployer (policies/deployer.json) may create a role, put a policy on
 it or attach one only with that boundary, and never change or remove it.
 
-Proof with the evaluator (policies/evaluation.py, which decides as IAM does, boundaries included), on a table of
+Proof with the evaluator (tests/support/iam_evaluation.py, which decides as IAM does, boundaries included), on a table of
 escalation attempts filled for a realistic project: each is DENIED by the bounded deployer, alone and with a broad IAM
 grant beside it (the explicit Denies hold whatever else the identity holds), and the policy before the boundary
 (tests/fixtures/unbounded-deployer) let through those it had a hole for: so each test fails if one comes back.
@@ -26,8 +26,8 @@ import pytest
 import policies
 from policies import boundary
 from policies.deployer import Deployer, values
-from policies.deployer_calls import calls
-from policies.evaluation import Request, decide
+from tests.support.deployer_calls import calls
+from tests.support.iam_evaluation import Request, decide
 from tests.support.synth import Synthesized
 from tests.test_deployer_calls import Resolver, authorization_reference, statements
 from tests.test_deployer_documents import ACCOUNT, realistic

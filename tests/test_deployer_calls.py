@@ -1,7 +1,7 @@
 """Proof by table, for what the emulator cannot apply (access entries, Pod Identity, add-ons, node groups with launch
-templates, the operator commands, and every condition): each AWS call of policies/deployer_calls.yaml, with the
+templates, the operator commands, and every condition): each AWS call of tests/support/deployer_calls.yaml, with the
 resource it acts on and the condition keys it carries, is evaluated against the deployer policy filled for a
-project (policies/evaluation.py decides as IAM does). A synthesized stack that uses a resource type the table does
+project (tests/support/iam_evaluation.py decides as IAM does). A synthesized stack that uses a resource type the table does
 not list fails here, and so does a role or a managed policy the stacks pass or attach that the policy would refuse.
 The table's rows name real actions on resource types those actions are authorized on (AWS's Service Authorization
 Reference, as parliament ships it)."""
@@ -20,9 +20,9 @@ import pytest
 
 from model.config import Config
 from policies.deployer import Deployer, documents
-from policies.deployer_calls import Call, calls, default_tags, owners
-from policies.evaluation import Request, arn_like, decide
 from tests.support.configs import EVERYTHING_ON, VARIANT, example, validated
+from tests.support.deployer_calls import Call, calls, default_tags, owners
+from tests.support.iam_evaluation import Request, arn_like, decide
 from tests.support.synth import Synthesized
 from tests.test_deployer_documents import ACCOUNT, minimal, realistic
 
@@ -100,7 +100,7 @@ def used_types(app: Synthesized) -> Iterator[tuple[str, str]]:
 def test_every_resource_type_and_data_source_the_stacks_use_is_in_the_table(apps: dict[str, Synthesized]) -> None:
     used = {kind for app in apps.values() for kind in used_types(app)}
     listed = {("resource", kind) for kind in owners("resources")} | {("data", kind) for kind in owners("data_sources")}
-    assert sorted(used - listed) == [], "add the calls of each to policies/deployer_calls.yaml"
+    assert sorted(used - listed) == [], "add the calls of each to tests/support/deployer_calls.yaml"
     assert sorted(listed - used) == [], "no stack uses these any more: remove their rows"
 
 

@@ -1,5 +1,5 @@
 """The operator commands' AWS calls, found in their code, are the calls the call table lists for them, so the
-table (policies/deployer_calls.yaml) cannot go stale when a command starts calling AWS in a new way.
+table (tests/support/deployer_calls.yaml) cannot go stale when a command starts calling AWS in a new way.
 
 A call is `<client>.<operation>(...)` or `<client>.get_paginator("<operation>")` on a client named after its
 service (eks, elbv2, route53, ec2, logs, cloudwatch, s3, ssm, sts: tools/aws.py's names), in the code a command runs:
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from model.paths import PROJECT_DIR
-from policies.deployer_calls import owners
+from tests.support.deployer_calls import owners
 from tools import commands
 
 # A client's variable name -> its botocore service; the IAM action prefix, where it differs from the service name.
@@ -167,7 +167,7 @@ def listed(command: str) -> set[str]:
 def test_every_aws_call_a_command_makes_is_in_its_rows(command: str) -> None:
     made = command_calls(PROJECT_DIR, package(command), command)
     missing = {action: where for action, where in made.items() if action not in listed(command)}
-    assert missing == {}, f"add these to commands.{command} in policies/deployer_calls.yaml (and the policy, if needed)"
+    assert missing == {}, f"add these to commands.{command} in tests/support/deployer_calls.yaml (and the policy, if needed)"
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -175,7 +175,7 @@ def test_no_row_lists_a_call_the_command_no_longer_makes(command: str) -> None:
     """A stale row would keep a grant in the policies that nothing needs (the shift's Route53 reads, once it moved to
     the load balancer's rules)."""
     stale = sorted(listed(command) - set(command_calls(PROJECT_DIR, package(command), command)))
-    assert stale == [], f"remove these from commands.{command} in policies/deployer_calls.yaml (and the policy, if unused)"
+    assert stale == [], f"remove these from commands.{command} in tests/support/deployer_calls.yaml (and the policy, if unused)"
 
 
 def test_every_entry_of_the_table_is_a_command_or_one_of_its_modes() -> None:

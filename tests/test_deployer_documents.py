@@ -28,8 +28,8 @@ from policies.deployer import (
     size,
     write,
 )
-from policies.evaluation import Request, decide
 from tests.support.configs import CONNECTION_ARN, ORDERS_POLICY, named_release, release_of, validated, write_project
+from tests.support.iam_evaluation import Request, decide
 
 ACCOUNT = "123456789012"
 # Roles as they come: an SSO permission set's role (with its path) and a CI job's.

@@ -1,4 +1,4 @@
-"""policies/evaluation.py decides as the IAM policy evaluation logic documents it: each case below is one sentence of
+"""tests/support/iam_evaluation.py decides as the IAM policy evaluation logic documents it: each case below is one sentence of
 "Policy evaluation logic" or of the condition operators' reference, with the verdict IAM gives."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from policies.evaluation import Request, arn_like, decide
+from tests.support.iam_evaluation import Request, arn_like, decide
 
 BUCKET_OBJECT = "arn:aws:s3:::state-bucket/platform/common.tfstate"
 

@@ -83,11 +83,11 @@ def test_requests_enter_the_backends_one_at_a_time() -> None:
     assert bodies == [f"answer /{n}".encode() for n in range(10)]
 
 
-def test_a_retried_attempt_of_a_call_that_succeeded_gets_its_answer_without_running_again(background_moto: MotoProcess) -> None:
+def test_a_retried_attempt_of_a_call_that_succeeded_gets_its_answer_without_running_again(moto_endpoint: str) -> None:
     """botocore made to retry a CreateRole the emulator answered (as an SDK does when a response is lost on the way):
     the retry, the same invocation, gets the first attempt's answer; the role was made once, and no duplicate
     (`EntityAlreadyExists`) fails the call."""
-    iam = client("iam", background_moto.ready(), REGION)
+    iam = client("iam", moto_endpoint, REGION)
     seen: list[int] = []
 
     def lost_once(attempts: int, response: Any, **_: Any) -> float | None:
@@ -141,10 +141,10 @@ def test_only_a_success_is_answered_again_and_only_to_the_same_invocation() -> N
     assert _attempt(retried, "x", 2) == ("200 OK", b"made 2")  # a failed attempt changed nothing: its retry runs
 
 
-def test_the_tagging_api_lists_hosted_zones_in_us_east_1_only_as_aws_does(background_moto: MotoProcess) -> None:
+def test_the_tagging_api_lists_hosted_zones_in_us_east_1_only_as_aws_does(moto_endpoint: str) -> None:
     """Route 53 is global: AWS's Tagging API lists its zones when asked in us-east-1 (common's sub-zone guard asks
     there), in no other region; moto 5.2.5 lists none anywhere."""
-    endpoint = background_moto.ready()
+    endpoint = moto_endpoint
     route53 = client("route53", endpoint, REGION)
     made = route53.create_hosted_zone(Name="tagged.example.org", CallerReference="tagged")["HostedZone"]["Id"]
     zone_id = made.split("/")[-1]

@@ -1,6 +1,6 @@
 """The pipeline's identities (issue #33 item 2), `python -m policies.pipeline`: the plan role's policy proven against the
-call table (policies/deployer_calls.yaml) for a plan of every stack, with no write allowed; each role's GitHub OIDC
-trust decided as IAM decides it (policies/evaluation.py `trusts`) for the tokens GitHub issues."""
+call table (tests/support/deployer_calls.yaml) for a plan of every stack, with no write allowed; each role's GitHub OIDC
+trust decided as IAM decides it (tests/support/iam_evaluation.py `trusts`) for the tokens GitHub issues."""
 
 from __future__ import annotations
 
@@ -16,21 +16,19 @@ import pytest
 
 from model.config import Config
 from policies.deployer import Deployer
-from policies.deployer_calls import calls, default_tags, owners
-from policies.evaluation import Request, decide, trusts
 from policies.pipeline import (
     AUDIENCE,
-    PLAN_SECTIONS,
     PROVIDER_HOST,
     VARIABLES,
     Pipeline,
     main,
-    plan_calls,
     plan_document,
     provider_arn,
     written_documents,
 )
 from tests.support.configs import EVERYTHING_ON, VARIANT, example, validated, write_project
+from tests.support.deployer_calls import PLAN_SECTIONS, calls, default_tags, owners, plan_calls
+from tests.support.iam_evaluation import Request, decide, trusts
 from tests.support.synth import Synthesized
 from tests.test_deployer_calls import statements as deployer_statements
 from tests.test_deployer_documents import ACCOUNT, REALISTIC, minimal, realistic

@@ -143,7 +143,7 @@ REQUEST = {
 def trust_allows(changes: dict[str, str | None]) -> bool:
     """Whether ExternalDNS's role (as common fills it) lets Pod Identity assume it and tag the session
     for a request that differs from REQUEST by `changes` (None: the key is absent)."""
-    from policies.evaluation import Request, decide
+    from tests.support.iam_evaluation import Request, decide
 
     document = json.loads(
         policies.render(

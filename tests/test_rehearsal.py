@@ -16,6 +16,11 @@ lifts common's protection (traffic is deployed unprotected there: `retirement` s
 traffic. common's own way out, as the deployer too, runs on a third emulator from the start (`retirement` says why):
 applied unprotected, an image pushed to its repository, destroyed. A further thread runs a pull request's pipeline
 scripts in a depth-1 clone against `project`'s emulator and state (`pull_request`).
+
+The two ways out are scenarios (tests/support/scenario.py): each step has a name, a test reads the steps it checks,
+and a step that fails stops its scenario and fails every test of a later step with "step X failed earlier: ...". What
+starts when is explicit: `deployment` takes `ways_out` (the longer path starts first), and everything that runs during
+the AWS provider's waits runs on the module's one pool of threads (`beside`), for the rehearsal's time budget.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import json
 import re
 import shutil
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +53,6 @@ from model.routes import (
     weights_parameter,
 )
 from policies.deployer import Deployer
-from policies.deployer_calls import calls
 from scripts import rehearse
 from scripts.emulator import MotoProcess, client
 from scripts.rehearse import (
@@ -74,8 +78,10 @@ from scripts.rehearse import (
 from scripts.scratch_project import Project, Run, write_project_file
 from stacks.common import CommonStack
 from tests.support.configs import EXAMPLE_FILE, example_raw, validated, write_project
+from tests.support.deployer_calls import calls
 from tests.support.git import git
 from tests.support.project_copy import INSTALLED, tracked_copy
+from tests.support.scenario import Scenario, succeeded
 from tests.support.synth import synthesize
 
 pytestmark = pytest.mark.rehearsal
@@ -175,10 +181,28 @@ class Deployment:
 
 
 @pytest.fixture(scope="module")
-def deployment(emulator: str, protected_synthesis: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+def beside() -> Iterator[ThreadPoolExecutor]:
+    """The module's one pool of threads, for the rehearsal's time budget: its two longest paths (the retirement's, and
+    `project`'s deploys with the colours' plans after them) are mostly the AWS provider's own waits, and everything
+    else (the network edits' and drift plans, the pull request, the refused destroys, common's way out) runs on a thread
+    during them instead of after them. Each task mostly waits, on a process or on another task's result: more workers
+    than tasks can be under way at once (~24), so that none queues behind one that waits."""
+    with ThreadPoolExecutor(max_workers=32, thread_name_prefix="rehearsal") as pool:
+        yield pool
+
+
+@pytest.fixture(scope="module")
+def deployment(
+    ways_out: WaysOut,
+    emulator: str,
+    protected_synthesis: Path,
+    beside: ThreadPoolExecutor,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Deployment]:
     """The parent zone a user already has, then `cdktf deploy common` and `cdktf deploy traffic` through the CLI, on a
-    thread from the module's first moments (after the retirement's start: its way out is the longer): the rest (the
-    syntheses of the other fixtures, what reads only common) runs during the AWS provider's waits. The CLI deploys
+    thread from the module's first moments, after the ways out have started (`ways_out`, a parameter for that reason
+    alone: the retirement's path is the longer): the rest (the syntheses of the other fixtures, what reads only common)
+    runs during the AWS provider's waits. The CLI deploys
     what `make synth` writes, synthesized in this process (`--skip-synth`): tests/test_cli.py runs `cdktf synth` itself
     and finds its output the same, so the deploy does not wait a CLI synth's seconds."""
     project = Project.create(tmp_path_factory.mktemp("rehearsal") / "project", emulator, CONFIG)
@@ -195,10 +219,11 @@ def deployment(emulator: str, protected_synthesis: Path, tmp_path_factory: pytes
     def deploy(stack: str) -> Run:
         return project.run("cdktf", "deploy", stack, "--skip-synth", "--auto-approve")
 
-    with ThreadPoolExecutor(max_workers=1) as pool:  # one after the other: traffic reads common's state
-        common = pool.submit(deploy, "common")
-        traffic = pool.submit(lambda: deploy("traffic") if common.result().returncode == 0 else common.result())
-        yield Deployment(project, common, traffic)
+    common = beside.submit(deploy, "common")
+    # After common's: traffic reads common's state.
+    traffic = beside.submit(lambda: deploy("traffic") if common.result().returncode == 0 else common.result())
+    yield Deployment(project, common, traffic)
+    wait([common, traffic])
     project.cleanup()
 
 
@@ -207,8 +232,7 @@ def common_deployed(deployment: Deployment) -> Project:
     """The project with common deployed (traffic may still be deploying)."""
     deployed = deployment.common.result()
     if deployed.returncode != 0:
-        pytest.fail(f"cdktf deploy common: {deployed.output[-6000:]}")
-    assert "end-of-life" not in deployed.output  # the pinned Node runs the CLI
+        pytest.fail(f"the deployment: step 'cdktf deploy common' failed: {deployed.output[-6000:]}", pytrace=False)
     return deployment.project
 
 
@@ -216,41 +240,39 @@ def common_deployed(deployment: Deployment) -> Project:
 def project(deployment: Deployment) -> Project:
     """The project with common and traffic deployed."""
     deployed = deployment.traffic.result()
+    if deployment.common.result().returncode != 0:
+        pytest.fail(f"the deployment: step 'cdktf deploy common' failed earlier: {deployed.output[-6000:]}", pytrace=False)
     if deployed.returncode != 0:
-        pytest.fail(
-            f"cdktf deploy {'traffic' if deployment.common.result().returncode == 0 else 'common'}: {deployed.output[-6000:]}"
-        )
+        pytest.fail(f"the deployment: step 'cdktf deploy traffic' failed: {deployed.output[-6000:]}", pytrace=False)
     return deployment.project
 
 
-@dataclass
-class Retirement:
-    """What the enforcing emulators' deployments, the shift and the ways out did and left."""
-
-    deployed_traffic: Traffic  # what `terraform apply` of traffic as the deployer made
-    drain: Run  # `python -m tools.shift --to <the colour without weight> --now` as the traffic operator
-    status: Run  # `python -m tools.shift --status` as the traffic operator
-    weights: dict[str, Any]  # before the drain, after it, after the deploys from Git (live_weights of each)
-    plan_after_drain: Run  # `terraform plan -detailed-exitcode` of traffic as the deployer, after the drain
-    unprotect: Run  # `python -m scripts.ci.deploy_stacks common traffic` (deploy.yml's step), deletion_protection off
-    deploy_summary: str  # what it wrote to the job summary
-    destroy: dict[str, Run]  # `terraform destroy` of traffic after the shift, and of common on the third emulator
-    after_destroy: dict[str, dict[str, Any]]  # what each emulator held after its destroy, by the stack destroyed
-    deployer_calls: list[tuple[str, str]]  # (allowed|denied, service:Action) of each call the deployer made, on both
-    operator_calls: list[tuple[str, str]]  # the same, of the traffic operator
-    outside_the_policy: str  # the error code of a call the deployer's policy does not allow, made last
-    operator_deploys: str  # the error code of the traffic operator deleting a listener rule
-    wrong_secret: str  # the error code of a Route53 GET signed with a wrong secret key (the signature is still checked)
-    boundaries: dict[str, str | None]  # each role of common, after the deployer's apply: the boundary it carries
-    boundary_attachments: int  # the admin's boundary policy, then: to how many identities it is attached
-    removing_a_boundary: str  # the error code of the deployer's DeleteRolePermissionsBoundary, made last
+def test_cdktf_deploys_common_with_the_pinned_node(common_deployed: Project, deployment: Deployment) -> None:
+    """`cdktf deploy common` exits 0 (`common_deployed` fails with its output otherwise), on the pinned Node."""
+    assert "end-of-life" not in deployment.common.result().output
 
 
-@dataclass(frozen=True)
-class CommonsWayOut:
-    destroy: Run  # `terraform destroy` of common, with an image in its repository
-    after_destroy: dict[str, Any]  # what AWS held then
-    deployer_calls: list[tuple[str, str]]
+def test_cdktf_deploys_traffic(project: Project, deployment: Deployment) -> None:
+    """`cdktf deploy traffic` exits 0 (`project` fails with its output otherwise), after common's."""
+    assert deployment.traffic.result().returncode == 0
+
+
+# The steps of the two ways out (tests read each by its name: Scenario.of).
+INIT = "terraform init"
+APPLY_COMMON, APPLY_TRAFFIC = "apply common as the deployer", "apply traffic as the deployer"
+BOUNDARIES = "read the boundary each role of common carries"
+READ_TRAFFIC = "read back what traffic made"
+DRAIN = "drain to the colour without weight as the traffic operator"
+STATUS = "shift --status as the traffic operator"
+OPERATOR_DELETES = "the traffic operator deletes a public rule"
+PLAN_AFTER_DRAIN = "plan traffic after the drain"
+UNPROTECT = "deploy common and traffic from Git, deletion_protection off"
+DESTROY_TRAFFIC = "destroy traffic as the deployer"
+HELD_AFTER = "read what the emulator holds after the destroy"
+IAM_PROBES = "calls outside each identity's policy"
+CALLS = "the calls the emulator judged"
+PUSH = "push an image to common's repository"
+DESTROY_COMMON = "destroy common as the deployer"
 
 
 def as_deployer(project: Project, stack: str, command: str, identities: Identities, *, nice: int = 0) -> Run:
@@ -260,22 +282,28 @@ def as_deployer(project: Project, stack: str, command: str, identities: Identiti
     return project.run("terraform", command, *approved, cwd=where, env=identities.deployer, nice=nice)
 
 
-def commons_way_out(project: Project, server: MotoProcess, identities: Identities) -> CommonsWayOut:
+def commons_way_out(project: Project, server: MotoProcess, identities: Identities, init: Future[Run], scenario: Scenario) -> None:
     """common applied unprotected as the deployer, an image pushed by the admin (a build), common destroyed."""
-    applied = as_deployer(project, "common", "apply", identities, nice=SLACK)
-    assert applied.returncode == 0, applied.output[-6000:]
-    push_image(client("ecr", server.endpoint, REGION, identities.admin))
-    return CommonsWayOut(
-        destroy=as_deployer(project, "common", "destroy", identities, nice=SLACK),
-        after_destroy=aws_holds(lambda service: client(service, server.endpoint, REGION, identities.admin)),
-        deployer_calls=calls_of(server, DEPLOYER_USER),
-    )
+    scenario.step(INIT, lambda: succeeded(init.result()))
+    scenario.step(APPLY_COMMON, lambda: succeeded(as_deployer(project, "common", "apply", identities, nice=SLACK)))
+    scenario.step(PUSH, lambda: push_image(client("ecr", server.endpoint, REGION, identities.admin)))
+    scenario.step(DESTROY_COMMON, lambda: succeeded(as_deployer(project, "common", "destroy", identities, nice=SLACK)))
+    scenario.step(HELD_AFTER, lambda: aws_holds(lambda service: client(service, server.endpoint, REGION, identities.admin)))
+    scenario.step(CALLS, lambda: {"deployer": calls_of(server, DEPLOYER_USER)})
+
+
+@dataclass(frozen=True)
+class WaysOut:
+    """The two ways out, each a scenario running on a thread of the module's pool (`beside`)."""
+
+    retirement: Future[Scenario]  # common and traffic deployed, traffic shifted, deployed from Git, destroyed
+    commons: Future[Scenario]  # common deployed and destroyed, on an emulator of its own
 
 
 @pytest.fixture(scope="module")
-def retirement(
-    emulators: Emulators, protected_synthesis: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Future[Retirement]]:
+def ways_out(
+    emulators: Emulators, protected_synthesis: Path, beside: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WaysOut]:
     """The same deployment on the second emulator, with IAM enforced, its shift, then the way out, on a thread from
     here on (the synthesis of the unprotected configuration, which needs the jsii runtime, is done first on this one;
     the protected one is `protected_synthesis`, copied). Every Terraform run is the deployer's, Terraform's own applies
@@ -307,101 +335,105 @@ def retirement(
     common_project = Project.create(common_root, common_server.endpoint, UNPROTECTED, common_identities.admin)
     create_parent_zone(common_project, PARENT)
     shutil.copytree(unprotected.stack_dir("common"), common_project.stack_dir("common"))  # its state path is relative
-    stacks = [(project, "common"), (project, "traffic"), (common_project, "common")]
-    with ThreadPoolExecutor(max_workers=len(stacks)) as inits:
-        for init in inits.map(lambda where: where[0].init(where[1]), stacks):
-            assert init.returncode == 0, init.output[-3000:]
     deployer, as_operator = identities.deployer, identities.operator
 
     def aws(service: str) -> Any:
         return client(service, server.endpoint, REGION, identities.admin)
 
-    def way_out() -> Retirement:
-        for stack in ("common", "traffic"):
-            applied = as_deployer(project, stack, "apply", identities)
-            assert applied.returncode == 0, applied.output[-6000:]
-        boundaries = {
-            role: aws("iam").get_role(RoleName=role)["Role"].get("PermissionsBoundary", {}).get("PermissionsBoundaryArn")
-            for role in COMMON_ROLES
-        }
-        boundary_attachments = aws("iam").get_policy(PolicyArn=BOUNDARY)["Policy"]["AttachmentCount"]
-        deployed = read_traffic(project)
-        push_image(aws("ecr"))
-        target = drain_target(project)
-        register_pod(project, target)  # what the target colour's load balancer controller does for a ready pod
-        before = live_weights(project)
-        drain = shift_now(project, target, as_operator)
-        drained = live_weights(project)
-        status = shift_status(project, as_operator)
-        public_rule = next(rule.arn for rule in deployed.rules if rule.tags.get(ROUTE_TAG) == PUBLIC)
-        operator = client("elbv2", server.endpoint, REGION, as_operator)
-        operator_deploys = refused_code(lambda: operator.delete_rule(RuleArn=public_rule))
-        plan = project.run(
-            "terraform",
-            "plan",
-            "-detailed-exitcode",
-            "-input=false",
-            "-no-color",
-            cwd=project.stack_dir("traffic"),
-            env=deployer,
-        )
-        # The unprotected config's synthesis takes the place of the protected one's, as `make synth` would; then the
-        # deploy workflow's own step deploys from Git after the shift: it must leave the live weights as the drain set them.
-        for stack in ("common", "traffic"):
-            (unprotected.stack_dir(stack) / "cdk.tf.json").replace(project.stack_dir(stack) / "cdk.tf.json")
-        summary = project.root / "deploy-summary.md"
-        unprotect = project.run(
-            "python",
-            "-m",
-            "scripts.ci.deploy_stacks",
-            "common",
-            "traffic",
-            "--project-dir",
-            str(project.root),
-            env={**deployer, "GITHUB_STEP_SUMMARY": str(summary)},
-        )
-        redeployed = live_weights(project)
-        traffic_destroyed = as_deployer(project, "traffic", "destroy", identities)
-        common_destroyed = common_beside.result()
-        made = calls_of(server, DEPLOYER_USER)
-        operator_made = calls_of(server, OPERATOR_USER)
-        intruder = client("iam", server.endpoint, REGION, deployer)
-        forger = client("route53", server.endpoint, REGION, {**deployer, "AWS_SECRET_ACCESS_KEY": "not-the-secret"})
-        answered: list[bytes] = []  # moto answers in IAM's error format, which Route53's parser cannot read: the raw body
-        forger.meta.events.register("before-parse.route53.*", lambda response_dict, **_: answered.append(response_dict["body"]))
-        return Retirement(
-            deployed_traffic=deployed,
-            drain=drain,
-            status=status,
-            weights={"before": before, "drained": drained, "redeployed": redeployed},
-            plan_after_drain=plan,
-            unprotect=unprotect,
-            deploy_summary=summary.read_text() if summary.exists() else "",
-            destroy={"traffic": traffic_destroyed, "common": common_destroyed.destroy},
-            after_destroy={"traffic": aws_holds(aws), "common": common_destroyed.after_destroy},
-            deployer_calls=made + common_destroyed.deployer_calls,
-            operator_calls=operator_made,
-            outside_the_policy=refused_code(lambda: intruder.create_user(UserName="not-the-deployers-to-make")),
-            operator_deploys=operator_deploys,
-            wrong_secret=f"{refused_code(forger.list_hosted_zones)}: {b''.join(answered).decode(errors='replace')}",
-            boundaries=boundaries,
-            boundary_attachments=boundary_attachments,
-            # The explicit Deny answers (authorized before the role is looked up).
-            removing_a_boundary=refused_code(lambda: intruder.delete_role_permissions_boundary(RoleName=COMMON_ROLES[0])),
-        )
+    # The three inits at once, from here (they share nothing: scripts/terraformrc.py); each way out's first step waits.
+    inits = [beside.submit(project.init, stack) for stack in ("common", "traffic")]
+    common_init = beside.submit(common_project.init, "common")
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        common_beside = pool.submit(commons_way_out, common_project, common_server, common_identities)
-        yield pool.submit(way_out)
+    def way_out(scenario: Scenario) -> None:
+        scenario.step(INIT, lambda: [succeeded(init.result()) for init in inits])
+        scenario.step(APPLY_COMMON, lambda: succeeded(as_deployer(project, "common", "apply", identities)))
+        scenario.step(APPLY_TRAFFIC, lambda: succeeded(as_deployer(project, "traffic", "apply", identities)))
+        scenario.step(
+            BOUNDARIES,
+            lambda: {
+                "roles": {
+                    role: aws("iam").get_role(RoleName=role)["Role"].get("PermissionsBoundary", {}).get("PermissionsBoundaryArn")
+                    for role in COMMON_ROLES
+                },
+                "attachments": aws("iam").get_policy(PolicyArn=BOUNDARY)["Policy"]["AttachmentCount"],
+            },
+        )
+        deployed = scenario.step(READ_TRAFFIC, lambda: read_traffic(project))
+        scenario.step(PUSH, lambda: push_image(aws("ecr")))
+
+        def drain() -> dict[str, Any]:
+            target = drain_target(project)
+            register_pod(project, target)  # what the target colour's load balancer controller does for a ready pod
+            before = live_weights(project)
+            run = succeeded(shift_now(project, target, as_operator))
+            return {"run": run, "before": before, "drained": live_weights(project)}
+
+        scenario.step(DRAIN, drain)
+        scenario.step(STATUS, lambda: succeeded(shift_status(project, as_operator)))
+
+        def operator_deletes() -> str:
+            public_rule = next(rule.arn for rule in deployed.rules if rule.tags.get(ROUTE_TAG) == PUBLIC)
+            operator = client("elbv2", server.endpoint, REGION, as_operator)
+            return refused_code(lambda: operator.delete_rule(RuleArn=public_rule))
+
+        scenario.step(OPERATOR_DELETES, operator_deletes)
+        plan = ("terraform", "plan", "-detailed-exitcode", "-input=false", "-no-color")
+        scenario.step(PLAN_AFTER_DRAIN, lambda: project.run(*plan, cwd=project.stack_dir("traffic"), env=deployer))
+
+        def unprotect() -> dict[str, Any]:
+            # The unprotected config's synthesis takes the place of the protected one's, as `make synth` would; then the
+            # deploy workflow's own step deploys from Git after the shift: it must leave the live weights as the drain set them.
+            for stack in ("common", "traffic"):
+                (unprotected.stack_dir(stack) / "cdk.tf.json").replace(project.stack_dir(stack) / "cdk.tf.json")
+            summary = project.root / "deploy-summary.md"
+            deploy = ("python", "-m", "scripts.ci.deploy_stacks", "common", "traffic", "--project-dir", str(project.root))
+            run = succeeded(project.run(*deploy, env={**deployer, "GITHUB_STEP_SUMMARY": str(summary)}))
+            return {"run": run, "summary": summary.read_text() if summary.exists() else "", "weights": live_weights(project)}
+
+        scenario.step(UNPROTECT, unprotect)
+        scenario.step(DESTROY_TRAFFIC, lambda: succeeded(as_deployer(project, "traffic", "destroy", identities)))
+        scenario.step(HELD_AFTER, lambda: aws_holds(aws))
+
+        def probes() -> dict[str, str]:
+            intruder = client("iam", server.endpoint, REGION, deployer)
+            forger = client("route53", server.endpoint, REGION, {**deployer, "AWS_SECRET_ACCESS_KEY": "not-the-secret"})
+            answered: list[bytes] = []  # moto answers in IAM's error format, which Route53's parser cannot read: the raw body
+            forger.meta.events.register(
+                "before-parse.route53.*", lambda response_dict, **_: answered.append(response_dict["body"])
+            )
+            return {
+                "outside_the_policy": refused_code(lambda: intruder.create_user(UserName="not-the-deployers-to-make")),
+                "wrong_secret": f"{refused_code(forger.list_hosted_zones)}: {b''.join(answered).decode(errors='replace')}",
+                # The explicit Deny answers (authorized before the role is looked up).
+                "removing_a_boundary": refused_code(lambda: intruder.delete_role_permissions_boundary(RoleName=COMMON_ROLES[0])),
+            }
+
+        scenario.step(CALLS, lambda: {"deployer": calls_of(server, DEPLOYER_USER), "operator": calls_of(server, OPERATOR_USER)})
+        scenario.step(IAM_PROBES, probes)
+
+    started = WaysOut(
+        retirement=beside.submit(Scenario("the retirement").run, way_out),
+        commons=beside.submit(
+            Scenario("common's way out").run,
+            lambda scenario: commons_way_out(common_project, common_server, common_identities, common_init, scenario),
+        ),
+    )
+    yield started
+    wait([started.retirement, started.commons])
     project.cleanup()
     common_project.cleanup()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _deployments_first(retirement: Future[Retirement], deployment: Deployment) -> None:
-    """Before any other fixture of the module (pytest sets up a module's autouse fixtures in the order of their names):
-    the retirement starts (the longer path: after traffic's deploy come the shift, a deploy and traffic's destroy),
-    then `project`'s deployment; everything else runs during their waits."""
+@pytest.fixture(scope="module")
+def retirement(ways_out: WaysOut) -> Scenario:
+    """The retirement's scenario, once it ended (at its last step or its first failure)."""
+    return ways_out.retirement.result()
+
+
+@pytest.fixture(scope="module")
+def commons(ways_out: WaysOut) -> Scenario:
+    """common's way out, once it ended."""
+    return ways_out.commons.result()
 
 
 def refused_code(call: Callable[[], Any]) -> str:
@@ -541,7 +573,7 @@ DATA_EDITS: dict[str, tuple[dict[str, Any], str]] = {
 
 
 @pytest.fixture(scope="module", autouse=True)
-def network_edits(deployment: Deployment) -> Iterator[Future[dict[str, Run]]]:
+def network_edits(deployment: Deployment, beside: ThreadPoolExecutor) -> Iterator[Future[dict[str, Run]]]:
     """`terraform plan` of common with each edit (of the network, and of what holds data), against the state the deploy
     wrote, on a thread beside the rest. Only common is synthesized (the edits change no other stack), beside cdktf.out
     (the state's relative path is the same), from the module's start; each init and plan on a thread of its own (inits
@@ -565,10 +597,9 @@ def network_edits(deployment: Deployment) -> Iterator[Future[dict[str, Run]]]:
         deployment.common.result()
         return initialised if initialised.returncode != 0 else project.run(*plan, cwd=stack_dir, nice=SLACK)
 
-    with ThreadPoolExecutor(max_workers=len(stack_dirs)) as pool:
-        planned = {edit: pool.submit(init_and_plan, stack_dir) for edit, stack_dir in stack_dirs.items()}
-        with ThreadPoolExecutor(max_workers=1) as waiting:
-            yield waiting.submit(lambda: {edit: future.result() for edit, future in planned.items()})
+    planned = {edit: beside.submit(init_and_plan, stack_dir) for edit, stack_dir in stack_dirs.items()}
+    yield (gathered := beside.submit(lambda: {edit: future.result() for edit, future in planned.items()}))
+    wait([gathered])  # before the deployment's directory goes
 
 
 @pytest.mark.parametrize("edit", NETWORK_EDITS)
@@ -760,7 +791,7 @@ def of_type(planned: dict[str, dict[str, Any]], kind: str) -> list[dict[str, Any
 
 
 @pytest.fixture(scope="module", autouse=True)
-def drift(deployment: Deployment) -> Iterator[Future[list[Run]]]:
+def drift(deployment: Deployment, beside: ThreadPoolExecutor) -> Iterator[Future[list[Run]]]:
     """`terraform plan -detailed-exitcode` of common and of traffic (0: no change), on a thread from the module's start:
     common's once common is deployed (traffic's deploy changes nothing of it), during traffic's deploy; traffic's once
     traffic is, beside the colours' plans (`plans`, which only read their states)."""
@@ -773,8 +804,8 @@ def drift(deployment: Deployment) -> Iterator[Future[list[Run]]]:
         deployment.traffic.result()
         return [common, project.run(*command, cwd=project.stack_dir("traffic"), nice=SLACK)]
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        yield pool.submit(plan_both)
+    yield (planned := beside.submit(plan_both))
+    wait([planned])  # before the deployment's directory goes
 
 
 @pytest.fixture(scope="module")
@@ -789,7 +820,7 @@ def ci_role(aws: Callable[[str], Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module", autouse=True)
 def colour_plans(
-    deployment: Deployment, aws: Callable[[str], Any], ci_role: dict[str, Any]
+    deployment: Deployment, aws: Callable[[str], Any], ci_role: dict[str, Any], beside: ThreadPoolExecutor
 ) -> Iterator[Future[tuple[Run, dict[str, dict[str, dict[str, Any]]]]]]:
     """Each colour's AWS part planned against common's and traffic's real state, in one Terraform run (each a module
     of one root, Project.plan_aws_parts), in a session of a CI job's role: blue and green as configured, and `ci`:
@@ -811,8 +842,8 @@ def colour_plans(
         deployment.traffic.result()
         return project.plan_aws_parts(stacks, as_the_job)
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        yield pool.submit(plan)
+    yield (planned := beside.submit(plan))
+    wait([planned])  # before the deployment's directory goes
 
 
 @pytest.fixture(scope="module")
@@ -899,7 +930,9 @@ class PullRequest:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def pull_request(deployment: Deployment, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[PullRequest]]:
+def pull_request(
+    deployment: Deployment, beside: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Future[PullRequest]]:
     """A team's repository (the project's files, the rehearsal's configuration with its state, blue's release tagged),
     a pull request that tags every stack, checked out one commit deep as actions/checkout does by default; then the
     workflow's steps on a thread beside the rest (each is another program): the clone check, `make synth`'s two
@@ -908,11 +941,11 @@ def pull_request(deployment: Deployment, tmp_path_factory: pytest.TempPathFactor
     while the load balancers are waited for: common's plan runs then, the others' wait for traffic's deploy (traffic's
     state, which they read)."""
     root = tmp_path_factory.mktemp("pull-request")
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        yield pool.submit(open_pull_request, deployment, root)
+    yield (opened := beside.submit(open_pull_request, deployment, root, beside))
+    wait([opened])  # before the deployment's directory goes
 
 
-def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
+def open_pull_request(deployment: Deployment, root: Path, beside: ThreadPoolExecutor) -> PullRequest:
     project = deployment.project
     origin, clone = root / "origin", root / "clone"
     tracked_copy(PROJECT_DIR, origin)
@@ -947,8 +980,8 @@ def open_pull_request(deployment: Deployment, root: Path) -> PullRequest:
         job = {**github, "GITHUB_STEP_SUMMARY": str(root / f"summary-{stack}")}
         return project.run("python", "-m", "scripts.ci.plan_stacks", stack, "--named", named, cwd=clone, env=job, nice=SLACK)
 
-    with ThreadPoolExecutor(max_workers=max(len(stacks), 1)) as matrix:
-        plans = dict(zip(stacks, matrix.map(plan_job, stacks), strict=True))
+    # Side by side, as the plan job's matrix runs them.
+    plans = dict(zip(stacks, [job.result() for job in [beside.submit(plan_job, stack) for stack in stacks]], strict=True))
     return PullRequest(
         shallow=shallow,
         check=check,
@@ -1019,7 +1052,9 @@ KEEPS = {"traffic": "the load balancer every application is reached through", "c
 
 
 @pytest.fixture(scope="module", autouse=True)
-def refused_destroys(deployment: Deployment, aws: Callable[[str], Any]) -> Iterator[dict[str, Future[Run]]]:
+def refused_destroys(
+    deployment: Deployment, aws: Callable[[str], Any], beside: ThreadPoolExecutor
+) -> Iterator[dict[str, Future[Run]]]:
     """`cdktf destroy <stack>` while protected, each on a thread as soon as its stack is deployed: common's during
     traffic's deploy, traffic's beside the plans after it. A build has pushed the app image first. Each runs in a copy
     of the deployment (refusing_copy): Terraform writes a local state file in place at the end of every apply, a
@@ -1030,17 +1065,19 @@ def refused_destroys(deployment: Deployment, aws: Callable[[str], Any]) -> Itera
         deployment.common.result()  # the repository is common's
         push_image(aws("ecr"))
 
-    with ThreadPoolExecutor(max_workers=1) as pushing, ThreadPoolExecutor(max_workers=len(KEEPS)) as pool:
-        image = pushing.submit(push)
+    image = beside.submit(push)
 
-        def refuse(stack: str) -> Run:
-            deployment.reads(stack)
-            image.result()
-            copies.append(refusing_copy(deployment.project, stack))
-            destroy = ("cdktf", "destroy", stack, "--skip-synth", "--auto-approve")  # of the deploy's synth
-            return copies[-1].run(*destroy, nice=SLACK)
+    def refuse(stack: str) -> Run:
+        deployment.reads(stack)
+        image.result()
+        copies.append(refusing_copy(deployment.project, stack))
+        destroy = ("cdktf", "destroy", stack, "--skip-synth", "--auto-approve")  # of the deploy's synth
+        return copies[-1].run(*destroy, nice=SLACK)
 
-        yield {stack: pool.submit(refuse, stack) for stack in KEEPS}
+    refusals = {stack: beside.submit(refuse, stack) for stack in KEEPS}
+    yield refusals
+    pending: list[Future[Any]] = [image, *refusals.values()]
+    wait(pending)
     for copy in copies:
         copy.cleanup()
 
@@ -1080,42 +1117,49 @@ def test_destroy_is_refused_while_protected_and_its_last_lines_say_why(
 # --- the traffic moved by the identity that may only move traffic, and no deploy from Git moves it back ----------------
 
 
-def test_the_deployer_deployed_traffic_as_the_example_asks(retirement: Future[Retirement]) -> None:
-    deployed = retirement.result().deployed_traffic
+def test_the_deployer_applies_common_and_traffic_with_iam_enforced(retirement: Scenario) -> None:
+    """Terraform's applies of the protected common and the unprotected traffic, as an identity holding only the deployer
+    policy: each exits 0 (the step fails with Terraform's own output otherwise)."""
+    for step in (APPLY_COMMON, APPLY_TRAFFIC):
+        assert retirement.of(step).returncode == 0
+
+
+def test_the_deployer_deployed_traffic_as_the_example_asks(retirement: Scenario) -> None:
+    deployed = retirement.of(READ_TRAFFIC)
     assert deployed.load_balancer["LoadBalancerName"] == load_balancer_name(PROJECT)
     assert deployed.weights == SETTINGS_OF_CONFIG.weights
 
 
-def test_the_traffic_operator_drains_to_the_colour_without_weight(retirement: Future[Retirement]) -> None:
+def test_the_traffic_operator_drains_to_the_colour_without_weight(retirement: Scenario) -> None:
     """`python -m tools.shift --to green --now` as an IAM user holding only the traffic operator's policy, IAM enforced:
     the weights parameter and every public rule move in one change; `--status` reads them back."""
-    done = retirement.result()
-    assert done.drain.returncode == 0, done.drain.output[-3000:]
+    drain = retirement.of(DRAIN)
     target = drain_target_of_config()
     total = sum(SETTINGS_OF_CONFIG.weights.values())
     moved = {colour: total if colour == target else 0 for colour in SETTINGS_OF_CONFIG.weights}
-    assert done.weights["before"]["parameter"] == SETTINGS_OF_CONFIG.weights
-    assert done.weights["drained"] == {
+    assert drain["before"]["parameter"] == SETTINGS_OF_CONFIG.weights
+    assert drain["drained"] == {
         "parameter": moved,
         "rules": {app.name: moved for app in applications(SETTINGS_OF_CONFIG)},
     }
-    assert "done in 1 rule change(s)" in done.drain.output, done.drain.output
-    assert done.status.returncode == 0, done.status.output[-3000:]
-    assert "lock: free" in done.status.output, done.status.output
-    assert done.operator_deploys == "HTTP 403 AccessDenied"  # and it may change nothing else: DeleteRule refused
+    assert "done in 1 rule change(s)" in drain["run"].output, drain["run"].output
+    status = retirement.of(STATUS)
+    assert "lock: free" in status.output, status.output
+    # And it may change nothing else: DeleteRule refused.
+    assert retirement.of(OPERATOR_DELETES) == "HTTP 403 AccessDenied"
 
 
-def test_no_deploy_reverts_the_shift(retirement: Future[Retirement]) -> None:
+def test_no_deploy_reverts_the_shift(retirement: Scenario) -> None:
     """Issue #30's done-when: after the drain, a plan of traffic wants no change, and the deploy workflow's step
     applying common and traffic from Git (here: lifting the protection) leaves the weights parameter and every public
     rule as the drain set them; its job summary says what it applied."""
-    done = retirement.result()
-    assert done.plan_after_drain.returncode == 0, done.plan_after_drain.output[-6000:]
-    assert done.unprotect.returncode == 0, done.unprotect.output[-6000:]
-    verdicts = re.findall(r"^### Deploy of `(\w+)`: (.*)$", done.deploy_summary, flags=re.M)
-    assert [stack for stack, _ in verdicts] == ["common", "traffic"], done.deploy_summary
-    assert all(verdict.startswith("Apply complete!") for _, verdict in verdicts), done.deploy_summary
-    assert done.weights["redeployed"] == done.weights["drained"]
+    plan = retirement.of(PLAN_AFTER_DRAIN)
+    assert plan.returncode == 0, plan.output[-6000:]
+    unprotect = retirement.of(UNPROTECT)
+    verdicts = re.findall(r"^### Deploy of `(\w+)`: (.*)$", unprotect["summary"], flags=re.M)
+    assert [stack for stack, _ in verdicts] == ["common", "traffic"], unprotect["summary"]
+    assert all(verdict.startswith("Apply complete!") for _, verdict in verdicts), unprotect["summary"]
+    assert unprotect["weights"] == retirement.of(DRAIN)["drained"]
 
 
 def drain_target_of_config() -> str:
@@ -1129,20 +1173,21 @@ def drain_target_of_config() -> str:
 TRAFFIC_HOLDS = ("load_balancers", "target_groups", "parameters")
 
 
-def test_destroy_removes_everything_once_unprotected(retirement: Future[Retirement]) -> None:
+def test_destroying_traffic_after_the_shift_leaves_nothing_of_it(retirement: Scenario) -> None:
     """Traffic after the shift (a target group a rule forwards to cannot go: the rules go first): nothing of it is
-    left, down to its records in common's zone (the certificate's validation CNAMEs are common's). common, once
-    unprotected: its repository still holds the image, and goes with it (ECR's force delete)."""
-    done = retirement.result()
-    assert done.unprotect.returncode == 0, done.unprotect.output[-6000:]
-    for stack, run in done.destroy.items():
-        assert run.returncode == 0, f"{stack}: {run.output[-6000:]}"
-    after_traffic = done.after_destroy["traffic"]
+    left, down to its records in common's zone (the certificate's validation CNAMEs are common's)."""
+    assert retirement.of(DESTROY_TRAFFIC).returncode == 0
+    after_traffic = retirement.of(HELD_AFTER)
     assert {key: after_traffic[key] for key in TRAFFIC_HOLDS} == {key: [] for key in TRAFFIC_HOLDS}
     assert after_traffic["records"] == ["CNAME"]
     assert after_traffic["security_groups"] == ["default"]  # common's: the VPC's, emptied (components/network.py)
     assert (after_traffic["table"], after_traffic["zones"]) == ("ACTIVE", [f"{PARENT}.", f"{SUB_ZONE}."])
-    assert done.after_destroy["common"] == {
+
+
+def test_destroying_common_once_unprotected_leaves_nothing_of_it(commons: Scenario) -> None:
+    """common, applied unprotected: its repository still holds the image, and goes with it (ECR's force delete)."""
+    assert commons.of(DESTROY_COMMON).returncode == 0
+    assert commons.of(HELD_AFTER) == {
         "vpcs": [],
         "nat_gateways": [],
         "addresses": [],
@@ -1164,44 +1209,45 @@ def test_destroy_removes_everything_once_unprotected(retirement: Future[Retireme
 
 
 def test_the_deployer_made_its_roles_with_the_boundary_the_admin_created_and_cannot_remove_it(
-    retirement: Future[Retirement],
+    retirement: Scenario,
 ) -> None:
     """With IAM enforced: the admin created the boundary first and attached it to no one; every role the deployer made
     carries it; the deployer's DeleteRolePermissionsBoundary is refused (the unconditioned Deny the emulator keeps)."""
-    done = retirement.result()
-    assert done.boundaries == dict.fromkeys(COMMON_ROLES, BOUNDARY)
-    assert done.boundary_attachments == 0
-    assert done.removing_a_boundary == "HTTP 403 AccessDenied"
+    boundaries = retirement.of(BOUNDARIES)
+    assert boundaries["roles"] == dict.fromkeys(COMMON_ROLES, BOUNDARY)
+    assert boundaries["attachments"] == 0
+    assert retirement.of(IAM_PROBES)["removing_a_boundary"] == "HTTP 403 AccessDenied"
 
 
-def test_the_way_out_ran_as_the_deployer_with_iam_enforced_and_no_call_refused(retirement: Future[Retirement]) -> None:
+def test_the_way_out_ran_as_the_deployer_with_iam_enforced_and_no_call_refused(retirement: Scenario, commons: Scenario) -> None:
     """Deploy, update and destroy of common and traffic as an identity holding only the deployer policy, the drain as
     one holding only the traffic operator's (each Allow widened to Resource `*`: the emulator knows no request's ARN,
     so this proves the actions; tests/test_deployer_calls.py and tests/test_traffic_operator.py prove the scoping).
     The emulator does refuse each what its policy does not allow."""
-    done = retirement.result()
-    assert len(done.deployer_calls) > 100, "IAM was not enforced on the deployer's calls"
-    assert sorted({action for outcome, action in done.deployer_calls if outcome != "allowed"}) == []
-    assert len(done.operator_calls) > 10, "IAM was not enforced on the operator's calls"
-    refused = sorted({action for outcome, action in done.operator_calls if outcome != "allowed"})
+    deployer_calls = retirement.of(CALLS)["deployer"] + commons.of(CALLS)["deployer"]
+    operator_calls = retirement.of(CALLS)["operator"]
+    assert len(deployer_calls) > 100, "IAM was not enforced on the deployer's calls"
+    assert sorted({action for outcome, action in deployer_calls if outcome != "allowed"}) == []
+    assert len(operator_calls) > 10, "IAM was not enforced on the operator's calls"
+    refused = sorted({action for outcome, action in operator_calls if outcome != "allowed"})
     assert refused == ["elasticloadbalancing:DeleteRule"]  # the one call made to prove it is refused
-    assert done.outside_the_policy == "HTTP 403 AccessDenied"
+    probes = retirement.of(IAM_PROBES)
+    assert probes["outside_the_policy"] == "HTTP 403 AccessDenied"
     # Route53's GETs pass the emulator's signature check only through scripts/emulator.py's workaround: it still
     # refuses a wrong secret.
-    assert done.wrong_secret.startswith("HTTP 403: ")
-    assert "<Code>SignatureDoesNotMatch</Code>" in done.wrong_secret
+    assert probes["wrong_secret"].startswith("HTTP 403: ")
+    assert "<Code>SignatureDoesNotMatch</Code>" in probes["wrong_secret"]
 
 
-def test_every_call_the_deployer_and_the_operator_made_is_in_the_call_table(retirement: Future[Retirement]) -> None:
-    """What the emulator saw Terraform (and the deletion guards) call is listed in policies/deployer_calls.yaml, and
+def test_every_call_the_deployer_and_the_operator_made_is_in_the_call_table(retirement: Scenario, commons: Scenario) -> None:
+    """What the emulator saw Terraform (and the deletion guards) call is listed in tests/support/deployer_calls.yaml, and
     what the traffic operator called is listed for `tools.shift --now` and `--status`: the table is not missing a call a
     real run makes, at least where the emulator can tell."""
     table = calls(Deployer(validated(CONFIG), EMULATOR_ACCOUNT))
-    done = retirement.result()
-    made = {action for _, action in done.deployer_calls}
+    made = {action for _, action in retirement.of(CALLS)["deployer"] + commons.of(CALLS)["deployer"]}
     assert sorted(made - {call.action for call in table}) == []
     shifts = {call.action for call in table if call.owner in ("commands.tools.shift --now", "commands.tools.shift --status")}
-    operator_made = {action for outcome, action in done.operator_calls if outcome == "allowed"}
+    operator_made = {action for outcome, action in retirement.of(CALLS)["operator"] if outcome == "allowed"}
     assert sorted(operator_made - shifts) == []
     assert "elasticloadbalancing:ModifyRule" in operator_made
 

@@ -21,9 +21,9 @@ import pytest
 
 from model.paths import PROJECT_DIR
 from model.routes import lock_path, weights_parameter
+from scripts.emulator import MotoProcess
 from tests.support.configs import write_project
 from tests.support.emulated_aws import PROJECT, REGION, Emulated
-from tests.support.moto_server import moto_server
 from tests.test_shift import APPS, all_at, config_of
 
 pytestmark = pytest.mark.background
@@ -33,17 +33,19 @@ CLOCK_SCALE = 0.02  # a minute's window in 1.2 s
 
 
 @pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    """A moto server of this module's own (the commands' processes reach it over HTTP)."""
-    with moto_server() as url:
-        yield url
+def server() -> Iterator[MotoProcess]:
+    """An emulator server of this module's own (the commands' processes reach it over HTTP)."""
+    emulator = MotoProcess()
+    emulator.ready()
+    yield emulator
+    emulator.stop()
 
 
 @pytest.fixture
-def world(endpoint: str, monkeypatch: pytest.MonkeyPatch, percentiles: None) -> Iterator[Emulated]:
+def world(server: MotoProcess, monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulated]:
     """blue serves every application, green is deployed beside it, both healthy, both publishing healthy minutes for
     the next three hours (the commands' clock runs faster than the server's)."""
-    for name, value in {"AWS_ENDPOINT_URL": endpoint, **CREDENTIALS}.items():
+    for name, value in {"AWS_ENDPOINT_URL": server.endpoint, **CREDENTIALS}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     aws = Emulated.connect().build()
@@ -56,7 +58,7 @@ def world(endpoint: str, monkeypatch: pytest.MonkeyPatch, percentiles: None) -> 
             for colour in ("blue", "green"):
                 aws.put_app_traffic(colour, app, start + timedelta(minutes=minute), 600, 0, 0.2)
     yield aws
-    aws.clean()
+    server.reset()
 
 
 CREDENTIALS = {

@@ -1,8 +1,8 @@
 """The identity that may only move traffic (issue #30 item 8): policies/traffic_operator.json, filled for a project and
 written by `python -m policies.deployer` beside the deployer's policies as `traffic-operator-<project>`.
 
-Proven the way the deployer's policy is (policies/evaluation.py decides as IAM does): every row the call table
-(policies/deployer_calls.yaml) lists for `python -m tools.shift --status`, `--now`, the gated shift and readiness is
+Proven the way the deployer's policy is (tests/support/iam_evaluation.py decides as IAM does): every row the call table
+(tests/support/deployer_calls.yaml) lists for `python -m tools.shift --status`, `--now`, the gated shift and readiness is
 allowed; a deploy's calls and anything outside this project's rules, weights and lock are refused. The rehearsal
 (tests/test_rehearsal.py) runs `--now` and `--status` as an IAM user holding only this policy, with IAM enforced.
 """
@@ -16,8 +16,8 @@ import pytest
 
 from model.routes import PREVIEW, PUBLIC, ROUTE_TAG, load_balancer_name, lock_path, weights_parameter
 from policies.deployer import MANAGED_POLICY_LIMIT, Deployer, operator_document, operator_policy_name, size
-from policies.deployer_calls import calls, default_tags, known_values
-from policies.evaluation import Request, decide
+from tests.support.deployer_calls import calls, default_tags, known_values
+from tests.support.iam_evaluation import Request, decide
 from tests.test_deployer_documents import ACCOUNT, minimal, realistic
 
 DEPLOYERS = {"realistic": realistic, "defaults": minimal}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -184,26 +184,44 @@ def checkov_report(
 
 @pytest.fixture(scope="session")
 def cli(
-    background_moto: MotoProcess, background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
+    own_emulator: OwnEmulator, background_pool: ThreadPoolExecutor, tmp_path_factory: pytest.TempPathFactory
 ) -> Future[CliByHand]:
     """`cdktf synth` through the pinned CLI as README tells a user to run it (`source scripts/env.sh` first, from a
     new user's shell, no AWS settings), in a scratch copy of the project holding the shipped example, then `cdktf diff
-    common` there against the background emulator (tests/test_cli.py)."""
-    return background_pool.submit(cli_by_hand, tmp_path_factory.mktemp("cli"), background_moto.ready)
+    common` there against an emulator of its own (tests/test_cli.py)."""
+    return background_pool.submit(cli_by_hand, tmp_path_factory.mktemp("cli"), own_emulator().ready)
+
+
+# Starts an emulator server for one world of the pool; stopped at the session's end.
+OwnEmulator = Callable[[], MotoProcess]
 
 
 @pytest.fixture(scope="session")
-def background_moto() -> Iterator[MotoProcess]:
-    """The AWS emulator of the background checks, in a process of its own (scripts/emulator.py)."""
-    server = MotoProcess()
-    yield server
-    server.stop()
+def own_emulator() -> Iterator[OwnEmulator]:
+    """An emulator server (scripts/emulator.py) per world the pool's checks build, never one shared between them: the
+    checks run side by side, in any order, and what one creates another would meet. Two of them once shared one, each
+    looked for the parent zone `example.com`, found none, and created one: the other's plan then failed with "multiple
+    Route 53 Hosted Zones matched", now and then, as the threads happened to interleave. A server costs ~1.5 CPU-s."""
+    started: list[MotoProcess] = []
+
+    def start() -> MotoProcess:
+        started.append(MotoProcess())
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def own_environment(server: MotoProcess) -> Mapping[str, str]:
+    """A check's environment aimed at its own server (waits for it: on the pool's thread, not the session's)."""
+    return environment(server.ready(), REGION)
 
 
 @pytest.fixture(scope="session")
 def emulator_plans(
     example_app: Synthesized,
-    background_moto: MotoProcess,
+    own_emulator: OwnEmulator,
     background_pool: ThreadPoolExecutor,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Future[EmulatorPlans]:
@@ -219,8 +237,8 @@ def emulator_plans(
     clusters = existing_clusters(stacks)
     directory = tmp_path_factory.mktemp("emulator-plans")
     live = (weights_parameter(example().project), shifted(example().weights))
-    env = environment(background_moto.ready(), REGION)
-    return background_pool.submit(lambda: plan_all(directory, modules, clusters, env, live_weights=live))
+    server = own_emulator()
+    return background_pool.submit(lambda: plan_all(directory, modules, clusters, own_environment(server), live_weights=live))
 
 
 @pytest.fixture(scope="session")
@@ -236,7 +254,7 @@ def data_guard_plans(
 
 @pytest.fixture(scope="session")
 def hook_run(
-    example_app: Synthesized, background_moto: MotoProcess, background_pool: ThreadPoolExecutor, inside_project: Path
+    example_app: Synthesized, own_emulator: OwnEmulator, background_pool: ThreadPoolExecutor, inside_project: Path
 ) -> Future[HookRun]:
     """Terraform runs a colour's destroy hook for real (tests/support/hook_run.py), in a directory inside the
     project (as cdktf.out/stacks/<colour> is: the hook finds the project upwards from there)."""
@@ -244,30 +262,33 @@ def hook_run(
     directory = hook_directory(
         example_app.resource(colour, "terraform_data", "teardown/hook"), inside_project / "hook" / "stacks" / colour
     )
-    return background_pool.submit(run_hook, directory, background_moto.ready())
+    server = own_emulator()
+    return background_pool.submit(lambda: run_hook(directory, server.ready()))
 
 
 @pytest.fixture(scope="session")
 def literal_values_plan(
-    literal_values: LiteralValues, background_moto: MotoProcess, background_pool: ThreadPoolExecutor
+    literal_values: LiteralValues, own_emulator: OwnEmulator, background_pool: ThreadPoolExecutor
 ) -> Future[tuple[dict[str, Any], dict[str, Any]]]:
     """`terraform validate` of every stack of a configuration whose strings look like Terraform expressions, and a plan
     of its common and of a colour's App of Apps values against the emulator (tests/support/literal_values.py)."""
     root = check_root(literal_values)
-    return background_pool.submit(lambda: validate_and_plan(root, environment(background_moto.ready(), REGION)))
+    server = own_emulator()
+    return background_pool.submit(lambda: validate_and_plan(root, own_environment(server)))
 
 
 @pytest.fixture(scope="session")
 def release_upgrade(
     example_app: Synthesized,
-    background_moto: MotoProcess,
+    own_emulator: OwnEmulator,
     background_pool: ThreadPoolExecutor,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Future[dict[str, Any]]:
     """This release's common planned against the state the release before left (tests/support/release_upgrade.py)."""
     directory = tmp_path_factory.mktemp("release-upgrade")
     common = example_app.json("common")
-    return background_pool.submit(lambda: plan_upgrade(directory, common, environment(background_moto.ready(), REGION)))
+    server = own_emulator()
+    return background_pool.submit(lambda: plan_upgrade(directory, common, own_environment(server)))
 
 
 @pytest.fixture(scope="session")

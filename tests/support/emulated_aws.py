@@ -15,6 +15,7 @@ import json
 import math
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -397,6 +398,22 @@ def minutes(start: datetime, end: datetime) -> Iterator[datetime]:
     while minute < end:
         yield minute
         minute += timedelta(minutes=1)
+
+
+@contextmanager
+def in_process_aws(patch: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto in this process (`mock_aws`), the one way an in-process test emulates AWS (code under test in other
+    processes reaches scripts/emulator.py's server instead): no endpoint or profile of the machine's, one boto3
+    Session for moto's EKS (`one_boto3_session_for_moto`), and none of moto's ~11,000 default AMIs (no test here starts
+    an instance: they would only cost set-up time). patch: undone by its owner, after the emulation has ended."""
+    from moto import mock_aws
+
+    for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
+        patch.delenv(name, raising=False)
+    one_boto3_session_for_moto(patch)
+    patch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+    with mock_aws():
+        yield
 
 
 def one_boto3_session_for_moto(monkeypatch: pytest.MonkeyPatch) -> None:

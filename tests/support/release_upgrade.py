@@ -43,8 +43,8 @@ def trust_with_account(account: str) -> str:
 def plan_upgrade(directory: Path, common: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
     """`terraform show -json` of this release's common planned against the release before's state."""
     route53 = client("route53", env["AWS_ENDPOINT_URL"], REGION)
-    if not route53.list_hosted_zones_by_name(DNSName=f"{PARENT_ZONE}.")["HostedZones"]:
-        route53.create_hosted_zone(Name=PARENT_ZONE, CallerReference="release-upgrade")
+    # The emulator is this check's own (tests/support/background_checks.py own_emulator): nobody else made the zone.
+    route53.create_hosted_zone(Name=PARENT_ZONE, CallerReference="release-upgrade")
 
     def terraform(where: Path, *arguments: str) -> str:
         done = run(where, *arguments, "-input=false", "-no-color", env=env)

@@ -1,6 +1,6 @@
-"""The call table (policies/deployer_calls.yaml) read as requests IAM would judge: for each resource type the
+"""The call table (tests/support/deployer_calls.yaml) read as requests IAM would judge: for each resource type the
 stacks use, each data source, the backend and each operator command, the AWS calls made on create, read, update,
-delete and tagging, filled for one project (policies/deployer.Deployer) and turned into policies.evaluation.Request.
+delete and tagging, filled for one project (policies/deployer.Deployer) and turned into tests.support.iam_evaluation.Request.
 
 tests/test_deployer_calls.py evaluates every request against the filled deployer policy, and
 tests/test_traffic_operator.py the shift's against the traffic operator's. The ARNs of what the code names (the load
@@ -22,7 +22,7 @@ import yaml
 from model.config import applications, image_repository_name, preview_hostname, public_hostname
 from model.routes import load_balancer_name, lock_path, target_group_name, weights_parameter
 from policies.deployer import Deployer, values
-from policies.evaluation import Request, Value
+from tests.support.iam_evaluation import Request, Value
 
 TABLE = Path(__file__).with_name("deployer_calls.yaml")
 SECTIONS = ("provider", "backend", "resources", "data_sources", "commands")
@@ -79,7 +79,7 @@ def fill(text: str, known: Mapping[str, str]) -> str:
         text = _PLACEHOLDER.sub(lambda m: known[m.group(1)] if m.group(1) in known else m.group(0), text)
     left = _PLACEHOLDER.findall(text)
     if left:
-        raise ValueError(f"policies/deployer_calls.yaml: no value for {sorted(set(left))} in {text!r}")
+        raise ValueError(f"tests/support/deployer_calls.yaml: no value for {sorted(set(left))} in {text!r}")
     return text
 
 
@@ -156,3 +156,16 @@ def _call(owner: str, entry: Mapping[str, Any], row: Mapping[str, Any], known: M
 
 def _filled(value: str | list[str], known: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(fill(item, known) for item in ([value] if isinstance(value, str) else value))
+
+
+# A plan's calls in the call table: configuring the provider, reading the state and every data source, refreshing
+# every resource (each type's `read` rows: the provider's Read function). Creates, updates, deletes, tags, the
+# lock (`update` rows of the backend) and the commands are apply's and destroy's. The plan role's policy
+# (policies/plan.json, policies/pipeline.py) must allow these and nothing more (tests/test_pipeline_identities.py).
+PLAN_SECTIONS = ("provider", "backend", "resources", "data_sources")
+PLAN_WHEN = "read"
+
+
+def plan_calls(deployer: Deployer) -> list[Call]:
+    """The rows of the call table a `terraform plan` of any stack makes, for the deployer's project."""
+    return [c for c in calls(deployer) if c.owner.split(".")[0] in PLAN_SECTIONS and c.when == PLAN_WHEN]
