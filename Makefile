@@ -64,6 +64,7 @@ check: lint typecheck
 lint: $(VENV_STAMP)
 	ruff check .
 	ruff format --check .
+	vulture
 
 typecheck: $(VENV_STAMP)
 	mypy

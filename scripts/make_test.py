@@ -56,6 +56,7 @@ GO_GC = {"GOGC": "800", "GOMEMLIMIT": "1GiB"}  # every process of every tier inh
 LINT: tuple[tuple[str, ...], ...] = (
     ("ruff", "check", "."),
     ("ruff", "format", "--check", "."),
+    ("vulture",),  # dead code: pyproject.toml [tool.vulture], scripts/vulture_whitelist.py
     ("mypy",),
     ("mypy", "app/main.py"),  # apart: both it and the project's main.py are a module named `main`
 )

@@ -11,3 +11,7 @@ _.sock
 _.ignore_differences
 # Each command's line of what it is for: the list is read by people (tools/commands.py).
 _.purpose
+# Set on moto's EKS objects for its DescribeCluster / DescribeNodegroup answers to carry (scripts/emulator.py).
+_.access_config
+_.upgrade_policy
+_.update_config

@@ -61,7 +61,7 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
     assert lint == [("beside", ("nice", "-n", "5", *command)) for command in make_test.LINT]
     out = capsys.readouterr().out
     assert "make test: FAILED: mypy; pytest -m rehearsal" in out
-    assert "ruff check .\nruff format --check .\nmypy\nmypy app/main.py\n" in out  # each command named in its output
+    assert "ruff check .\nruff format --check .\nvulture\nmypy\nmypy app/main.py\n" in out  # each command named in its output
 
 
 def test_a_rehearsal_test_outside_the_rehearsal_modules_is_refused() -> None:

@@ -125,8 +125,6 @@ THREE_APPLICATIONS: dict[str, Any] = {
         "group": "shop",
     },
 }
-# What a serving colour of the variant names of the two applications from another repository.
-SHOP_RELEASE = {"catalogue": {"revision": "catalogue-v1.8.0"}, "orders": {"revision": "orders-v4.2.1", "image_tag": "4.2.1"}}
 
 
 # Single sign-on to Argo CD: the Secrets Manager secret's name (never a value) and the admin groups.

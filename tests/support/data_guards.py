@@ -27,7 +27,6 @@ from tests.support.terraform import run
 # The earlier configuration's names, which the emulator holds in `renamed`.
 EARLIER_SUB_DOMAIN = "shop"
 EARLIER_TABLE = "eks-bg-orders"
-PLANS = ("fresh", "unchanged", "renamed")
 
 
 def guard_root(common: Mapping[str, Any]) -> dict[str, Any]:
@@ -50,7 +49,7 @@ def guard_root(common: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def plan_guards(directory: Path, common: Mapping[str, Any]) -> dict[str, tuple[int, str]]:
-    """(exit status, output) of each of PLANS, in that order on one emulator (a thread: no jsii here)."""
+    """(exit status, output) of each plan (fresh, unchanged, renamed), in that order on one emulator (a thread: no jsii here)."""
     (zone,) = common["resource"]["aws_route53_zone"].values()
     (table,) = common["resource"]["aws_dynamodb_table"].values()
     tags = [{"Key": key, "Value": value} for key, value in common["provider"]["aws"][0]["default_tags"][0]["tags"].items()]

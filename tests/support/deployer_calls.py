@@ -141,6 +141,8 @@ def _call(owner: str, entry: Mapping[str, Any], row: Mapping[str, Any], known: M
         key: fill(value, known) if isinstance(value, str) else tuple(_filled(value, known))
         for key, value in row.get("context", {}).items()
     }
+    if row["when"] not in WHEN:  # a misspelt `when` would silently drop the row from the plan's calls
+        raise ValueError(f"{owner}: when {row['when']!r} is none of {sorted(WHEN)}")
     return Call(
         owner=owner,
         when=row["when"],

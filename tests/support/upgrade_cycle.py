@@ -54,8 +54,6 @@ from tools.traffic_lock import TrafficLock
 FIELD_DIR = PROJECT_DIR / "tests" / "support" / "field"
 FIELD_CLOCK_SCALE = 0.02  # a 300 s window in 6 s
 STEP = "50"  # two steps a shift: blue 50 / green 50, then green 100
-# A well-serving minute of an application's target group, as the load balancer publishes it.
-COUNTS = (("RequestCount", 600), ("HTTPCode_Target_5XX_Count", 0), ("TargetConnectionErrorCount", 0))
 CONFIGS = ("cycle-1", "green-nodes", "blue-nodes", "without-blue", "with-blue-2", "without-green")
 
 
