@@ -21,6 +21,7 @@ from model.values import cluster_facts
 from tests.support.argocd_projects import destination_permitted, refusals, resource_refusals, source_permitted
 from tests.support.charts import Chain, build_chain, by_kind, render, sample_for
 from tests.support.configs import ARGOCD_SSO, EXAMPLE_COLOURS, REPO_URL, SSO_SECRET_NAME, VARIANT, validated
+from tests.support.emulated_aws import in_process_aws
 from tests.support.synth import Synthesized
 
 KEYS = Path(__file__).parent / "fixtures" / "argo-cd-values" / "keys.yaml"
@@ -243,9 +244,8 @@ def test_no_secret_value_anywhere_in_the_output_or_the_facts(variant_app: Synthe
     """The client secret lives in Secrets Manager (here, the emulator's secret holds a recognisable value); synth reads
     no secret value: no stack reads one (no secret version data source or resource), and the value is nowhere."""
     import boto3
-    from moto import mock_aws
 
-    with mock_aws():
+    with pytest.MonkeyPatch.context() as patch, in_process_aws(patch):
         client = boto3.client("secretsmanager", region_name="ap-northeast-1")
         client.create_secret(Name=SSO_SECRET_NAME, SecretString=FAKE_CLIENT_SECRET)
         assert client.get_secret_value(SecretId=SSO_SECRET_NAME)["SecretString"] == FAKE_CLIENT_SECRET

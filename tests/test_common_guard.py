@@ -16,6 +16,7 @@ from botocore.stub import Stubber
 
 from model.hooks import GUARD_ENV
 from scripts.emulator import aws_settings, client
+from tests.support.emulated_aws import in_process_aws
 from tests.support.synth import Synthesized
 from tests.support.terraform import run
 from tools.hooks.common_guard import main
@@ -48,12 +49,7 @@ def eks_knows_the_vpc(monkeypatch: pytest.MonkeyPatch) -> None:
 def aws(eks_knows_the_vpc: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """moto in-process, fresh for each test (a module-wide mock would also catch the real run's calls to the
     server below); clients on it."""
-    from moto import mock_aws
-
-    for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
-    with mock_aws():
+    with in_process_aws(monkeypatch):
         yield {name: boto3.client(name, region_name=REGION) for name in ("ec2", "eks")}
 
 

@@ -22,6 +22,7 @@ from botocore.stub import Stubber
 
 from model.hooks import LOG_GROUP_ENV, WATCH_ENV, WATCH_SECONDS
 from scripts.emulator import aws_settings, client
+from tests.support.emulated_aws import in_process_aws
 from tests.support.synth import Synthesized, references
 from tests.support.terraform import run
 from tools.hooks.log_group import POLL_SECONDS, main
@@ -36,14 +37,7 @@ ROLE = "arn:aws:iam::123456789012:role/cluster"
 def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """moto in-process, fresh for each test (a module-wide mock would also catch the Terraform run's calls to the
     server below); clients on it."""
-    from moto import mock_aws
-
-    from tests.support.emulated_aws import one_boto3_session_for_moto
-
-    one_boto3_session_for_moto(monkeypatch)
-    for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-    with mock_aws():
+    with in_process_aws(monkeypatch):
         yield {name: boto3.client(name, region_name=REGION) for name in ("logs", "eks")}
 
 

@@ -25,6 +25,7 @@ from model.eks_addons import ADDONS
 from model.loading import ConfigError, config_file, load_config, write_colour
 from model.paths import PROJECT_DIR
 from tests.support.configs import example_raw, with_api_access
+from tests.support.emulated_aws import in_process_aws
 from tests.support.synth import Synthesized, synthesize
 from tools import patch
 
@@ -72,11 +73,10 @@ NEWEST = {addon: f"v1.{60 + i}.2-eksbuild.3" for i, addon in enumerate(ADDONS)}
 
 
 @pytest.fixture
-def ssm() -> Iterator[Any]:
-    from moto import mock_aws
+def ssm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     from moto.ssm.models import Parameter, ssm_backends
 
-    with mock_aws():
+    with in_process_aws(monkeypatch):
         store = ssm_backends[ACCOUNT][REGION]._parameters
         name = patch.release_parameter("1.35", "AL2023_x86_64_STANDARD")
         store[name].append(

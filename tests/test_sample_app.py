@@ -9,10 +9,10 @@ from typing import Any
 import boto3
 import pytest
 from fastapi.testclient import TestClient
-from moto import mock_aws
 
 from scripts.seed_table import create_table, seed
 from tests.support.configs import SAMPLE_APP, example
+from tests.support.emulated_aws import in_process_aws
 from tests.support.sample_app import APP_ENV, REGION, TABLE, fill, load_app
 
 
@@ -22,11 +22,10 @@ def emulated() -> Iterator[None]:
     moto alone costs a few tenths of a second each time. (moto patches os.environ too, so the
     two nest strictly: environment outside, emulation inside.)"""
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_DEFAULT_REGION"):
-            patch.delenv(name, raising=False)
+        patch.delenv("AWS_DEFAULT_REGION", raising=False)
         for name, value in APP_ENV.items():
             patch.setenv(name, value)
-        with mock_aws():
+        with in_process_aws(patch):
             yield
 
 

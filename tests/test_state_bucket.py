@@ -16,7 +16,7 @@ from botocore.exceptions import ClientError
 from model.loading import load_config
 from model.paths import PROJECT_DIR
 from tests.support.configs import write_project
-from tests.support.emulated_aws import REGION, base_config
+from tests.support.emulated_aws import REGION, base_config, in_process_aws
 from tests.test_deployer_commands import command_calls
 from tools import state_bucket
 from tools.aws import Aws
@@ -27,13 +27,8 @@ OTHER_ACCOUNT = "222222222222"
 
 @pytest.fixture(scope="module")
 def s3_clients() -> Iterator[dict[str, Any]]:
-    from moto import mock_aws
-
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
-            patch.delenv(name, raising=False)
-        with mock_aws():
-            yield {name: boto3.client(name, region_name=REGION) for name in ("s3", "sts")}
+    with pytest.MonkeyPatch.context() as patch, in_process_aws(patch):
+        yield {name: boto3.client(name, region_name=REGION) for name in ("s3", "sts")}
 
 
 @pytest.fixture
