@@ -18,14 +18,17 @@ from pydantic_core import PydanticCustomError
 from model.config.fields import AS_DICT, FROZEN, REGION_ALLOWED, REGION_PATTERN, Section, Shown
 from model.problems import Allowed, frozen_mapping
 
+# The end of a value: Python's `$` also matches before a last newline (`"orders\n"` would pass), which an alarm name, a
+# query Id or a URL must not end with. (Valid in the JSON Schema's ECMAScript regexes too.)
+END = r"$(?!\n)"
 # A query's name becomes part of a GetMetricData query Id, which "must be unique within a single call"; "the valid
 # characters are letters, numbers, and underscore; the first character must be a lowercase letter" (CloudWatch API
 # Reference, MetricDataQuery, Id: at most 255 characters, of which the provider's per-application prefix takes some).
-QUERY_NAME = r"^[a-z][A-Za-z0-9_]{0,63}$"
+QUERY_NAME = r"^[a-z][A-Za-z0-9_]{0,63}" + END
 QUERY_NAME_ALLOWED = "use a lowercase letter, then letters, digits or '_' (at most 64 characters)"
 # CloudWatch alarm names and AlarmNamePrefix: 1-255 characters (CloudWatch API Reference, DescribeAlarms), no ASCII
 # control character (PutMetricAlarm, AlarmName).
-ALARM_NAME = r"^[^\x00-\x1f\x7f]{1,255}$"
+ALARM_NAME = r"^[^\x00-\x1f\x7f]{1,255}" + END
 ALARM_NAME_ALLOWED = "use 1-255 characters, no control characters"
 # MetricDataQuery.Expression: 1-2048 characters (CloudWatch API Reference, MetricDataQuery).
 MAX_EXPRESSION_CHARACTERS = 2048
@@ -35,12 +38,12 @@ MIN_PERIOD_SECONDS = 60
 MAX_PERIOD_SECONDS = 3600
 # A Prometheus-compatible API's base URL (`<endpoint>/api/v1/query` is asked): HTTPS, or plain HTTP to this machine only
 # (a port-forward, a local agent): a query answered over the network in clear text could be changed on the way.
-ENDPOINT = r"^(https://[A-Za-z0-9.-]+(:\d{1,5})?|http://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?)(/[A-Za-z0-9._~%/-]*)?$"
+ENDPOINT = r"^(https://[A-Za-z0-9.-]+(:\d{1,5})?|http://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?)(/[A-Za-z0-9._~%/-]*)?" + END
 ENDPOINT_ALLOWED = (
     "use the https:// URL of a Prometheus-compatible API (for Amazon Managed Service for Prometheus "
     "'https://aps-workspaces.<region>.amazonaws.com/workspaces/<id>'), or http://localhost[:port]"
 )
-_HTTP_PATH = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*$"
+_HTTP_PATH = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*" + END
 MAX_SYNTHETIC_COUNT = 100
 MAX_BAKE_SECONDS = 3600
 
