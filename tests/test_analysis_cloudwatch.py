@@ -14,6 +14,7 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.awsrequest import AWSResponse
 from botocore.stub import ANY, Stubber
 from moto import mock_aws
 
@@ -184,46 +185,95 @@ def last_minutes(minutes: int = 5) -> Window:
     return Window(end - timedelta(minutes=minutes), end)
 
 
-def queries(threshold: float, count: int = 3, expression: str = INSIGHTS) -> tuple[MetricMathQuery, ...]:
-    return tuple(MetricMathQuery(name=f"errors_{number}", expression=expression, threshold=threshold) for number in range(count))
+def math_expression(app: str, number: int) -> str:
+    """A metric math expression of its own per application and query (moto evaluates none: it answers no datapoints)."""
+    return f"SUM(SEARCH('{{Shop,App}} MetricName=\"Errors\" App=\"{app}\"', 'Sum', 60)) * {number + 1}"
+
+
+def queries(app: str, threshold: float = 10, count: int = 3, insights: int = 0) -> tuple[MetricMathQuery, ...]:
+    """count math queries of the application, the first `insights` of them Metrics Insights queries instead."""
+    return tuple(
+        MetricMathQuery(
+            name=f"errors_{number}",
+            expression=INSIGHTS if number < insights else math_expression(app, number),
+            threshold=threshold,
+        )
+        for number in range(count)
+    )
 
 
 def test_twenty_applications_with_three_queries_each_take_one_call(cloudwatch: Any) -> None:
-    window = last_minutes()
-    put_errors(cloudwatch, window, 5)
-    # Every other application's threshold is below the value: its verdicts, and only its, breach.
-    analyses = {f"app-{number:02d}": Analysis(metric_math=queries(1 if number % 2 else 10)) for number in range(20)}
+    # Every other application allows idle windows: its verdicts (no datapoints: moto evaluates no math), and only its,
+    # pass; a query judged by another application's settings would show.
+    apps = [f"app-{number:02d}" for number in range(20)]
+    analyses = {app: Analysis(metric_math=queries(app), allow_idle=number % 2 == 0) for number, app in enumerate(apps)}
     sent = calls(cloudwatch, "GetMetricData")
-    verdicts = judge_metric_math(cloudwatch, analyses, window)
+    verdicts = judge_metric_math(cloudwatch, analyses, last_minutes())
     assert len(sent) == 1
     ids = [query["Id"] for query in sent[0]["MetricDataQueries"]]
     assert len(ids) == len(set(ids)) == 60
-    for number in range(20):
-        found = verdicts[f"app-{number:02d}"]
-        assert [v.what for v in found] == ["errors_0", "errors_1", "errors_2"]
-        assert {(v.provider, v.value, v.breach) for v in found} == {(METRIC_MATH, 5.0, bool(number % 2))}
-    assert "5 (worst of 1), threshold above 1" in verdicts["app-01"][0].detail
+    for number, app in enumerate(apps):
+        assert [v.what for v in verdicts[app]] == ["errors_0", "errors_1", "errors_2"]
+        assert {(v.provider, v.value, v.breach) for v in verdicts[app]} == {(METRIC_MATH, None, number % 2 == 1)}
 
 
 def test_more_queries_than_a_call_takes_are_sent_in_calls_of_the_limit(cloudwatch: Any) -> None:
-    window = last_minutes()
-    put_errors(cloudwatch, window, 5)
-    analyses = {f"app-{number:03d}": Analysis(metric_math=queries(10)) for number in range(200)}
+    analyses = {f"app-{number:03d}": Analysis(metric_math=queries(f"app-{number:03d}")) for number in range(200)}
     sent = calls(cloudwatch, "GetMetricData")
-    verdicts = judge_metric_math(cloudwatch, analyses, window)
+    verdicts = judge_metric_math(cloudwatch, analyses, last_minutes())
     assert [len(call["MetricDataQueries"]) for call in sent] == [GET_METRIC_DATA_LIMIT, 600 - GET_METRIC_DATA_LIMIT]
     assert sum(len(found) for found in verdicts.values()) == 600
-    assert not any(v.breach for found in verdicts.values() for v in found)
+
+
+def test_each_metrics_insights_query_takes_a_call_of_its_own_filled_up_with_math(cloudwatch: Any) -> None:
+    window = last_minutes()
+    put_errors(cloudwatch, window, 5)
+    # Three applications, each with one Insights query and two math queries; one threshold below the value.
+    analyses = {f"app-{n}": Analysis(metric_math=queries(f"app-{n}", 1 if n == 1 else 10, insights=1)) for n in range(3)}
+    sent = calls(cloudwatch, "GetMetricData")
+    verdicts = judge_metric_math(cloudwatch, analyses, window)
+    expressions = [[query["Expression"] for query in call["MetricDataQueries"]] for call in sent]
+    assert [sum(e.startswith("SELECT") for e in call) for call in expressions] == [1, 1, 1]
+    assert sum(len(call) for call in expressions) == 9
+    # moto sums the namespace's datapoints for an Insights query: 5, judged against each application's threshold.
+    insights = {app: (found[0].value, found[0].breach) for app, found in verdicts.items()}
+    assert insights == {"app-0": (5.0, False), "app-1": (5.0, True), "app-2": (5.0, False)}
+    assert "5 (worst of 1), threshold above 1" in verdicts["app-1"][0].detail
 
 
 def test_a_query_without_datapoints_is_a_breach_unless_idle_is_allowed(cloudwatch: Any) -> None:
-    # moto has nothing for a math expression over no metric: an empty answer, as CloudWatch gives for a quiet metric.
-    quiet = queries(10, 1, "FILL(SEARCH('{Shop} MetricName=\"Nothing\"', 'Sum', 60), 0)")
+    quiet = queries("orders", count=1)
     (verdict,) = judge_metric_math(cloudwatch, {"orders": Analysis(metric_math=quiet)}, last_minutes())["orders"]
     assert (verdict.breach, verdict.value) == (True, None)
     assert "no data" in verdict.detail
     idle = Analysis(metric_math=quiet, allow_idle=True)
     assert judge_metric_math(cloudwatch, {"orders": idle}, last_minutes())["orders"][0].breach is False
+
+
+def answering_by_expression(client: Any, values: dict[str, list[float]]) -> None:
+    """CloudWatch as a double on the real client: each query answered with the datapoints the test gave its expression,
+    in the reverse order of the request (an answer's order is no promise; its Ids are)."""
+    asked: list[dict[str, Any]] = []
+    client.meta.events.register("provide-client-params.cloudwatch.GetMetricData", lambda params, **_: asked.append(params))
+
+    def answer(**_: Any) -> tuple[AWSResponse, dict[str, Any]]:
+        found = [
+            {"Id": query["Id"], "Values": values[query["Expression"]], "Timestamps": [], "StatusCode": "Complete"}
+            for query in asked[-1]["MetricDataQueries"]
+        ]
+        return AWSResponse("", 200, {}, None), {"MetricDataResults": found[::-1]}
+
+    client.meta.events.register("before-call.cloudwatch.GetMetricData", answer)
+
+
+def test_each_answer_is_judged_by_the_query_that_asked_for_it() -> None:
+    client = stubbed()
+    apps = [f"app-{number:02d}" for number in range(20)]
+    # Each query's own datapoints: app n's query k answers n + k; every threshold is 20.
+    answering_by_expression(client, {math_expression(app, k): [float(n + k)] for n, app in enumerate(apps) for k in range(3)})
+    verdicts = judge_metric_math(client, {app: Analysis(metric_math=queries(app, 20)) for app in apps}, last_minutes())
+    for n, app in enumerate(apps):
+        assert [(v.value, v.breach) for v in verdicts[app]] == [(float(n + k), n + k > 20) for k in range(3)]
 
 
 def stubbed() -> Any:
@@ -242,7 +292,9 @@ def test_every_page_of_an_answer_is_judged() -> None:
         first = {"MetricDataQueries": ANY, "StartTime": ANY, "EndTime": ANY, "ScanBy": "TimestampAscending"}
         stub.add_response("get_metric_data", {"MetricDataResults": [result([1.0], "PartialData")], "NextToken": "more"}, first)
         stub.add_response("get_metric_data", {"MetricDataResults": [result([1.0, 50.0])]}, {**first, "NextToken": "more"})
-        (verdict,) = judge_metric_math(client, {"orders": Analysis(metric_math=queries(10, 1))}, last_minutes())["orders"]
+        (verdict,) = judge_metric_math(client, {"orders": Analysis(metric_math=queries("orders", 10, 1))}, last_minutes())[
+            "orders"
+        ]
         stub.assert_no_pending_responses()
     assert (verdict.breach, verdict.value) == (True, 50.0)
     assert "worst of 3" in verdict.detail
@@ -259,7 +311,7 @@ def test_an_answer_that_cannot_be_judged_is_a_breach_even_when_idle_is_allowed(a
     client = stubbed()
     with Stubber(client) as stub:
         stub.add_response("get_metric_data", answer)
-        analysis = Analysis(metric_math=queries(10, 1), allow_idle=True)
+        analysis = Analysis(metric_math=queries("orders", 10, 1), allow_idle=True)
         (verdict,) = judge_metric_math(client, {"orders": analysis}, last_minutes())["orders"]
     assert verdict.breach is True
     assert said in verdict.detail
@@ -269,5 +321,5 @@ def test_a_denied_call_is_a_breach_of_every_query_it_held() -> None:
     client = stubbed()
     with Stubber(client) as stub:
         stub.add_client_error("get_metric_data", "AccessDenied", "not authorized", 403)
-        verdicts = judge_metric_math(client, {"orders": Analysis(metric_math=queries(10, 2))}, last_minutes())["orders"]
+        verdicts = judge_metric_math(client, {"orders": Analysis(metric_math=queries("orders", 10, 2))}, last_minutes())["orders"]
     assert [(v.breach, "AWS denied GetMetricData" in v.detail) for v in verdicts] == [(True, True), (True, True)]

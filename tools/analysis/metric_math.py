@@ -1,7 +1,9 @@
 """CloudWatch metric math (and Metrics Insights queries) with a threshold: every application's queries in ONE
-GetMetricData call per poll, not one per application. A call takes at most 500 MetricDataQuery structures (CloudWatch
-API Reference, GetMetricData), so more queries than that are batched 500 a call; each call follows its NextToken (a
-call returns at most 100,800 datapoints). An Id must be unique within a call, start with a lowercase letter and hold
+GetMetricData call per poll, not one per application. A call takes at most 500 MetricDataQuery structures, and at
+most one Metrics Insights query (CloudWatch API Reference, GetMetricData: "If you include a Metrics Insights query,
+each GetMetricData operation can include only one query"), so more math than that is batched 500 a call and each
+Insights query takes a call of its own, filled up with math; each call follows its NextToken (a call returns at most
+100,800 datapoints). An Id must be unique within a call, start with a lowercase letter and hold
 letters, digits and '_' (MetricDataQuery, Id): `a<i>_<name>`, i the application's place in name order.
 
 Every datapoint of the window is judged (the worst one against the threshold); a query whose status is not Complete
@@ -19,6 +21,8 @@ from tools.analysis.verdict import METRIC_MATH, Verdict, Window, failed, judge_v
 from tools.aws_problems import aws_errors_as
 
 MAX_QUERIES_PER_CALL = 500
+# A Metrics Insights query is SQL-like, `SELECT ... FROM ...`; anything else in Expression is metric math.
+INSIGHTS_KEYWORD = "SELECT"
 COMPLETE = "Complete"
 
 
@@ -63,8 +67,7 @@ def judge_metric_math(cloudwatch: Any, analyses: Mapping[str, Analysis], window:
             )
     results: dict[str, Result] = {}
     refused: dict[str, str] = {}
-    for first in range(0, len(queries), MAX_QUERIES_PER_CALL):
-        batch = queries[first : first + MAX_QUERIES_PER_CALL]
+    for batch in batches(queries):
         try:
             with aws_errors_as(MetricDataError):
                 _read(cloudwatch, batch, window, results)
@@ -74,6 +77,23 @@ def judge_metric_math(cloudwatch: Any, analyses: Mapping[str, Analysis], window:
     for key, owner in owned.items():
         verdicts.setdefault(owner.app, []).append(_verdict(owner, results.get(key), refused.get(key)))
     return verdicts
+
+
+def is_insights(expression: str) -> bool:
+    return expression.lstrip().upper().startswith(INSIGHTS_KEYWORD)
+
+
+def batches(queries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The fewest calls: one per Metrics Insights query (at most one a call), the math filling them up to the limit,
+    then calls of math alone."""
+    calls: list[list[dict[str, Any]]] = [[query] for query in queries if is_insights(query["Expression"])]
+    for query in (query for query in queries if not is_insights(query["Expression"])):
+        room = next((call for call in calls if len(call) < MAX_QUERIES_PER_CALL), None)
+        if room is None:
+            room = []
+            calls.append(room)
+        room.append(query)
+    return calls
 
 
 def _read(cloudwatch: Any, batch: list[dict[str, Any]], window: Window, results: dict[str, Result]) -> None:
