@@ -6,6 +6,7 @@ breaches that application only. The pause between requests goes through the cloc
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -135,6 +136,29 @@ def test_a_host_that_does_not_answer_breaches(public: Host) -> None:
     verdict = judged(check(count=2), nobody, public)
     assert (verdict.breach, verdict.value) == (True, 2)
     assert "no answer" in verdict.detail
+
+
+def test_a_host_that_answers_no_http_breaches(public: Host) -> None:
+    """A server that speaks something else (http.client's BadStatusLine, which is no OSError) fails the request, it
+    does not stop the shift."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+
+        def babble() -> None:
+            for _ in range(2):
+                connection, _ = listener.accept()
+                with connection:
+                    connection.recv(1024)
+                    connection.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+
+        thread = threading.Thread(target=babble, daemon=True)
+        thread.start()
+        other = Host(url=f"http://127.0.0.1:{listener.getsockname()[1]}")
+        verdict = judged(check(count=2), other, public)
+        thread.join(timeout=10)
+    assert (verdict.breach, verdict.value) == (True, 2)
+    assert "not an HTTP answer" in verdict.detail
 
 
 def test_another_status_can_be_the_expected_one(preview: Host, public: Host) -> None:

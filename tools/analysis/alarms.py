@@ -94,7 +94,7 @@ def states_in_window(current: str, changes: list[Change], window: Window) -> set
 
 
 def _verdict(selector: AlarmSelector, alarms: Mapping[str, set[str]], *, allow_idle: bool) -> Verdict:
-    what = f"name {selector.name}" if selector.name is not None else f"prefix {selector.prefix}*"
+    what = _what(selector)
     if not alarms:
         why = "no alarm has this name" if selector.name is not None else "no alarm's name starts with this"
         return failed(ALARMS, what, THRESHOLD, f"{why}: it watches nothing, a breach")

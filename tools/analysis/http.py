@@ -4,6 +4,7 @@ its own."""
 
 from __future__ import annotations
 
+import http.client
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -29,7 +30,9 @@ class Opener(Protocol):
 
 
 def urllib_opener(url: str, *, headers: Mapping[str, str], timeout: float) -> Answer:
-    """GET url; an HTTP error status is an answer like any other (the provider judges it), no answer is OSError."""
+    """GET url; an HTTP error status is an answer like any other (the provider judges it), no answer is OSError: a
+    connection refused or reset, a timeout, TLS, and an answer that is no HTTP (http.client's errors, which are not
+    OSError, said as one so that a provider catching OSError misses none)."""
     request = urllib.request.Request(url, headers=dict(headers), method="GET")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -37,3 +40,5 @@ def urllib_opener(url: str, *, headers: Mapping[str, str], timeout: float) -> An
     except urllib.error.HTTPError as err:
         with err:
             return Answer(err.code, err.read(MAX_BODY_BYTES))
+    except http.client.HTTPException as err:
+        raise OSError(f"not an HTTP answer ({type(err).__name__}: {err})") from err
