@@ -19,10 +19,11 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from model.config.analysis import PrometheusQuery
+from model.config.analysis import Analysis, PrometheusQuery
 from tools.analysis.http import Answer
 from tools.analysis.prometheus import judge_query
 from tools.analysis.verdict import PROMETHEUS, Verdict, Window, judge_values
+from tools.analysis.window import bake_seconds
 
 END = datetime(2026, 11, 29, 4, 5, tzinfo=UTC)
 WINDOW = Window(END - timedelta(minutes=5), END)
@@ -166,3 +167,17 @@ def test_a_signed_query_without_credentials_breaches_without_asking() -> None:
     verdict = judge_query(query, WINDOW, allow_idle=True, opener=opener, credentials=lambda: None)
     assert (verdict.breach, opener.requests) == (True, [])
     assert "no AWS credentials" in verdict.detail
+
+
+def test_the_bake_time_is_the_longest_any_application_asks_for() -> None:
+    """The final split is every application's at once: its last window lasts as long as the most patient one wants."""
+    assert (
+        bake_seconds({"orders": Analysis(bake_seconds=120), "billing": Analysis(bake_seconds=600), "search": Analysis()}) == 600
+    )
+    assert bake_seconds({"search": Analysis()}) == 0
+    assert bake_seconds({}) == 0
+
+
+def test_a_verdict_reads_as_one_line_with_its_outcome() -> None:
+    assert values([12.0]).line() == "metric_math errors: 12 (worst of 1), threshold above 10 | BREACH"
+    assert values([2.0]).line() == "metric_math errors: 2 (worst of 1), threshold above 10 | ok"
