@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from model.config import ShiftConfig
 from model.loading import load_config
 from model.routes import lock_path
 from tests.support.alarm_history import teach_alarm_history
@@ -30,7 +31,7 @@ from tools.analysis.http import Answer as HttpAnswer
 from tools.analysis.http import Opener
 from tools.readiness import Readiness
 from tools.shift import ShiftError
-from tools.shift.command import main
+from tools.shift.command import main, planned_seconds
 from tools.shift.run import Shift
 from tools.traffic_lock import LEASE_SECONDS, TrafficLock
 
@@ -245,3 +246,11 @@ def test_dry_run_lists_each_application_s_providers_and_asks_for_no_alarm(
     assert not [line for line in lines if line.startswith("analysis of sample-app")]  # nothing configured for it
     assert {"DescribeAlarms", "DescribeAlarmHistory", "GetMetricData"} & set(asked) == set()
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+
+
+def test_the_bake_counts_in_the_time_the_credentials_must_last() -> None:
+    """A bake is one more window (aligned to a whole minute, read a minute later), nothing written: a shift whose
+    credentials end before it would leave the final split unjudged and the lock behind."""
+    settings = ShiftConfig()
+    without = planned_seconds(settings, 2, skip_readiness=True)
+    assert planned_seconds(settings, 2, skip_readiness=True, bake_seconds=90) - without == 60 + 120 + 60
