@@ -107,12 +107,23 @@ def _rows(model: type[BaseModel], prefix: str, shown: frozenset[str] = frozenset
                 listed |= {row[0] for row in rows}
                 yield from rows
             continue
+        if (item := _listed_model(inner)) is not None:  # a list of sections: the keys of each item
+            yield from _rows(item, f"{key}[].")
+            continue
         if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
             continue
         if len(get_args(hint)) == 2 and type(None) in get_args(hint):  # an optional section: its keys when it is set
             yield from _rows(inner, f"{key}.")
         else:  # a name -> section mapping: a colour's, an application's
             yield from _rows(inner, f"{key}.{PLACEHOLDERS.get(name, '<name>')}.")
+
+
+def _listed_model(hint: Any) -> type[BaseModel] | None:
+    """The model of a list of sections (`tuple[Model, ...]`, `traffic.shift.analysis.alarms`), or None."""
+    if get_origin(hint) not in (tuple, list):
+        return None
+    item = get_args(hint)[0]
+    return item if isinstance(item, type) and issubclass(item, BaseModel) else None
 
 
 def _kinds(hint: Any) -> list[type[BaseModel]]:

@@ -32,6 +32,13 @@ NEWER_THAN_PARLIAMENT = {
     "eks:StartInsightsRefresh": "docs.aws.amazon.com/eks/latest/APIReference/API_StartInsightsRefresh.html",
     "eks:DescribeInsightsRefresh": "docs.aws.amazon.com/eks/latest/APIReference/API_DescribeInsightsRefresh.html",
 }
+# Actions the Service Authorization Reference authorizes on a resource type (`alarm`) whose results for composite
+# alarms AWS returns only to a permission scoped to `*` ("To use this operation and return information about composite
+# alarms, you must be signed on with the cloudwatch:DescribeAlarms permission that is scoped to *"): their rows name `*`.
+SCOPED_TO_EVERYTHING = {
+    "cloudwatch:DescribeAlarms": "docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_DescribeAlarms.html",
+    "cloudwatch:DescribeAlarmHistory": "docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_DescribeAlarmHistory.html",
+}
 
 
 def statements(deployer: Deployer) -> list[dict[str, Any]]:
@@ -225,7 +232,7 @@ def authorization_reference() -> dict[str, list[str]]:
 
 
 def misplaced(call: Call) -> list[str]:
-    if call.action in NEWER_THAN_PARLIAMENT:
+    if call.action in NEWER_THAN_PARLIAMENT or (call.action in SCOPED_TO_EVERYTHING and call.on == ("*",)):
         return []
     formats = authorization_reference().get(call.action.lower())
     if formats is None:

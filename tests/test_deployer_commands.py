@@ -109,22 +109,24 @@ class Found:
 
 def aws_calls(module: Module, node: ast.AST) -> Iterator[Found]:
     strings = {str(n.value) for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-        if not isinstance(call.func, ast.Attribute):
-            continue
-        service = CLIENTS.get(_client(call.func.value))
+    # Every operation named on a client, called there or handed to a helper that calls it (a pager following NextToken:
+    # `pages(cloudwatch.describe_alarms, ...)`, tools/analysis/alarms.py).
+    for attribute in (n for n in ast.walk(node) if isinstance(n, ast.Attribute)):
+        service = CLIENTS.get(_client(attribute.value))
         if service is None:
             continue
-        methods = [call.func.attr]
-        if call.func.attr == "get_paginator":
-            first = call.args[0] if call.args else None
+        methods = [attribute.attr]
+        if attribute.attr == "get_paginator":
+            call = next((n for n in ast.walk(node) if isinstance(n, ast.Call) and n.func is attribute), None)
+            first = call.args[0] if call is not None and call.args else None
             # A variable operation (a loop over several): the operation names written in the same function.
             named = str(first.value) if isinstance(first, ast.Constant) else None
             methods = [named] if named else sorted(s for s in strings if s in operations(service))
         for method in methods:
             if method in operations(service):
                 yield Found(
-                    f"{IAM_PREFIX.get(service, service)}:{operations(service)[method]}", f"{_shown(module.path)}:{call.lineno}"
+                    f"{IAM_PREFIX.get(service, service)}:{operations(service)[method]}",
+                    f"{_shown(module.path)}:{attribute.lineno}",
                 )
 
 
@@ -197,9 +199,11 @@ def test_the_scan_finds_a_call_through_an_imported_helper_and_a_paginator(tmp_pa
         "    for kind in ('describe_load_balancers', 'describe_target_groups'):\n"
         "        aws.elbv2.get_paginator(kind)\n"
         "    aws.logs.get_paginator('describe_log_groups')\n"
+        "    pages(aws.cloudwatch.describe_alarms, AlarmNamePrefix='p')\n"
         "    return groups(aws.eks)\n"
     )
     assert sorted(command_calls(tmp_path, "tools", "tools.cmd")) == [
+        "cloudwatch:DescribeAlarms",  # handed to a helper, not called where it is named
         "eks:DescribeNodegroup",
         "elasticloadbalancing:DescribeLoadBalancers",
         "elasticloadbalancing:DescribeTargetGroups",

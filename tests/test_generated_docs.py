@@ -52,6 +52,9 @@ def test_every_setting_has_a_description_and_the_reference_names_it() -> None:
     keys = [key for key, _, _ in rows]
     assert "clusters.<colour>.nodes.capacity_type" in keys
     assert "traffic.shift.allow_idle" in keys
+    # A list of sections names the keys of its items.
+    assert "traffic.shift.analysis.alarms[].name" in keys
+    assert "applications.<name>.analysis.synthetic[].expect_json" in keys
     reference = config_docs.REFERENCE.read_text()
     assert [key for key in keys if f"| `{key}` |" not in reference] == []
 

@@ -167,7 +167,9 @@ def test_the_policy_is_one_small_managed_policy_of_the_projects_names(name: str)
     """Its literal names are the ones the code gives: the load balancer, the parameters, the public rules' tag."""
     deployer = DEPLOYERS[name]()
     document = operator_document(deployer)
-    assert size(document) < MANAGED_POLICY_LIMIT // 3
+    # Small: within half of a managed policy's limit (the gated shift's analysis, alarms and Prometheus, took it past a
+    # third), so one policy holds it with room to spare.
+    assert size(document) < MANAGED_POLICY_LIMIT // 2
     text = json.dumps(document)
     project = deployer.config.project
     assert f"listener-rule/app/{load_balancer_name(project)}/*" in text

@@ -70,6 +70,11 @@ class Aws:
     def sts(self) -> Any:
         return self.client("sts")
 
+    def credentials(self) -> Any:
+        """The session's credentials (botocore's), or None without any: what a request outside an AWS client signs
+        with (a SigV4-signed Prometheus query)."""
+        return self.session().get_credentials()
+
     def kube(self, cluster: str) -> KubeApi:
         """The cluster's Kubernetes API (the caller's identity must be one of its admins)."""
         if self._kube is not None:

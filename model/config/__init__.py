@@ -3,6 +3,7 @@ each holding its settings (pydantic models: types, ranges, choices, patterns, de
 them; model/rules.py gathers the rules and the warnings.
 
     fields.py             what every section is built of (Section, Shown, shared patterns and bounds)
+    analysis.py           `traffic.shift.analysis` and `applications.<name>.analysis`: what else a shift window shows
     checks.py             what every rule is written with (check, the warnings' prefixes)
     project.py            Config: the project's own settings and one setting per section; tags, table, image, state
     vpc.py                `network` (named for what it is: components/network.py has the module name)
@@ -21,6 +22,15 @@ The names the rest of the tree uses are importable from here.
 """
 
 from model.config.across import ALB_RULES, FORWARD_TARGET_GROUPS
+from model.config.analysis import (
+    AlarmSelector,
+    Analysis,
+    AnalysisConfig,
+    MetricMathQuery,
+    PrometheusQuery,
+    SyntheticCheck,
+    resolved,
+)
 from model.config.applications import (
     APPLICATION_PATTERN,
     APPLICATION_POLICY_VALUES,
@@ -86,6 +96,9 @@ __all__ = [
     "PLACEHOLDER_REPO_URL",
     "SUPPORTED_KUBERNETES_VERSIONS",
     "TABLE_KEY",
+    "AlarmSelector",
+    "Analysis",
+    "AnalysisConfig",
     "Application",
     "ApplicationConfig",
     "ApplicationImageConfig",
@@ -102,15 +115,18 @@ __all__ = [
     "EksConfig",
     "GitOpsConfig",
     "GithubSsoConfig",
+    "MetricMathQuery",
     "NetworkConfig",
     "NodeGroupConfig",
     "OidcSsoConfig",
     "PlatformConfig",
+    "PrometheusQuery",
     "SamlSsoConfig",
     "ShiftConfig",
     "Shown",
     "StateConfig",
     "SupportType",
+    "SyntheticCheck",
     "TrafficConfig",
     "application",
     "application_workloads",
@@ -121,6 +137,7 @@ __all__ = [
     "pin_advice",
     "preview_hostname",
     "public_hostname",
+    "resolved",
     "shared_roles",
     "subnet_cidrs",
 ]

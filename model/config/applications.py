@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import ConfigDict, Field
 
+from model.config.analysis import AnalysisConfig
 from model.config.fields import (
     AS_DICT,
     FROZEN,
@@ -245,6 +246,14 @@ class ApplicationConfig(Section):
         ),
         Allowed("use one DNS label: lowercase letters, digits, '-'"),
     ] = DEFAULT_APPLICATION_GROUP
+    analysis: Annotated[
+        AnalysisConfig | None,
+        Field(
+            description="this application's own analysis of a shift's windows: each key it sets replaces "
+            "`traffic.shift.analysis`'s (a list whole, so `[]` drops a default)"
+        ),
+        Shown("`traffic.shift.analysis`"),
+    ] = None
 
 
 @dataclass(frozen=True)

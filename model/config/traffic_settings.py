@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
+from model.config.analysis import AnalysisConfig
 from model.config.checks import LOUD, check, covers_the_internet
 from model.config.eks import PLACEHOLDER_API_NETWORK
 from model.config.fields import MAX_WEIGHT, LogRetentionDays, Section, Shown
@@ -71,6 +72,12 @@ class ShiftConfig(Section):
             "shift's first line and every step say so"
         ),
     ] = False
+    analysis: AnalysisConfig = Field(
+        default_factory=AnalysisConfig,
+        description="what else every application's step window must show (CloudWatch alarms and metric math, "
+        "Prometheus queries, synthetic checks) and the bake time at the final split; `applications.<name>.analysis` "
+        "overrides it key by key",
+    )
 
 
 # AWS managed rule groups a web ACL may name: AWS's own names, `AWSManagedRules` and a word (AWS WAF Developer Guide,

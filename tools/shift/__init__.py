@@ -11,15 +11,17 @@ colour on that branch together; `--now --force` drains to it anyway). Under the 
 moves, the target must prove itself ready (tools/readiness/). Per step: write the parameter, then every application's
 rule (one change), wait until the rules read back at the step's weights, watch the target's target groups for the
 interval (a group without a healthy target rolls back at once), then judge every application's CloudWatch metrics
-against `traffic.shift`. A breach by any one puts every application back at the previous step's weights in one change
-and exits 1 with the reason; unsafe requests are refused before anything changes (exit 2). No Terraform runs, and no
+against `traffic.shift` and its analysis (`traffic.shift.analysis`, `applications.<name>.analysis`: alarms, metric
+math, Prometheus, synthetic checks). After the last step, a bake window (`bake_seconds`) holds the final split under
+the lock, judged the same way. A breach by any one puts every application back at the previous step's weights in one
+change and exits 1 with the reason; unsafe requests are refused before anything changes (exit 2). No Terraform runs, and no
 colour's Kubernetes API is called after the readiness check: a broken colour can always be drained, even while a
 shift runs (`--now --break-lock`: the shift finds its lock gone before its next write and stops without writing).
 
-One room each: plan.py (the weights of each step), gate.py (what a window must show), metrics.py (reading a window
-from CloudWatch), run.py (the steps, the waits, the roll-back), drain.py (--now), status.py (--status), command.py
-(the command line); `python -m tools.shift` runs command.py. tools/live_routes.py reads and writes the load balancer and the
-parameter, tools/traffic_lock.py is the lock.
+One room each: plan.py (the weights of each step), gate.py (what a window must show), judged.py (what else: each
+application's analysis), metrics.py (reading a window from CloudWatch), run.py (the steps, the waits, the roll-back),
+drain.py (--now), status.py (--status), command.py (the command line); `python -m tools.shift` runs command.py.
+tools/live_routes.py reads and writes the load balancer and the parameter, tools/traffic_lock.py is the lock.
 """
 
 from __future__ import annotations

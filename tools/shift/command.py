@@ -25,6 +25,7 @@ from tools.readiness.probe import Prober
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.drain import Drain
 from tools.shift.gate import describe_gate
+from tools.shift.judged import bake, describe_analysis
 from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.plan import describe, plan_weights
 from tools.shift.run import IN_EFFECT_SECONDS, Shift, live, off_weights
@@ -82,7 +83,8 @@ def main(
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="print the live weights, the plan and the target's readiness report, and change nothing",
+        help="print the live weights, the plan, what each window is judged on and the target's readiness report, and "
+        "change nothing",
     )
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
@@ -138,7 +140,8 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         _refuse_a_moving_target(config, args.to, project, force=False)
     _refuse_weights_the_config_refuses(args.config, plan)
     if plan and not args.dry_run:
-        _refuse_credentials_that_end_first(clock, settings, len(plan), skip_readiness=args.skip_readiness)
+        baking = bake(config, settings)
+        _refuse_credentials_that_end_first(clock, settings, len(plan), skip_readiness=args.skip_readiness, bake_seconds=baking)
     if args.dry_run:
         _print_plan(config, settings, args.to, weights, plan, skip_readiness=args.skip_readiness)
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
@@ -177,23 +180,27 @@ def _refuse_a_moving_target(config: Config, target: str, project: Path, *, force
     )
 
 
-def planned_seconds(settings: ShiftConfig, steps: int, *, skip_readiness: bool) -> int:
+def planned_seconds(settings: ShiftConfig, steps: int, *, skip_readiness: bool, bake_seconds: int = 0) -> int:
     """How long a shift of this many steps may take, at most, before its lock is released: readiness (its insights
     refresh waits up to REFRESH_TIMEOUT_SECONDS), then per step the writes read back (IN_EFFECT_SECONDS at most), up to
-    a minute to align the window with CloudWatch's, the window in whole minutes, the metrics' delay; and a roll-back."""
+    a minute to align the window with CloudWatch's, the window in whole minutes, the metrics' delay; the bake window
+    (bake_seconds, aligned and judged the same way, nothing written); and a roll-back."""
     window = 60 * math.ceil(settings.interval_seconds / 60)
     step = IN_EFFECT_SECONDS + 60 + window + METRICS_DELAY_SECONDS
-    return (0 if skip_readiness else REFRESH_TIMEOUT_SECONDS) + steps * step + IN_EFFECT_SECONDS
+    baking = 60 + 60 * math.ceil(bake_seconds / 60) + METRICS_DELAY_SECONDS if bake_seconds else 0
+    return (0 if skip_readiness else REFRESH_TIMEOUT_SECONDS) + steps * step + baking + IN_EFFECT_SECONDS
 
 
-def _refuse_credentials_that_end_first(clock: Clock, settings: ShiftConfig, steps: int, *, skip_readiness: bool) -> None:
+def _refuse_credentials_that_end_first(
+    clock: Clock, settings: ShiftConfig, steps: int, *, skip_readiness: bool, bake_seconds: int
+) -> None:
     """A shift whose credentials end before it can would stop part-way: its step, its roll-back and the lock's release
     all fail with ExpiredToken, leaving an unjudged split and a lock. Refused up front when the environment says when
     they end (AWS_CREDENTIAL_EXPIRATION, set by the workflows); a profile or an SSO login refreshes itself."""
     ends = credentials_expire_at()
     if ends is None:
         return
-    needed = planned_seconds(settings, steps, skip_readiness=skip_readiness)
+    needed = planned_seconds(settings, steps, skip_readiness=skip_readiness, bake_seconds=bake_seconds)
     left = (ends - clock.now()).total_seconds()
     if left < needed:
         raise UnsafeShiftError(
@@ -275,6 +282,8 @@ def _print_plan(
         f"they read back; {target}'s target groups watched for {settings.interval_seconds} s"
     )
     print(f"gate: {describe_gate(settings)}")
+    for line in describe_analysis(config, settings, target):  # said, not asked: a dry run calls no provider
+        print(line)
     if skip_readiness:
         print(f"readiness: NOT CHECKED (--skip-readiness): weight may move to {target} before it has proven itself")
     else:

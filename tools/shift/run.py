@@ -9,10 +9,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, NoReturn, TextIO
 
 from model.config import Config, ShiftConfig, applications
+from tools.analysis.http import Opener, urllib_opener
+from tools.analysis.verdict import Window
+from tools.analysis.window import Sources, judge_window
 from tools.aws import Aws
 from tools.aws_problems import aws_errors_as
 from tools.clock import MAX_CLOCK_SKEW_SECONDS, POLL_SECONDS, Clock, aws_date
@@ -29,6 +32,7 @@ from tools.live_routes import (
 from tools.readiness import Readiness, missing
 from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
 from tools.shift.gate import describe_gate, is_idle, judge
+from tools.shift.judged import bake, breached, describe_analysis, subjects
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics
 from tools.shift.plan import describe, plan_weights
 from tools.signals import deferred
@@ -52,6 +56,7 @@ class Shift:
     # Windows by AWS's clock (the Date of AWS's answers), a local clock more than MAX_CLOCK_SKEW_SECONDS off refused.
     # Off where the clock is a test's own (its world's time is the test's).
     aws_time: bool = False
+    opener: Opener = urllib_opener  # how the analysis's HTTP providers reach a host (a test's own in tests)
     _offset: timedelta = timedelta(0)  # AWS's clock minus the local one, as the last answer gave it
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
@@ -93,11 +98,19 @@ class Shift:
             f"shifting to {target}: {describe(weights)} -> {describe(plan[-1])} in {len(plan)} step(s); each step is "
             f"watched for {self.settings.interval_seconds} s ({describe_gate(self.settings)}){unproven}"
         )
-        previous = weights
+        for line in describe_analysis(self.config, self.settings, target):
+            self._say(line)
+        previous = weights  # what a stop rolls back to: the last split whose window passed
         try:
             for number, state in enumerate(plan, 1):
                 self._step(f"step {number}/{len(plan)}  {describe(state)}", state, previous, routes, target, len(plan) - number)
-                previous = state
+                before, previous = previous, state
+            if seconds := bake(self.config, self.settings):
+                # The final split's bake window is unjudged until it passes: a breach or a stop in it goes back a step.
+                final, previous = previous, before
+                self._say(f"baking {describe(final)} for {seconds} s before done (the traffic lock held)")
+                self._window(f"bake  {describe(final)}", seconds, previous, routes, target, self.clock.now(), 0)
+                previous = final
         except KeyboardInterrupt as stop:
             self._roll_back(previous, routes, f"interrupted ({stop or 'SIGINT'})")
         self._say(f"done: {describe(previous)}")
@@ -111,7 +124,14 @@ class Shift:
         except ShiftError as err:
             self._roll_back(previous, routes, f"{label}: {err}")
         self._say(f"{label}  | in effect ({calls} rule change(s)); watching {target}")
-        window = 60 * math.ceil(self.settings.interval_seconds / 60)  # whole minutes, as CloudWatch keeps ALB metrics
+        self._window(label, self.settings.interval_seconds, previous, routes, target, started, left)
+
+    def _window(
+        self, label: str, seconds: int, previous: Weights, routes: LiveRoutes, target: str, started: datetime, left: int
+    ) -> None:
+        """The split in place watched for seconds, then judged (the gate, every application's analysis): a breach
+        rolls back to previous. left: the steps after this one, for the estimate of the time left."""
+        window = 60 * math.ceil(seconds / 60)  # whole minutes, as CloudWatch keeps ALB metrics
         # The window: whole minutes of AWS's clock (CloudWatch's), from the next one on.
         now = self.clock.now() + self._offset
         wait = (60 - now.second - now.microsecond / 1e6) % 60
@@ -133,10 +153,25 @@ class Shift:
         for app, metrics in windows.items():
             verdict = "GATE TRIPPED" if app in breaches else "IDLE" if is_idle(metrics, self._minimums()[app]) else "ok"
             self._say(f"    {app}: {describe_metrics(metrics)} | {verdict}")
+        for app, why in self._analyse(target, Window(window_start, window_start + timedelta(seconds=window))).items():
+            breaches[app] = f"{breaches[app]}; {why}" if app in breaches else why
         remaining = (self.clock.now() - started) * left
         self._say(f"{label}  | {'GATE TRIPPED' if breaches else 'ok'} | ~{math.ceil(remaining.total_seconds() / 60)}m left")
         if breaches:
             self._roll_back(previous, routes, f"{label}: " + "; ".join(f"{app}: {why}" for app, why in breaches.items()))
+
+    def _analyse(self, target: str, window: Window) -> dict[str, str]:
+        """Every application's analysis of the window, each verdict said on a line of its own; returned: the
+        applications that breached, with why. One call for all applications (CloudWatch asked once per kind)."""
+        found = subjects(self.config, self.settings, target)
+        if not found:
+            return {}
+        sources = Sources(cloudwatch=self.aws.cloudwatch, credentials=self.aws.credentials, opener=self.opener, clock=self.clock)
+        verdicts = judge_window(found, window, sources)
+        for app, mine in verdicts.items():
+            for verdict in mine:
+                self._say(f"    {app}: {verdict.line()}")
+        return breached(verdicts)
 
     def _apply(self, state: Weights, routes: LiveRoutes) -> int:
         """The parameter (the intent) first, then every application's rule; returns once the rules read back at state.
