@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, NoReturn, TextIO
 
@@ -28,6 +28,7 @@ from tools.live_routes import (
 )
 from tools.readiness import Readiness, missing
 from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
+from tools.shift.events import Kind, ShiftEvents
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics
 from tools.shift.plan import describe, plan_weights
@@ -52,6 +53,7 @@ class Shift:
     # Windows by AWS's clock (the Date of AWS's answers), a local clock more than MAX_CLOCK_SKEW_SECONDS off refused.
     # Off where the clock is a test's own (its world's time is the test's).
     aws_time: bool = False
+    events: ShiftEvents = field(default_factory=ShiftEvents.silent)  # told each start, step, verdict, roll-back, end
     _offset: timedelta = timedelta(0)  # AWS's clock minus the local one, as the last answer gave it
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
@@ -69,7 +71,8 @@ class Shift:
             try:
                 plan, routes, weights = self._prepare(target)
                 if plan:
-                    self._shift(target, plan, routes, weights)
+                    with self.events.running(weights, plan=plan, interval_seconds=self.settings.interval_seconds):
+                        self._shift(target, plan, routes, weights)
             finally:
                 self.clock, self.readiness = waiting, checks
 
@@ -111,6 +114,7 @@ class Shift:
         except ShiftError as err:
             self._roll_back(previous, routes, f"{label}: {err}")
         self._say(f"{label}  | in effect ({calls} rule change(s)); watching {target}")
+        self.events.emit(Kind.STEP, state, step=label, rule_changes=calls)
         window = 60 * math.ceil(self.settings.interval_seconds / 60)  # whole minutes, as CloudWatch keeps ALB metrics
         # The window: whole minutes of AWS's clock (CloudWatch's), from the next one on.
         now = self.clock.now() + self._offset
@@ -133,6 +137,14 @@ class Shift:
         for app, metrics in windows.items():
             verdict = "GATE TRIPPED" if app in breaches else "IDLE" if is_idle(metrics, self._minimums()[app]) else "ok"
             self._say(f"    {app}: {describe_metrics(metrics)} | {verdict}")
+        self.events.emit(
+            Kind.VERDICT,
+            state,
+            step=label,
+            passed=not breaches,
+            breaches=breaches,
+            metrics={a: describe_metrics(m) for a, m in windows.items()},
+        )
         remaining = (self.clock.now() - started) * left
         self._say(f"{label}  | {'GATE TRIPPED' if breaches else 'ok'} | ~{math.ceil(remaining.total_seconds() / 60)}m left")
         if breaches:
@@ -221,6 +233,7 @@ class Shift:
 
     def _roll_back(self, previous: Weights, routes: LiveRoutes, reason: str) -> NoReturn:
         self._say(f"rolling back to {describe(previous)}: {reason}")
+        self.events.emit(Kind.ROLLBACK, previous, reason=reason)
         try:
             with deferred():  # a second stop (a cancelled run's SIGTERM after its SIGINT) waits for the roll-back
                 self._apply(previous, routes)
