@@ -25,12 +25,13 @@ from tools.shift.events import ShiftEvents
 from tools.shift.run import Shift
 
 # The shift's world on the emulator, as tests/test_shift.py builds it: its fixtures, by the names pytest finds them.
-deployed, preview, green_runs, green_ready, shift_in = (
+deployed, preview, green_runs, green_ready, shift_in, stops_handled = (
     test_shift.deployed,
     test_shift.preview,
     test_shift.green_runs,
     test_shift.green_ready,
     test_shift.shift_in,
+    test_shift.stops_handled,
 )
 # The topic as the traffic stack names it (tests/test_traffic_stack.py holds the stack to the same name).
 TOPIC_NAME = f"{PROJECT}-shift-events"
@@ -142,6 +143,21 @@ def test_a_shift_that_rolls_back_tells_the_breach_the_roll_back_and_its_end(
     assert end["details"]["outcome"] == "rolled back"
     assert end["details"]["reason"].endswith("rolled back to blue 100  green 0")
     assert end["weights"] == all_at({"blue": 100, "green": 0})
+
+
+@pytest.mark.usefixtures("stops_handled")
+def test_a_shift_stopped_by_a_sigterm_ends_interrupted(shift_in: ShiftIn, deployed: Emulated, subscribed: Subscribed) -> None:
+    """A cancelled CI run (tests/test_shift.py: a real SIGTERM while step 2 is watched): rolled back, and the end says
+    interrupted, not rolled back."""
+    shift, world, out = shift_in(deployed, step=50)
+    test_shift.stopped_at(world, 100)
+    with pytest.raises(ShiftError):
+        told(shift, out).run("green")
+    events = subscribed.events()
+    assert [event["kind"] for event in events] == ["start", "step", "verdict", "step", "rollback", "end"]
+    held_to_the_documented_fields(events, command="python -m tools.shift --to green")
+    assert events[-2]["details"] == {"reason": "interrupted (SIGTERM)"}
+    assert (events[-1]["details"]["outcome"], events[-1]["weights"]) == ("interrupted", all_at({"blue": 50, "green": 50}))
 
 
 def test_a_drain_tells_what_it_moved(
