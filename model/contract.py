@@ -70,6 +70,7 @@ class TrafficOutput(StrEnum):
     SECURITY_GROUP_ID = "load_balancer_security_group_id"
     LOAD_BALANCER_ARN = "load_balancer_arn"
     DNS_NAME = "load_balancer_dns_name"
+    EVENTS_TOPIC_ARN = "shift_events_topic_arn"
 
 
 TRAFFIC_DESCRIPTIONS: Mapping[str, str] = {
@@ -77,4 +78,5 @@ TRAFFIC_DESCRIPTIONS: Mapping[str, str] = {
     TrafficOutput.SECURITY_GROUP_ID: "Security group of the shared load balancer: each colour admits it to its pods.",
     TrafficOutput.LOAD_BALANCER_ARN: "ARN of the shared load balancer every application is reached through.",
     TrafficOutput.DNS_NAME: "DNS name of the shared load balancer (every public and preview host is an alias of it).",
+    TrafficOutput.EVENTS_TOPIC_ARN: "ARN of the SNS topic the shift publishes its events to (docs/shift-events.md).",
 }

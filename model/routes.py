@@ -30,6 +30,7 @@ TRAFFIC_CONSTRUCT_IDS = frozenset(
         "partition",
         "waf-logs-key",
         "web-acl",
+        "shift-events",  # the shift's events topic (components/shift_events.py)
     }
 )
 # Tags on the target groups and listener rules (beside the default `Project` and `Stack` tags).
@@ -91,6 +92,12 @@ def weights_parameter(project: str) -> str:
 
 # The traffic stack's destroy-time hook of a target group (tools/detach.py) reads its input in this variable.
 DETACH_ENV = "TARGET_GROUP_DETACH"
+
+
+def events_topic_name(project: str) -> str:
+    """The SNS topic the shift tells each start, step, verdict, roll-back, drain and end (docs/shift-events.md): the
+    traffic stack creates it by this name and `python -m tools.shift` finds it by it."""
+    return f"{project}-shift-events"
 
 
 def lock_path(project: str) -> str:

@@ -122,6 +122,7 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
         "ChangeTheSharedLoadBalancerAndItsPartsTaggedWithTheProject",
         "ReorderTheSharedLoadBalancersRulesItsNameOnly",
         "TheLiveWeightsAndTheTrafficLock",
+        "TheShiftsEventsTopicItsPolicyAndItsEvents",
         "TheSharedLoadBalancersWebAclAndTheManagedRuleGroupsItNames",
         "PutTheWebAclInFrontOfTheSharedLoadBalancer",
         "WafAttachesAndLogsOnNoResourceType",

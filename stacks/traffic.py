@@ -19,12 +19,14 @@ from components.deletion_guard import DeletionGuard
 from components.kms_key import AccountKey
 from components.live_target_groups import LiveTargetGroups
 from components.shared_load_balancer import SharedLoadBalancer
+from components.shift_events import ShiftEvents
 from components.traffic_weights import TrafficWeights
 from model.config import COMMON_STACK, Config, applications, preview_hostname, public_hostname
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.preview_access import preview_networks, rule_key, source_groups
 from model.routes import (
     TRAFFIC_STACK,
+    events_topic_name,
     load_balancer_name,
     output_key,
     rule_priorities,
@@ -100,6 +102,8 @@ class TrafficStack(TerraformStack):
             for colour, arn in routes.target_group_arns.items():
                 target_groups[output_key(colour)][output_key(app.name)] = arn
 
+        events = ShiftEvents(self, "shift-events", topic_name=events_topic_name(config.project))
+
         # Last: on destroy it goes first, and stops the destroy while a colour's cluster runs (its users come through
         # this load balancer) or while deletion_protection is on.
         everything = [node for node in self.node.find_all() if isinstance(node, TerraformResource)]
@@ -120,6 +124,7 @@ class TrafficStack(TerraformStack):
             TrafficOutput.SECURITY_GROUP_ID: balancer.security_group_id,
             TrafficOutput.LOAD_BALANCER_ARN: balancer.load_balancer_arn,
             TrafficOutput.DNS_NAME: balancer.dns_name,
+            TrafficOutput.EVENTS_TOPIC_ARN: events.topic_arn,
         }
         for output, value in outputs.items():
             TerraformOutput(self, output, value=value, description=TRAFFIC_DESCRIPTIONS[output])

@@ -2,7 +2,7 @@
 table (tests/support/deployer_calls.yaml) cannot go stale when a command starts calling AWS in a new way.
 
 A call is `<client>.<operation>(...)` or `<client>.get_paginator("<operation>")` on a client named after its
-service (eks, elbv2, route53, ec2, logs, cloudwatch, s3, ssm, sts: tools/aws.py's names), in the code a command runs:
+service (eks, elbv2, route53, ec2, logs, cloudwatch, s3, ssm, sts, sns: tools/aws.py's names), in the code a command runs:
 its own module (every module of a package command), and what it imports from tools/, function by function. A command
 may be listed in several entries, one per mode (`tools.shift --now`); their union is what its code calls, both ways: a
 row no code makes any more is stale. The commands are tools/commands.py's (tests/test_layout.py keeps that list equal
@@ -24,7 +24,7 @@ from tests.support.deployer_calls import owners
 from tools import commands
 
 # A client's variable name -> its botocore service; the IAM action prefix, where it differs from the service name.
-CLIENTS = {name: name for name in ("eks", "elbv2", "route53", "ec2", "logs", "cloudwatch", "s3", "ssm", "sts")}
+CLIENTS = {name: name for name in ("eks", "elbv2", "route53", "ec2", "logs", "cloudwatch", "s3", "ssm", "sts", "sns")}
 IAM_PREFIX = {"elbv2": "elasticloadbalancing"}
 # The commands: every program of tools/commands.py, and the one script CI runs with a role's credentials before it
 # operates a colour; not an administrator's (tools.state_bucket): it has no rows in the call table, its actions are

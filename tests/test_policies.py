@@ -46,6 +46,7 @@ SAMPLES = {
     "PARTITION": "aws",
     "REGION": "ap-northeast-1",
     "TABLE_ARN": "arn:aws:dynamodb:ap-northeast-1:123456789012:table/eks-bg-users",
+    "TOPIC_ARN": "arn:aws:sns:ap-northeast-1:123456789012:eks-bg-shift-events",
     "ZONE_ARN": "arn:aws:route53:::hostedzone/Z0123456789ABCDEFGHIJ",
     "LOG_GROUP_ARN": "arn:aws:logs:ap-northeast-1:123456789012:log-group:/vpc/eks-bg/flow-logs",
     "KEY_ARN": "arn:aws:kms:ap-northeast-1:123456789012:key/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from model.routes import PREVIEW, PUBLIC, ROUTE_TAG, load_balancer_name, lock_path, weights_parameter
+from model.routes import PREVIEW, PUBLIC, ROUTE_TAG, events_topic_name, load_balancer_name, lock_path, weights_parameter
 from policies.deployer import MANAGED_POLICY_LIMIT, Deployer, operator_document, operator_policy_name, size
 from tests.support.deployer_calls import calls, default_tags, known_values
 from tests.support.iam_evaluation import Request, decide
@@ -164,11 +164,12 @@ def test_the_weighted_rule_of_the_table_is_allowed_only_with_its_tags() -> None:
 
 @pytest.mark.parametrize("name", DEPLOYERS)
 def test_the_policy_is_one_small_managed_policy_of_the_projects_names(name: str) -> None:
-    """Its literal names are the ones the code gives: the load balancer, the parameters, the public rules' tag."""
+    """Its literal names are the ones the code gives: the load balancer, the parameters, the public rules' tag, the
+    events topic."""
     deployer = DEPLOYERS[name]()
     document = operator_document(deployer)
-    # Small: within half of a managed policy's limit (the gated shift's analysis, alarms and Prometheus, took it past a
-    # third), so one policy holds it with room to spare.
+    # Small: within half of a managed policy's limit (the gated shift's analysis, alarms and Prometheus, and the events
+    # topic took it past a third), so one policy holds it with room to spare.
     assert size(document) < MANAGED_POLICY_LIMIT // 2
     text = json.dumps(document)
     project = deployer.config.project
@@ -176,5 +177,6 @@ def test_the_policy_is_one_small_managed_policy_of_the_projects_names(name: str)
     assert f"parameter{weights_parameter(project)}" in text
     assert f"parameter{lock_path(project)}" in text
     assert f'"aws:ResourceTag/{ROUTE_TAG}": "{PUBLIC}"' in text
+    assert f':sns:{deployer.config.region}:{deployer.account}:{events_topic_name(project)}"' in text
     assert operator_policy_name(project) == f"traffic-operator-{project}"
     assert "deployer-" not in operator_policy_name(project)

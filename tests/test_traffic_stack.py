@@ -286,8 +286,35 @@ def test_outputs_give_each_colour_its_target_groups_by_identifier_keys(app: Synt
     groups = outputs["target_groups"]["value"]
     assert sorted(groups) == sorted(config.clusters)
     assert groups["green"]["sample_app"] == ref(app, "aws_lb_target_group", "sample-app/target-group-green", "arn")
-    assert set(outputs) == {"target_groups", "load_balancer_security_group_id", "load_balancer_arn", "load_balancer_dns_name"}
+    assert set(outputs) == {
+        "target_groups",
+        "load_balancer_security_group_id",
+        "load_balancer_arn",
+        "load_balancer_dns_name",
+        "shift_events_topic_arn",
+    }
     assert all(len(body["description"]) > 20 for body in outputs.values())
+
+
+def test_the_shifts_events_topic_is_encrypted_and_only_this_account_publishes(app: Synthesized) -> None:
+    text = app.text(TRAFFIC)
+    # The name the shift finds it by (tools/shift/events.py), written out here rather than taken from the code under test.
+    assert Testing.to_have_resource_with_properties(
+        text, "aws_sns_topic", {"name": "eks-bg-shift-events", "kms_master_key_id": "alias/aws/sns"}
+    )
+    topic = ref(app, "aws_sns_topic", "shift-events/topic", "arn")
+    assert Testing.to_have_resource_with_properties(text, "aws_sns_topic_policy", {"arn": topic})
+    policy = json.loads(app.resource(TRAFFIC, "aws_sns_topic_policy", "shift-events/policy")["policy"])
+    (statement,) = policy["Statement"]
+    assert statement["Effect"] == "Allow"
+    assert statement["Action"] == "sns:Publish"
+    assert statement["Resource"] == topic
+    assert re.fullmatch(
+        r"arn:\$\{data\.aws_partition\.[\w-]+\.partition\}:iam::\$\{data\.aws_caller_identity\.[\w-]+\.account_id\}:root",
+        statement["Principal"]["AWS"],
+    )
+    output = app.json(TRAFFIC)["output"]["shift_events_topic_arn"]
+    assert output["value"] == topic
 
 
 def test_a_protected_traffic_stack_stops_its_destroy_while_colours_run(example_app: Synthesized) -> None:

@@ -55,6 +55,10 @@ class Aws:
         return self.client("eks")
 
     @property
+    def sns(self) -> Any:
+        return self.client("sns")
+
+    @property
     def cloudwatch(self) -> Any:
         return self.client("cloudwatch")
 

@@ -10,7 +10,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import tools.shift
-from model.config import MAX_SHIFT_INTERVAL_SECONDS, MIN_SHIFT_INTERVAL_SECONDS, Config, ShiftConfig, pin_advice
+from model.config import (
+    MAX_SHIFT_INTERVAL_SECONDS,
+    MIN_SHIFT_INTERVAL_SECONDS,
+    Config,
+    ShiftConfig,
+    applications,
+    pin_advice,
+)
 from model.loading import ConfigError, check_weights, load_config
 from model.paths import PROJECT_DIR
 from model.revisions import RevisionKind, followed_revision
@@ -24,6 +31,7 @@ from tools.readiness.insights import REFRESH_TIMEOUT_SECONDS, SKIP_FLAG
 from tools.readiness.probe import Prober
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.drain import Drain
+from tools.shift.events import ShiftEvents
 from tools.shift.gate import describe_gate
 from tools.shift.judged import bake, describe_analysis
 from tools.shift.metrics import METRICS_DELAY_SECONDS
@@ -110,13 +118,17 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     clients = aws or Aws(config.region)
     if args.to is not None and args.to not in config.clusters:
         raise UnsafeShiftError(f"--to: {args.to!r} is not a configured colour; use one of {', '.join(config.clusters)}")
-    lock = TrafficLock(clients.ssm, clients.sts, config.project, shlex.join(["python -m tools.shift", *sys.argv[1:]]), clock)
+    command = shlex.join(["python", "-m", "tools.shift", *sys.argv[1:]])
+    lock = TrafficLock(clients.ssm, clients.sts, config.project, command, clock)
     if args.status:
         status(config, clients, lock, sys.stdout)
         return
     if args.now:
         moving = _refuse_a_moving_target(config, args.to, project, force=args.force)
-        drain = Drain(config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock, moving=moving)
+        events = _events(config, clients, args, command, clock)
+        drain = Drain(
+            config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock, moving=moving, events=events
+        )
         drain.run(args.to, dry_run=args.dry_run)
         return
     settings = config.traffic.shift.model_copy(
@@ -147,8 +159,24 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
     # A test's clock is its world's (AWS's answers keep real time): windows by AWS's clock only with the system's.
     aws_time = isinstance(clock, SystemClock)
-    shift = Shift(config, settings, clients, clock, sys.stdout, checks, lock, args.skip_readiness, args.break_lock, aws_time)
+    events = _events(config, clients, args, command, clock)
+    shift = Shift(
+        config, settings, clients, clock, sys.stdout, checks, lock, args.skip_readiness, args.break_lock, aws_time, events=events
+    )
     shift.run(args.to, dry_run=args.dry_run)
+
+
+def _events(config: Config, clients: Aws, args: argparse.Namespace, command: str, clock: Clock) -> ShiftEvents:
+    """The run's events (tools/shift/events.py); a dry run calls no topic."""
+    return ShiftEvents(
+        None if args.dry_run else clients,
+        project=config.project,
+        target=args.to,
+        applications=[app.name for app in applications(config)],
+        command=command,
+        clock=clock,
+        out=sys.stderr,  # beside the run's other warnings: stdout stays the run's own account
+    )
 
 
 def _say(line: str) -> None:

@@ -9,7 +9,7 @@ every rule reads back at the new weights, and prints what changed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TextIO
 
@@ -26,6 +26,7 @@ from tools.live_routes import (
     write_weights,
 )
 from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
+from tools.shift.events import Kind, ShiftEvents
 from tools.shift.plan import describe
 from tools.shift.run import off_weights, refuse_unroutable, unhealthy_groups
 from tools.signals import deferred
@@ -43,6 +44,7 @@ class Drain:
     force: bool = False  # --force: move the traffic even to a colour without healthy targets
     break_lock: bool = False
     moving: str = ""  # with --force: why the target should not get weight (it follows a branch), said with the move
+    events: ShiftEvents = field(default_factory=ShiftEvents.silent)  # told the drain
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
         """dry_run: the drain's plan (each application's forward before and after) printed; nothing is written, not
@@ -59,6 +61,7 @@ class Drain:
         with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=ShiftLockLostError):
             routes, before, after = self._plan(target)
             self._move(routes, before, after)
+            self.events.emit(Kind.DRAIN, after, before=before, forced=self.force, broke_lock=self.lock.broke is not None)
             if self.lock.broke is not None:
                 self._settle(after)
 

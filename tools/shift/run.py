@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn, TextIO
 
@@ -31,6 +31,7 @@ from tools.live_routes import (
 )
 from tools.readiness import Readiness, missing
 from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
+from tools.shift.events import Kind, ShiftEvents
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.judged import bake, breached, describe_analysis, subjects
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics
@@ -57,6 +58,7 @@ class Shift:
     # Off where the clock is a test's own (its world's time is the test's).
     aws_time: bool = False
     opener: Opener = urllib_opener  # how the analysis's HTTP providers reach a host (a test's own in tests)
+    events: ShiftEvents = field(default_factory=ShiftEvents.silent)  # told each start, step, verdict, roll-back, end
     _offset: timedelta = timedelta(0)  # AWS's clock minus the local one, as the last answer gave it
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
@@ -74,7 +76,8 @@ class Shift:
             try:
                 plan, routes, weights = self._prepare(target)
                 if plan:
-                    self._shift(target, plan, routes, weights)
+                    with self.events.running(weights, plan=plan, interval_seconds=self.settings.interval_seconds):
+                        self._shift(target, plan, routes, weights)
             finally:
                 self.clock, self.readiness = waiting, checks
 
@@ -109,7 +112,7 @@ class Shift:
                 # The final split's bake window is unjudged until it passes: a breach or a stop in it goes back a step.
                 final, previous = previous, before
                 self._say(f"baking {describe(final)} for {seconds} s before done (the traffic lock held)")
-                self._window(f"bake  {describe(final)}", seconds, previous, routes, target, self.clock.now(), 0)
+                self._window(f"bake  {describe(final)}", final, seconds, previous, routes, target, self.clock.now(), 0)
                 previous = final
         except KeyboardInterrupt as stop:
             self._roll_back(previous, routes, f"interrupted ({stop or 'SIGINT'})")
@@ -124,13 +127,22 @@ class Shift:
         except ShiftError as err:
             self._roll_back(previous, routes, f"{label}: {err}")
         self._say(f"{label}  | in effect ({calls} rule change(s)); watching {target}")
-        self._window(label, self.settings.interval_seconds, previous, routes, target, started, left)
+        self.events.emit(Kind.STEP, state, step=label, rule_changes=calls)
+        self._window(label, state, self.settings.interval_seconds, previous, routes, target, started, left)
 
     def _window(
-        self, label: str, seconds: int, previous: Weights, routes: LiveRoutes, target: str, started: datetime, left: int
+        self,
+        label: str,
+        state: Weights,
+        seconds: int,
+        previous: Weights,
+        routes: LiveRoutes,
+        target: str,
+        started: datetime,
+        left: int,
     ) -> None:
-        """The split in place watched for seconds, then judged (the gate, every application's analysis): a breach
-        rolls back to previous. left: the steps after this one, for the estimate of the time left."""
+        """The split in place (state) watched for seconds, then judged (the gate, every application's analysis): a
+        breach rolls back to previous. left: the steps after this one, for the estimate of the time left."""
         window = 60 * math.ceil(seconds / 60)  # whole minutes, as CloudWatch keeps ALB metrics
         # The window: whole minutes of AWS's clock (CloudWatch's), from the next one on.
         now = self.clock.now() + self._offset
@@ -155,6 +167,14 @@ class Shift:
             self._say(f"    {app}: {describe_metrics(metrics)} | {verdict}")
         for app, why in self._analyse(target, Window(window_start, window_start + timedelta(seconds=window))).items():
             breaches[app] = f"{breaches[app]}; {why}" if app in breaches else why
+        self.events.emit(
+            Kind.VERDICT,
+            state,
+            step=label,
+            passed=not breaches,
+            breaches=breaches,
+            metrics={a: describe_metrics(m) for a, m in windows.items()},
+        )
         remaining = (self.clock.now() - started) * left
         self._say(f"{label}  | {'GATE TRIPPED' if breaches else 'ok'} | ~{math.ceil(remaining.total_seconds() / 60)}m left")
         if breaches:
@@ -256,6 +276,7 @@ class Shift:
 
     def _roll_back(self, previous: Weights, routes: LiveRoutes, reason: str) -> NoReturn:
         self._say(f"rolling back to {describe(previous)}: {reason}")
+        self.events.emit(Kind.ROLLBACK, previous, reason=reason)
         try:
             with deferred():  # a second stop (a cancelled run's SIGTERM after its SIGINT) waits for the roll-back
                 self._apply(previous, routes)

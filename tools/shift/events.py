@@ -1,0 +1,192 @@
+"""The shift's events: one JSON message per start, step, verdict, roll-back, drain and end, published to the traffic
+stack's SNS topic (`<project>-shift-events`, components/shift_events.py) for whoever subscribes: e-mail, a chat channel
+through AWS Chatbot, a webhook (docs/shift-events.md says how, and what each field means).
+
+Telling is never a reason for the shift to stop or fail: a topic that is not there (a traffic stack deployed before it
+was) or a call AWS refuses is said once, and the run goes on without events. A dry run makes no topic call at all.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import TextIO
+
+from model.routes import events_topic_name
+from tools.aws import Aws
+from tools.aws_problems import aws_problem
+from tools.clock import Clock, SystemClock
+from tools.shift import ShiftError, ShiftLockLostError
+from tools.shift.plan import describe
+
+# Bumped when a field changes meaning or goes: subscribers that parse the events can tell (docs/shift-events.md).
+EVENT_VERSION = 1
+# What the events need, said after a refusal (policies/traffic_operator.json and policies/deployer.json allow both).
+NEEDS = "sns:ListTopics, and sns:Publish on the topic (policies/traffic_operator.json)"
+
+
+class Kind(StrEnum):
+    START = "start"  # the gated shift begins: readiness passed, the plan is known, nothing moved yet
+    STEP = "step"  # a step's weights are in effect on every application's rule
+    VERDICT = "verdict"  # a window was judged
+    ROLLBACK = "rollback"  # the shift puts the previous step's weights back
+    DRAIN = "drain"  # --now moved all traffic in one change
+    END = "end"  # the gated shift is over: done, rolled back, interrupted, stopped or failed
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: Kind
+    project: str
+    shift_id: str  # one per run of the command: every event of a run carries it
+    sequence: int  # 1, 2, ... within the run: SNS does not promise order to every subscriber, this does
+    time: datetime  # the shift's clock
+    who: str  # the caller identity's ARN
+    command: str
+    from_colours: Sequence[str]  # the colours that held weight besides `to` when the run began
+    to_colour: str
+    weights: Mapping[str, Mapping[str, int]]  # application -> colour -> weight
+    details: Mapping[str, object] = field(default_factory=dict)
+
+    def as_json(self) -> str:
+        return json.dumps(
+            {
+                "version": EVENT_VERSION,
+                "kind": str(self.kind),
+                "project": self.project,
+                "shift_id": self.shift_id,
+                "sequence": self.sequence,
+                "time": self.time.isoformat(),
+                "who": self.who,
+                "command": self.command,
+                "from": list(self.from_colours),
+                "to": self.to_colour,
+                "weights": {app: dict(weights) for app, weights in self.weights.items()},
+                "details": dict(self.details),
+            },
+            default=str,
+        )
+
+
+class ShiftEvents:
+    """Publishes a run's events. aws None: publishes nothing and calls nothing (a dry run, or a test's silent shift)."""
+
+    def __init__(
+        self,
+        aws: Aws | None,
+        *,
+        project: str = "",
+        target: str = "",
+        applications: Sequence[str] = (),
+        command: str = "",
+        clock: Clock | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        self._aws, self._project, self._target, self._apps, self._command = aws, project, target, applications, command
+        self._clock = clock or SystemClock()
+        self._out = out
+        self.shift_id = f"{self._clock.now():%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
+        self._sequence = 0
+        self._topic: str | None = None
+        self._who = ""
+        self._from: list[str] | None = None
+        self._last: Mapping[str, int] = {}
+        self._rolled_back = ""  # the last roll-back's reason: what the end says the run came to
+
+    @classmethod
+    def silent(cls) -> ShiftEvents:
+        return cls(None)
+
+    def emit(self, kind: Kind, weights: Mapping[str, int], **details: object) -> None:
+        """One event about these weights (by colour; every application has them: the shift moves them together). An
+        event that is a run's whole move (the drain's) gives the weights it found as `before`."""
+        if self._from is None:  # the run's first event: the colours that held weight besides the target
+            began = details.get("before", weights)
+            assert isinstance(began, Mapping)
+            self._from = sorted((c for c, w in began.items() if w and c != self._target), key=lambda c: -began[c])
+        if kind is Kind.ROLLBACK:
+            self._rolled_back = str(details.get("reason", ""))
+        self._last = dict(weights)
+        if self._aws is None:
+            return
+        topic = self._topic or self._find_topic()
+        if topic is None:
+            return
+        self._sequence += 1
+        event = Event(
+            kind=kind,
+            project=self._project,
+            shift_id=self.shift_id,
+            sequence=self._sequence,
+            time=self._clock.now(),
+            who=self._who,
+            command=self._command,
+            from_colours=self._from,
+            to_colour=self._target,
+            weights={app: dict(weights) for app in self._apps},
+            details=details,
+        )
+        attributes = {
+            name: {"DataType": "String", "StringValue": value} for name, value in (("kind", kind), ("project", self._project))
+        }
+        try:
+            self._aws.sns.publish(TopicArn=topic, Message=event.as_json(), MessageAttributes=attributes)
+        except Exception as err:
+            self._give_up(err, f"publishing the {kind} event to {topic}")
+
+    @contextmanager
+    def running(self, weights: Mapping[str, int], **details: object) -> Iterator[None]:
+        """The gated shift's start, and its end with what it came to (the exception, if any, goes on)."""
+        self.emit(Kind.START, weights, **details)
+        try:
+            yield
+        except BaseException as err:
+            self.emit(Kind.END, self._last, outcome=self._outcome(err), reason=str(err))
+            raise
+        self.emit(Kind.END, self._last, outcome="done")
+
+    def _outcome(self, err: BaseException) -> str:
+        if isinstance(err, KeyboardInterrupt) or self._rolled_back.startswith("interrupted"):
+            return "interrupted"
+        if isinstance(err, ShiftLockLostError):
+            return "stopped"  # a drain took the lock: the weights are the drain's
+        if isinstance(err, ShiftError) and self._rolled_back and str(err).endswith(f"rolled back to {describe(self._last)}"):
+            return "rolled back"
+        return "failed"
+
+    def _find_topic(self) -> str | None:
+        """The topic's ARN by its name (ListTopics), and who runs the shift; None, said once, when it cannot be used."""
+        assert self._aws is not None
+        name = events_topic_name(self._project)
+        try:
+            self._who = self._aws.sts.get_caller_identity()["Arn"]
+            pages = self._aws.sns.get_paginator("list_topics").paginate()
+            arns = [topic["TopicArn"] for page in pages for topic in page["Topics"]]
+        except Exception as err:
+            self._give_up(err, "finding the shift's events topic")
+            return None
+        found = next((arn for arn in arns if arn.rsplit(":", 1)[-1] == name), None)
+        if found is None:
+            self._say(
+                f"events: no SNS topic {name} in this account and region (a traffic stack deployed before it: `cdktf "
+                "deploy traffic` creates it); this run publishes no events"
+            )
+            self._aws = None
+        self._topic = found
+        return found
+
+    def _give_up(self, err: Exception, doing: str) -> None:
+        said = aws_problem(err, needs=NEEDS)
+        if said is None:
+            raise err
+        self._say(f"events: {doing}: {said}; this run publishes no more events (the shift goes on)")
+        self._aws = None
+
+    def _say(self, line: str) -> None:
+        if self._out is not None:
+            print(line, file=self._out, flush=True)
