@@ -38,7 +38,7 @@ from tests.support.emulated_aws import (
     minutes,
 )
 from tests.support.fake_kubernetes import FakeKubernetes
-from tests.support.preview_server import Answer, PreviewServer
+from tests.support.preview_server import Answer, PreviewServer, serving_green
 from tools.aws import Aws
 from tools.kube import KubeError
 from tools.live_routes import read_routes, write_rules
@@ -135,13 +135,7 @@ def deployed(emulated: Emulated, percentiles: None) -> Emulated:
 
 @pytest.fixture(scope="module")
 def preview() -> Iterator[PreviewServer]:
-    """green's preview hosts, answering as green's pods of each application do (tests/support/preview_server.py)."""
-    answers = {
-        f"app-green.{ZONE_NAME}": Answer("green", "0.1.0"),
-        f"catalogue-green.{ZONE_NAME}": Answer("green", "", path="/health", body={"status": "ok"}),
-        f"orders-green.{ZONE_NAME}": Answer("green", "", path="/status", body={"colour": "green", "release": "4.2.1"}),
-    }
-    server = PreviewServer(ZONE_NAME, answers=answers)
+    server = serving_green(ZONE_NAME)
     yield server
     server.close()
 

@@ -25,7 +25,7 @@ from tests.support.alarm_history import teach_alarm_history
 from tests.support.configs import THREE_APPLICATIONS, write_project
 from tests.support.emulated_aws import PROJECT, ZONE_NAME, Emulated, FakeClock
 from tests.support.fake_kubernetes import FakeKubernetes
-from tests.support.preview_server import Answer, PreviewServer
+from tests.support.preview_server import PreviewServer, serving_green
 from tests.test_shift import World, all_at, clients_of, config_of, green_ready, green_runs  # noqa: F401 (fixtures)
 from tools.analysis.http import Answer as HttpAnswer
 from tools.analysis.http import Opener
@@ -43,13 +43,7 @@ BAKE_SECONDS = 2 * LEASE_SECONDS
 
 @pytest.fixture(scope="module")
 def preview() -> Iterator[PreviewServer]:
-    """green's preview hosts, answering each application's readiness probe as green's pods do (orders: its release)."""
-    answers = {
-        f"app-green.{ZONE_NAME}": Answer("green", "0.1.0"),
-        f"catalogue-green.{ZONE_NAME}": Answer("green", "", path="/health", body={"status": "ok"}),
-        f"orders-green.{ZONE_NAME}": Answer("green", "", path="/status", body={"colour": "green", "release": "4.2.1"}),
-    }
-    server = PreviewServer(ZONE_NAME, answers=answers)
+    server = serving_green(ZONE_NAME)
     yield server
     server.close()
 

@@ -111,3 +111,14 @@ class PreviewServer:
                 self.wfile.write(payload)
 
         return Handler
+
+
+def serving_green(zone: str) -> PreviewServer:
+    """green's preview hosts of the emulated world's three applications (tests/support/emulated_aws.py APPS), answering
+    each one's readiness probe as green's pods do (orders: its release); the caller closes it."""
+    answers = {
+        f"app-green.{zone}": Answer("green", "0.1.0"),
+        f"catalogue-green.{zone}": Answer("green", "", path="/health", body={"status": "ok"}),
+        f"orders-green.{zone}": Answer("green", "", path="/status", body={"colour": "green", "release": "4.2.1"}),
+    }
+    return PreviewServer(zone, answers=answers)
