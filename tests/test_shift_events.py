@@ -119,6 +119,9 @@ def test_a_shift_that_succeeds_tells_its_start_each_step_and_verdict_and_its_end
     assert (verdict["details"]["passed"], verdict["details"]["breaches"]) == (True, {})
     # 10 requests a minute per weight point (tests/test_shift.py World): green at 50 for the 5-minute window.
     assert verdict["details"]["metrics"]["orders"] == "requests 2500  5xx 0.00% (0)  p99 0.300 s"
+    # The same numbers as numbers, for a record or a chart; no application has analysis here: none is carried.
+    assert verdict["details"]["gate"]["orders"] == {"requests": 2500, "errors": 0, "error_ratio": 0.0, "p99_seconds": 0.3}
+    assert verdict["details"]["analysis"] == {}
     assert (end["weights"], end["details"]) == (all_at({"blue": 0, "green": 100}), {"outcome": "done"})
     # One day's events: the run's clock (a test's runs three hours in the past), never the machine's.
     assert start["time"] < end["time"]
@@ -172,7 +175,7 @@ def test_a_drain_tells_what_it_moved(
     held_to_the_documented_fields([event], command=f"python -m tools.shift {' '.join(argv)}")
     assert (event["from"], event["to"]) == (["blue"], "green")
     assert event["weights"] == all_at({"blue": 0, "green": 100})
-    assert event["details"] == {"before": {"blue": 100, "green": 0}, "forced": False, "broke_lock": False}
+    assert event["details"] == {"before": all_at({"blue": 100, "green": 0}), "forced": False, "broke_lock": False}
 
 
 def test_without_the_topic_the_shift_says_so_once_and_goes_on(

@@ -61,7 +61,14 @@ class Drain:
         with self.lock.held(break_lock=self.break_lock, say=self._say), self.lock.fenced(writers, error=ShiftLockLostError):
             routes, before, after = self._plan(target)
             self._move(routes, before, after)
-            self.events.emit(Kind.DRAIN, after, before=before, forced=self.force, broke_lock=self.lock.broke is not None)
+            apps = [app.name for app in applications(self.config)]
+            self.events.emit(
+                Kind.DRAIN,
+                {app: after for app in apps},
+                before={app: before for app in apps},
+                forced=self.force,
+                broke_lock=self.lock.broke is not None,
+            )
             if self.lock.broke is not None:
                 self._settle(after)
 

@@ -9,20 +9,21 @@ was) or a call AWS refuses is said once, and the run goes on without events. A d
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from model.routes import events_topic_name
+from tools.analysis.verdict import Verdict
 from tools.aws import Aws
 from tools.aws_problems import aws_problem
 from tools.clock import Clock, SystemClock
 from tools.shift import ShiftError, ShiftLockLostError
-from tools.shift.plan import describe
 
 # Bumped when a field changes meaning or goes: subscribers that parse the events can tell (docs/shift-events.md).
 EVENT_VERSION = 1
@@ -73,8 +74,35 @@ class Event:
         )
 
 
+def verdict_values(verdict: Verdict) -> dict[str, object]:
+    """One provider's verdict as an event carries it (docs/shift-events.md): a number stays a number; NaN is null and
+    an infinite value the string "inf" or "-inf" (JSON has neither)."""
+
+    def number(value: float | str | None) -> float | str | None:
+        if isinstance(value, float) and not math.isfinite(value):
+            return None if math.isnan(value) else str(value)
+        return value
+
+    return {
+        "provider": verdict.provider,
+        "what": verdict.what,
+        "value": number(verdict.value),
+        "threshold": number(verdict.threshold),
+        "breach": verdict.breach,
+        "detail": verdict.detail,
+    }
+
+
+class Sink(Protocol):
+    """Where a run's events go: the topic (TopicSink), and whatever else the command gives the run. A sink never
+    stops the shift: it says a problem once on its own and drops what follows."""
+
+    def receive(self, event: Event) -> None: ...
+
+
 class ShiftEvents:
-    """Publishes a run's events. aws None: publishes nothing and calls nothing (a dry run, or a test's silent shift)."""
+    """A run's events, numbered and handed to each sink in order. aws None: no topic and no caller identity (a dry
+    run, or a test's silent shift); `sinks` still receive."""
 
     def __init__(
         self,
@@ -86,36 +114,38 @@ class ShiftEvents:
         command: str = "",
         clock: Clock | None = None,
         out: TextIO | None = None,
+        sinks: Sequence[Sink] = (),
     ) -> None:
         self._aws, self._project, self._target, self._apps, self._command = aws, project, target, applications, command
         self._clock = clock or SystemClock()
         self._out = out
+        self._sinks: list[Sink] = [*([TopicSink(aws, project, out)] if aws is not None else []), *sinks]
         self.shift_id = f"{self._clock.now():%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
         self._sequence = 0
-        self._topic: str | None = None
-        self._who = ""
+        self._who: str | None = None
         self._from: list[str] | None = None
-        self._last: Mapping[str, int] = {}
+        self._last: dict[str, dict[str, int]] = {}
         self._rolled_back = ""  # the last roll-back's reason: what the end says the run came to
 
     @classmethod
     def silent(cls) -> ShiftEvents:
         return cls(None)
 
-    def emit(self, kind: Kind, weights: Mapping[str, int], **details: object) -> None:
-        """One event about these weights (by colour; every application has them: the shift moves them together). An
-        event that is a run's whole move (the drain's) gives the weights it found as `before`."""
+    def emit(self, kind: Kind, weights: Mapping[str, Mapping[str, int]], **details: object) -> None:
+        """One event about these weights (application -> colour -> weight: the applications it is about). An event
+        that is a run's whole move (the drain's) gives the weights it found as `before` (the same shape)."""
         if self._from is None:  # the run's first event: the colours that held weight besides the target
             began = details.get("before", weights)
             assert isinstance(began, Mapping)
-            self._from = sorted((c for c, w in began.items() if w and c != self._target), key=lambda c: -began[c])
+            held: dict[str, int] = {}
+            for split in began.values():
+                for colour, weight in split.items():
+                    held[colour] = max(held.get(colour, 0), weight)
+            self._from = sorted((c for c, w in held.items() if w and c != self._target), key=lambda c: -held[c])
         if kind is Kind.ROLLBACK:
             self._rolled_back = str(details.get("reason", ""))
-        self._last = dict(weights)
-        if self._aws is None:
-            return
-        topic = self._topic or self._find_topic()
-        if topic is None:
+        self._last = {**self._last, **{app: dict(split) for app, split in weights.items()}}
+        if not self._sinks:
             return
         self._sequence += 1
         event = Event(
@@ -124,23 +154,18 @@ class ShiftEvents:
             shift_id=self.shift_id,
             sequence=self._sequence,
             time=self._clock.now(),
-            who=self._who,
+            who=self._caller(),
             command=self._command,
             from_colours=self._from,
             to_colour=self._target,
-            weights={app: dict(weights) for app in self._apps},
+            weights={app: dict(split) for app, split in weights.items()},
             details=details,
         )
-        attributes = {
-            name: {"DataType": "String", "StringValue": value} for name, value in (("kind", kind), ("project", self._project))
-        }
-        try:
-            self._aws.sns.publish(TopicArn=topic, Message=event.as_json(), MessageAttributes=attributes)
-        except Exception as err:
-            self._give_up(err, f"publishing the {kind} event to {topic}")
+        for sink in self._sinks:
+            sink.receive(event)
 
     @contextmanager
-    def running(self, weights: Mapping[str, int], **details: object) -> Iterator[None]:
+    def running(self, weights: Mapping[str, Mapping[str, int]], **details: object) -> Iterator[None]:
         """The gated shift's start, and its end with what it came to (the exception, if any, goes on)."""
         self.emit(Kind.START, weights, **details)
         try:
@@ -155,16 +180,54 @@ class ShiftEvents:
             return "interrupted"
         if isinstance(err, ShiftLockLostError):
             return "stopped"  # a drain took the lock: the weights are the drain's
-        if isinstance(err, ShiftError) and self._rolled_back and str(err).endswith(f"rolled back to {describe(self._last)}"):
+        if isinstance(err, ShiftError) and self._rolled_back and "rolled back to " in str(err):
             return "rolled back"
         return "failed"
 
+    def _caller(self) -> str:
+        """Who runs the command (STS GetCallerIdentity, asked once); empty when it cannot be said."""
+        if self._who is None:
+            self._who = ""
+            if self._aws is not None:
+                try:
+                    self._who = str(self._aws.sts.get_caller_identity()["Arn"])
+                except Exception as err:
+                    said = aws_problem(err)
+                    if said is None:
+                        raise
+                    _say(self._out, f"events: who runs this could not be read ({said}); the events name nobody")
+        return self._who
+
+
+class TopicSink:
+    """Publishes each event to the traffic stack's topic, found by its name once; a topic that is not there or a call
+    AWS refuses is said once, and the run goes on without publishing."""
+
+    def __init__(self, aws: Aws, project: str, out: TextIO | None) -> None:
+        self._aws: Aws | None = aws
+        self._project, self._out = project, out
+        self._topic: str | None = None
+
+    def receive(self, event: Event) -> None:
+        if self._aws is None:
+            return
+        topic = self._topic or self._find_topic()
+        if topic is None:
+            return
+        attributes = {
+            name: {"DataType": "String", "StringValue": value}
+            for name, value in (("kind", str(event.kind)), ("project", self._project))
+        }
+        try:
+            self._aws.sns.publish(TopicArn=topic, Message=event.as_json(), MessageAttributes=attributes)
+        except Exception as err:
+            self._give_up(err, f"publishing the {event.kind} event to {topic}")
+
     def _find_topic(self) -> str | None:
-        """The topic's ARN by its name (ListTopics), and who runs the shift; None, said once, when it cannot be used."""
+        """The topic's ARN by its name (ListTopics); None, said once, when it cannot be used."""
         assert self._aws is not None
         name = events_topic_name(self._project)
         try:
-            self._who = self._aws.sts.get_caller_identity()["Arn"]
             pages = self._aws.sns.get_paginator("list_topics").paginate()
             arns = [topic["TopicArn"] for page in pages for topic in page["Topics"]]
         except Exception as err:
@@ -172,9 +235,10 @@ class ShiftEvents:
             return None
         found = next((arn for arn in arns if arn.rsplit(":", 1)[-1] == name), None)
         if found is None:
-            self._say(
+            _say(
+                self._out,
                 f"events: no SNS topic {name} in this account and region (a traffic stack deployed before it: `cdktf "
-                "deploy traffic` creates it); this run publishes no events"
+                "deploy traffic` creates it); this run publishes no events",
             )
             self._aws = None
         self._topic = found
@@ -184,9 +248,10 @@ class ShiftEvents:
         said = aws_problem(err, needs=NEEDS)
         if said is None:
             raise err
-        self._say(f"events: {doing}: {said}; this run publishes no more events (the shift goes on)")
+        _say(self._out, f"events: {doing}: {said}; this run publishes no more events (the shift goes on)")
         self._aws = None
 
-    def _say(self, line: str) -> None:
-        if self._out is not None:
-            print(line, file=self._out, flush=True)
+
+def _say(out: TextIO | None, line: str) -> None:
+    if out is not None:
+        print(line, file=out, flush=True)

@@ -63,3 +63,14 @@ def describe_metrics(m: WindowMetrics) -> str:
     ratio = f"{m.errors / m.requests:.2%}" if m.requests else "-"
     p99 = f"{m.p99:.3f} s" if m.p99 is not None else "-"
     return f"requests {m.requests:.0f}  5xx {ratio} ({m.errors:.0f})  p99 {p99}"
+
+
+def gate_values(m: WindowMetrics) -> dict[str, float | None]:
+    """The window's numbers as an event carries them (docs/shift-events.md): requests, 5xx and refused connections,
+    their ratio, and p99 in seconds (None without requests)."""
+    return {
+        "requests": m.requests,
+        "errors": m.errors,
+        "error_ratio": m.errors / m.requests if m.requests else None,
+        "p99_seconds": m.p99,
+    }

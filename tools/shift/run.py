@@ -14,7 +14,7 @@ from typing import Any, NoReturn, TextIO
 
 from model.config import Config, ShiftConfig, applications
 from tools.analysis.http import Opener, urllib_opener
-from tools.analysis.verdict import Window
+from tools.analysis.verdict import Verdict, Window
 from tools.analysis.window import Sources, judge_window
 from tools.aws import Aws
 from tools.aws_problems import aws_errors_as
@@ -31,10 +31,10 @@ from tools.live_routes import (
 )
 from tools.readiness import Readiness, missing
 from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
-from tools.shift.events import Kind, ShiftEvents
+from tools.shift.events import Kind, ShiftEvents, verdict_values
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.judged import bake, breached, describe_analysis, subjects
-from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, read_metrics
+from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_metrics
 from tools.shift.plan import describe, plan_weights
 from tools.signals import deferred
 from tools.traffic_lock import TrafficLock
@@ -76,7 +76,7 @@ class Shift:
             try:
                 plan, routes, weights = self._prepare(target)
                 if plan:
-                    with self.events.running(weights, plan=plan, interval_seconds=self.settings.interval_seconds):
+                    with self.events.running(self._each(weights), plan=plan, interval_seconds=self.settings.interval_seconds):
                         self._shift(target, plan, routes, weights)
             finally:
                 self.clock, self.readiness = waiting, checks
@@ -127,7 +127,7 @@ class Shift:
         except ShiftError as err:
             self._roll_back(previous, routes, f"{label}: {err}")
         self._say(f"{label}  | in effect ({calls} rule change(s)); watching {target}")
-        self.events.emit(Kind.STEP, state, step=label, rule_changes=calls)
+        self.events.emit(Kind.STEP, self._each(state), step=label, rule_changes=calls)
         self._window(label, state, self.settings.interval_seconds, previous, routes, target, started, left)
 
     def _window(
@@ -165,24 +165,27 @@ class Shift:
         for app, metrics in windows.items():
             verdict = "GATE TRIPPED" if app in breaches else "IDLE" if is_idle(metrics, self._minimums()[app]) else "ok"
             self._say(f"    {app}: {describe_metrics(metrics)} | {verdict}")
-        for app, why in self._analyse(target, Window(window_start, window_start + timedelta(seconds=window))).items():
+        verdicts = self._analyse(target, Window(window_start, window_start + timedelta(seconds=window)))
+        for app, why in breached(verdicts).items():
             breaches[app] = f"{breaches[app]}; {why}" if app in breaches else why
         self.events.emit(
             Kind.VERDICT,
-            state,
+            self._each(state),
             step=label,
             passed=not breaches,
             breaches=breaches,
             metrics={a: describe_metrics(m) for a, m in windows.items()},
+            gate={a: gate_values(m) for a, m in windows.items()},
+            analysis={a: [verdict_values(v) for v in mine] for a, mine in verdicts.items() if mine},
         )
         remaining = (self.clock.now() - started) * left
         self._say(f"{label}  | {'GATE TRIPPED' if breaches else 'ok'} | ~{math.ceil(remaining.total_seconds() / 60)}m left")
         if breaches:
             self._roll_back(previous, routes, f"{label}: " + "; ".join(f"{app}: {why}" for app, why in breaches.items()))
 
-    def _analyse(self, target: str, window: Window) -> dict[str, str]:
-        """Every application's analysis of the window, each verdict said on a line of its own; returned: the
-        applications that breached, with why. One call for all applications (CloudWatch asked once per kind)."""
+    def _analyse(self, target: str, window: Window) -> dict[str, list[Verdict]]:
+        """Every application's analysis of the window, each verdict said on a line of its own, and returned by
+        application. One call for all applications (CloudWatch asked once per kind)."""
         found = subjects(self.config, self.settings, target)
         if not found:
             return {}
@@ -191,7 +194,7 @@ class Shift:
         for app, mine in verdicts.items():
             for verdict in mine:
                 self._say(f"    {app}: {verdict.line()}")
-        return breached(verdicts)
+        return verdicts
 
     def _apply(self, state: Weights, routes: LiveRoutes) -> int:
         """The parameter (the intent) first, then every application's rule; returns once the rules read back at state.
@@ -268,6 +271,10 @@ class Shift:
             for app in applications(self.config)
         }
 
+    def _each(self, state: Mapping[str, int]) -> dict[str, dict[str, int]]:
+        """The split every application has (the shift moves them together)."""
+        return {app.name: dict(state) for app in applications(self.config)}
+
     def _minimums(self) -> dict[str, int]:
         return {
             app.name: self.settings.min_requests if app.config.min_requests is None else app.config.min_requests
@@ -276,7 +283,7 @@ class Shift:
 
     def _roll_back(self, previous: Weights, routes: LiveRoutes, reason: str) -> NoReturn:
         self._say(f"rolling back to {describe(previous)}: {reason}")
-        self.events.emit(Kind.ROLLBACK, previous, reason=reason)
+        self.events.emit(Kind.ROLLBACK, self._each(previous), reason=reason)
         try:
             with deferred():  # a second stop (a cancelled run's SIGTERM after its SIGINT) waits for the roll-back
                 self._apply(previous, routes)
