@@ -19,6 +19,7 @@ from cdktf_cdktf_provider_aws.data_aws_eks_clusters import DataAwsEksClusters
 from constructs import Construct
 
 from components.terraform_data import TerraformData
+from model.routes import NOT_A_COLOUR
 from model.tags import PROJECT_TAG, STACK_TAG
 
 WAY_OUT = (
@@ -29,8 +30,8 @@ WAY_OUT = (
 
 class ConfiguredColours(Construct):
     def __init__(self, scope: Construct, id_: str, *, project: str, colours: Sequence[str], live_weights: str) -> None:
-        """colours: the configuration's; live_weights: a Terraform expression of the live weights by colour
-        (TrafficWeights.live)."""
+        """colours: the configuration's; live_weights: a Terraform expression of the live weights' value, each colour's
+        weight under its name (TrafficWeights.live)."""
         super().__init__(scope, id_)
         listed = DataAwsEksClusters(self, "clusters")
         running = DataAwsEksCluster(self, "running", name="${each.value}")
@@ -41,7 +42,12 @@ class ConfiguredColours(Construct):
             f'[for c in values({running.fqn}) : c if lookup(c.tags, "{PROJECT_TAG}", "") == "{project}" '
             f'&& !contains({configured}, lookup(c.tags, "{STACK_TAG}", ""))]'
         )
-        weighted = f"[for colour, weight in {live_weights} : colour if weight > 0 && !contains({configured}, colour)]"
+        # Colours only (a key with NOT_A_COLOUR is none); `try`, as Terraform evaluates both sides of `&&`: the
+        # per-application splits are no number.
+        weighted = (
+            f'[for colour, weight in {live_weights} : colour if !strcontains(colour, "{NOT_A_COLOUR}") '
+            f"&& try(weight > 0, false) && !contains({configured}, colour)]"
+        )
         named = f'format("clusters.%s (its cluster %s)", lookup(c.tags, "{STACK_TAG}", "?"), c.name)'
         dropped_names = f'join(", ", [for c in {dropped} : {named}])'
         weighted_names = f'join(", ", [for colour in {weighted} : format("%s (live weight %d)", colour, {live_weights}[colour])])'

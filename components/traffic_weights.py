@@ -1,21 +1,21 @@
-"""The live weights: one SSM parameter, `{"<colour>": <weight>, ...}`, the one source of truth of the traffic split.
+"""The live weights: one SSM parameter, each application's split and each colour's weight (the most any application
+gives it; tools/live_weights.py says the shape), the one source of truth of the traffic split.
 
-Terraform creates it with the configured weights and never writes it again (`ignore_changes`); `python -m
-tools.shift` writes it (Parameter Store keeps the last 100 versions, each with who wrote it and when), then the load
-balancer's rules. A deploy reads it when it creates a rule (a new application starts at the live split), so nothing a
-deploy does can put old weights back.
+Terraform creates it with the configured weights (every application at them) and never writes it again
+(`ignore_changes`); `python -m tools.shift` writes it (Parameter Store keeps the last 100 versions, each with who wrote
+it and when), then the load balancer's rules. A deploy reads it when it creates a rule (a new application starts at the
+colours' live weights), so nothing a deploy does can put old weights back.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from cdktf import Fn, Token
 from cdktf_cdktf_provider_aws.ssm_parameter import SsmParameter
 from constructs import Construct
 
-from model.routes import WEIGHTS_DESCRIPTION
+from model.routes import WEIGHTS_DESCRIPTION, weights_value
 
 
 class TrafficWeights(Construct):
@@ -28,12 +28,14 @@ class TrafficWeights(Construct):
             name=parameter_name,
             description=WEIGHTS_DESCRIPTION,
             type="String",
-            insecure_value=json.dumps(dict(initial), sort_keys=True),
+            insecure_value=weights_value(initial, {}),
             lifecycle={"ignore_changes": ["insecure_value", "description"]},
         )
         self._live = parameter.insecure_value
-        # The live weights by colour as a Terraform expression (no `${}`), for conditions that embed it. The parameter's
-        # value is ignore_changes: at plan it is what AWS holds (the last shift's), or the seed when first created.
+        # The live weights as a Terraform expression (no `${}`), for conditions that embed it: a colour's weight is
+        # its key's (lookup); the keys with NOT_A_COLOUR (`_schema`, `by_application`) are not colours, which what
+        # iterates over it must leave out. The parameter's value is ignore_changes: at plan it is what AWS holds (the
+        # last shift's), or the seed when first created.
         self.live = f"jsondecode({parameter.fqn}.insecure_value)"
 
     def weight(self, colour: str) -> str:

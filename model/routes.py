@@ -8,7 +8,8 @@ state to find them: the tags below say which application and colour each one ser
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Mapping
 
 # The stack that owns the shared load balancer, its routes and the live weights (a colour may not take the name).
 TRAFFIC_STACK = "traffic"
@@ -82,7 +83,21 @@ def target_group_name(project: str, application: str, colour: str) -> str:
 
 # The weights parameter's description, written by Terraform when it makes it and by every shift with the value: an
 # overwrite that left it out could change it, and a deploy would then plan an update of the parameter.
-WEIGHTS_DESCRIPTION = "Live traffic weights by colour; written by python -m tools.shift only"
+WEIGHTS_DESCRIPTION = "Live traffic weights by application and colour; written by python -m tools.shift only"
+# The weights parameter's value (tools/live_weights.py says why it is shaped so): each colour's weight at the top, as
+# every guard reads it, beside these two keys. Neither can be a colour: a colour has no `_` (COLOUR_PATTERN), so a key
+# with one is never a colour's (NOT_A_COLOUR), which is how Terraform tells them apart (components/traffic_weights.py).
+WEIGHTS_SCHEMA = 2
+WEIGHTS_SCHEMA_KEY = "_schema"
+BY_APPLICATION = "by_application"
+NOT_A_COLOUR = "_"
+
+
+def weights_value(colours: Mapping[str, int], applications: Mapping[str, Mapping[str, int]]) -> str:
+    """The weights parameter's value: each colour's weight (the most any application gives it) and each application's
+    split, `_schema` first (sorted keys)."""
+    document: dict[str, object] = {WEIGHTS_SCHEMA_KEY: WEIGHTS_SCHEMA, **colours, BY_APPLICATION: applications}
+    return json.dumps(document, sort_keys=True)
 
 
 def weights_parameter(project: str) -> str:

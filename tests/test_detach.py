@@ -66,17 +66,16 @@ def test_the_colours_last_group_out_of_every_rule_takes_it_out_of_the_live_weigh
     """blue retired, removed from the configuration: once no rule forwards to it, the live weights forget it too (the
     shift reads only configured colours anyway; nothing keeps a colour that is gone)."""
     assert run(traffic, hook_input(traffic, "shop", "blue"))[0] == 0
-    assert json.loads(traffic.ssm.get_parameter(Name=weights_parameter(PROJECT))["Parameter"]["Value"]) == {
-        "blue": 0,
-        "green": 100,
-    }
+    assert traffic.live_weights() == {"blue": 0, "green": 100}
     status, said = run(traffic, hook_input(traffic, "sample-app", "blue"))
     assert status == 0
     assert said.splitlines()[-1] == (
         "detach: blue's target group of sample-app: taken out of sample-app's public rule (it had no weight); blue "
         "(weight 0, in no rule) taken out of the live weights"
     )
-    assert json.loads(traffic.ssm.get_parameter(Name=weights_parameter(PROJECT))["Parameter"]["Value"]) == {"green": 100}
+    # Written per application (schema 2), blue gone from every application's split too.
+    assert (traffic.live_weights(), traffic.live().schema) == ({"green": 100}, 2)
+    assert all("blue" not in split for split in traffic.live().applications.values())
 
 
 def test_a_group_that_carries_traffic_stops_the_deploy_before_it_is_deleted(

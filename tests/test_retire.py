@@ -13,10 +13,10 @@ import pytest
 from model.paths import PROJECT_DIR, VENV_PYTHON
 from model.teardown_plan import FORCE_ENV
 from tests.support.configs import write_project
-from tests.support.emulated_aws import Emulated, base_config
+from tests.support.emulated_aws import Emulated, base_config, forward_all
 from tools import retire
 from tools.aws import Aws
-from tools.live_routes import read_routes, write_rules
+from tools.live_routes import read_routes
 
 
 def deployed_state(project: Path, colour: str) -> None:
@@ -108,7 +108,7 @@ def test_a_colour_the_shift_drained_retires_whatever_the_config_still_says(
     weights are what serves, so green retires, and nothing asks anyone to edit the config first."""
     path, runs = retire_project
     emulated.ssm.put_parameter(Name="/eks-bg/traffic/weights", Value='{"blue": 100, "green": 0}', Overwrite=True, Type="String")
-    write_rules(emulated.elbv2, read_routes(emulated.elbv2, "eks-bg"), {"blue": 100, "green": 0})
+    forward_all(emulated.elbv2, read_routes(emulated.elbv2, "eks-bg"), {"blue": 100, "green": 0})
     assert retire.main(["green", "--auto-approve", "--config", str(path)]) == 0
     assert runs == [(["destroy", "green", "--auto-approve"], {"cwd": path.parent, "env": {FORCE_ENV: "0"}})]
 

@@ -11,8 +11,8 @@ import pytest
 
 from scripts.ci import deploy_stacks, plan_stacks
 from tests.support.configs import write_project
-from tests.support.emulated_aws import Emulated, base_config
-from tools.live_routes import read_routes, write_rules
+from tests.support.emulated_aws import Emulated, base_config, forward_all
+from tools.live_routes import read_routes
 
 # What config.json says, as it was before the shift: blue serves.
 CONFIG = base_config(blue={"kubernetes_version": "1.35", "weight": 100}, green={"kubernetes_version": "1.36", "weight": 0})
@@ -24,7 +24,7 @@ def shifted_to_green(tmp_path: Path, emulated: Emulated, monkeypatch: pytest.Mon
     write_project(tmp_path, CONFIG)
     emulated.deploy_traffic({"sample-app": "app", "shop": "shop"}, {"blue": 100, "green": 0})
     emulated.ssm.put_parameter(Name="/eks-bg/traffic/weights", Value='{"blue": 0, "green": 100}', Overwrite=True, Type="String")
-    write_rules(emulated.elbv2, read_routes(emulated.elbv2, "eks-bg"), {"blue": 0, "green": 100})
+    forward_all(emulated.elbv2, read_routes(emulated.elbv2, "eks-bg"), {"blue": 0, "green": 100})
     applied: list[str] = []
 
     def deploy(project: Path, stack: str) -> bool:

@@ -35,13 +35,14 @@ from tests.support.emulated_aws import (
     WithInsights,
     aws_error,
     base_config,
+    forward_all,
     minutes,
 )
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.support.preview_server import Answer, PreviewServer, serving_green
 from tools.aws import Aws
 from tools.kube import KubeError
-from tools.live_routes import read_routes, write_rules
+from tools.live_routes import read_routes
 from tools.readiness import Readiness, release
 from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
 from tools.shift.command import main, planned_seconds
@@ -507,7 +508,7 @@ def test_a_write_the_interrupted_shift_had_already_sent_is_overwritten_by_the_dr
     def in_flight(before: datetime, after: datetime) -> None:
         if not landed:
             landed.append(True)
-            write_rules(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 50, "green": 50})
+            forward_all(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 50, "green": 50})
 
     path = write_project(tmp_path, config_of())
     with shifting.held():
@@ -814,7 +815,7 @@ def test_now_settles_rules_a_change_left_half_way(tmp_path: Path, deployed: Emul
     rule again."""
     routes = read_routes(deployed.elbv2, PROJECT)
     half = dataclasses.replace(routes, public={app: r for app, r in routes.public.items() if app != "orders"})
-    write_rules(deployed.elbv2, half, {"blue": 0, "green": 100})
+    forward_all(deployed.elbv2, half, {"blue": 0, "green": 100})
     assert deployed.forwarded()["orders"] == {"blue": 100, "green": 0}
     path = write_project(tmp_path, config_of())
     assert main(["--to", "green", "--config", str(path)], aws=clients_of(deployed, None)) == 2
@@ -827,7 +828,7 @@ def retired_blue_and_an_undeployed_red(deployed: Emulated, tmp_path: Path) -> Pa
     """green serves; blue was retired (its teardown took its target groups out of every rule) and removed from the
     configuration, but the parameter still names it at 0; red was added (traffic made its target groups) and is in
     the configuration, never deployed and never given weight. Returns the project file of that configuration."""
-    write_rules(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 0, "green": 100}, without="blue")
+    forward_all(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 0, "green": 100}, without="blue")
     deployed.ssm.put_parameter(Name=weights_parameter(PROJECT), Value='{"blue": 0, "green": 100}', Overwrite=True, Type="String")
     deployed.add_colour("red")
     config = config_of()
@@ -853,25 +854,25 @@ def test_a_colour_retired_but_still_configured_stays_out_of_the_drain_and_the_sh
 ) -> None:
     """Between `retire blue` and the merge that removes it: blue is detached (in no rule, not in the parameter) but
     still configured. Neither a drain nor a gated shift writes it back; a shift to it still may (it joins)."""
-    write_rules(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 0, "green": 100}, without="blue")
+    forward_all(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"blue": 0, "green": 100}, without="blue")
     deployed.ssm.put_parameter(Name=weights_parameter(PROJECT), Value='{"green": 100}', Overwrite=True, Type="String")
     path = write_project(tmp_path, config_of())  # blue and green, as the configuration still says
     assert main(["--to", "green", "--now", "--config", str(path)], aws=clients_of(deployed, None)) == 0
     assert (deployed.forwarded(), deployed.live_weights()) == (all_at({"green": 100}), {"green": 100})
     config = validated(config_of())
-    assert live(clients_of(deployed, None), config, joining="green")[1] == {"green": 100}
-    assert live(clients_of(deployed, None), config, joining="blue")[1] == {"blue": 0, "green": 100}
+    assert live(clients_of(deployed, None), config, joining="green")[1] == all_at({"green": 100})
+    assert live(clients_of(deployed, None), config, joining="blue")[1] == all_at({"blue": 0, "green": 100})
 
 
 def test_a_gated_shift_writes_only_configured_colours_it_gives_weight(deployed: Emulated, tmp_path: Path) -> None:
     """The rules a shift writes (forward_of): green, which holds the weight, and nothing of blue or red at 0."""
     retired_blue_and_an_undeployed_red(deployed, tmp_path)
     routes = read_routes(deployed.elbv2, PROJECT)
-    write_rules(deployed.elbv2, routes, {"blue": 0, "green": 100, "red": 0}, colours=["green", "red"])
+    forward_all(deployed.elbv2, routes, {"blue": 0, "green": 100, "red": 0}, colours=["green", "red"])
     assert deployed.forwarded() == all_at({"green": 100})
-    write_rules(deployed.elbv2, routes, {"green": 80, "red": 20}, colours=["green", "red"])  # red gets some: it joins
+    forward_all(deployed.elbv2, routes, {"green": 80, "red": 20}, colours=["green", "red"])  # red gets some: it joins
     assert deployed.forwarded() == all_at({"green": 80, "red": 20})
-    write_rules(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"green": 100, "red": 0}, colours=["green", "red"])
+    forward_all(deployed.elbv2, read_routes(deployed.elbv2, PROJECT), {"green": 100, "red": 0}, colours=["green", "red"])
     assert deployed.forwarded() == all_at({"green": 100, "red": 0})  # once in, it stays at 0 until detached
 
 
@@ -903,11 +904,11 @@ def test_status_shows_the_live_weights_the_rules_the_config_and_the_lock(
     assert main(["--status", "--config", str(path)], aws=clients_of(deployed, None)) == 0
     assert capsys.readouterr().out.splitlines() == [
         "traffic of eks-bg (load balancer eks-bg-traffic):",
-        "  live weights (/eks-bg/traffic/weights): blue 0  green 100",
+        "  live weights (/eks-bg/traffic/weights), by colour (the most any application gives it): blue 0  green 100",
         "  config says:  blue 100  green 0  (differs: the shift moved them since; set clusters.<colour>.weight to match)",
-        "  sample-app: forwards blue 0  green 100 (in effect)",
-        "  catalogue: forwards blue 0  green 100 (in effect)",
-        "  orders: forwards blue 0  green 100 (in effect)",
+        "  sample-app: blue 0  green 100 (its rule forwards it)",
+        "  catalogue: blue 0  green 100 (its rule forwards it)",
+        "  orders: blue 0  green 100 (its rule forwards it)",
         "  lock: free",
     ]
 
@@ -939,7 +940,8 @@ def test_a_weights_parameter_that_is_not_whole_weights_is_refused_in_one_line(
     assert main(["--to", "green", "--skip-readiness", "--config", str(path)], aws=aws) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"refused: {weights_parameter(PROJECT)} holds ")
-    assert "not a JSON object of weights by colour, each a whole number 0-255" in line
+    assert 'not live weights ({"_schema": 2, "<colour>": <weight>, ..., "by_application": ' in line
+    assert "each weight a whole number 0-255" in line
     assert len(line) < 400
     assert "sys.set_int_max_str_digits" not in line
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})

@@ -21,7 +21,7 @@ from tests.support.emulated_aws import PROJECT, REGION, Emulated
 from tests.test_shift import APPS, Counting, ShiftIn, all_at, clients_of, config_of
 from tools.shift import ShiftError
 from tools.shift.command import main
-from tools.shift.events import ShiftEvents
+from tools.shift.events import EVENT_VERSION, ShiftEvents
 from tools.shift.run import Shift
 
 # The shift's world on the emulator, as tests/test_shift.py builds it: its fixtures, by the names pytest finds them.
@@ -81,7 +81,6 @@ def told(shift: Shift, out: io.StringIO, **clients: Any) -> Shift:
         shift.aws,
         project=PROJECT,
         target="green",
-        applications=list(APPS),
         command="python -m tools.shift --to green",
         clock=shift.clock,
         out=out,
@@ -91,12 +90,13 @@ def told(shift: Shift, out: io.StringIO, **clients: Any) -> Shift:
 
 def held_to_the_documented_fields(events: list[dict[str, Any]], *, command: str) -> None:
     """One run's events: every field, one shift id, numbered in order, in the shift's time, filterable by kind."""
+    assert f"| `version` | `{EVENT_VERSION}`;" in (Path(__file__).parents[1] / "docs" / "shift-events.md").read_text()
     assert all(set(event) - {"attributes"} == FIELDS for event in events)
     assert len({event["shift_id"] for event in events}) == 1
     assert [event["sequence"] for event in events] == list(range(1, len(events) + 1))
     assert [event["time"] for event in events] == sorted(event["time"] for event in events)
     for event in events:
-        assert (event["version"], event["project"], event["command"]) == (1, PROJECT, command)
+        assert (event["version"], event["project"], event["command"]) == (EVENT_VERSION, PROJECT, command)
         assert (event["from"], event["to"]) == (["blue"], "green") or event["kind"] == "drain"
         assert event["who"].startswith("arn:aws:")  # the caller identity of the emulator
         assert event["attributes"] == {"kind": event["kind"], "project": PROJECT}
@@ -113,7 +113,8 @@ def test_a_shift_that_succeeds_tells_its_start_each_step_and_verdict_and_its_end
     held_to_the_documented_fields(events, command="python -m tools.shift --to green")
     start, step, verdict, _, _, end = events
     assert start["weights"] == all_at({"blue": 100, "green": 0})
-    assert start["details"] == {"plan": [{"blue": 50, "green": 50}, {"blue": 0, "green": 100}], "interval_seconds": 300}
+    plan = [{"blue": 50, "green": 50}, {"blue": 0, "green": 100}]
+    assert start["details"] == {"plan": dict.fromkeys(APPS, plan), "interval_seconds": 300}
     assert step["weights"] == all_at({"blue": 50, "green": 50})
     assert step["details"] == {"step": "step 1/2  blue 50  green 50", "rule_changes": len(APPS)}
     assert (verdict["details"]["passed"], verdict["details"]["breaches"]) == (True, {})
@@ -122,7 +123,8 @@ def test_a_shift_that_succeeds_tells_its_start_each_step_and_verdict_and_its_end
     # The same numbers as numbers, for a record or a chart; no application has analysis here: none is carried.
     assert verdict["details"]["gate"]["orders"] == {"requests": 2500, "errors": 0, "error_ratio": 0.0, "p99_seconds": 0.3}
     assert verdict["details"]["analysis"] == {}
-    assert (end["weights"], end["details"]) == (all_at({"blue": 0, "green": 100}), {"outcome": "done"})
+    outcomes = dict.fromkeys(APPS, "done")
+    assert (end["weights"], end["details"]) == (all_at({"blue": 0, "green": 100}), {"outcome": "done", "outcomes": outcomes})
     # One day's events: the run's clock (a test's runs three hours in the past), never the machine's.
     assert start["time"] < end["time"]
     assert deployed.forwarded() == all_at({"blue": 0, "green": 100})

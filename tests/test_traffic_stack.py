@@ -14,6 +14,7 @@ from model.config import APPLICATION_PATTERN, Config, applications, preview_host
 from model.routes import SET_IDENTIFIER, TRAFFIC_CONSTRUCT_IDS, WEIGHTS_DESCRIPTION, target_group_name
 from tests.support.configs import VARIANT, example, validated
 from tests.support.synth import Synthesized
+from tools.live_weights import parse
 
 TRAFFIC = "traffic"
 
@@ -274,8 +275,12 @@ def test_every_host_is_an_alias_of_the_load_balancer(app: Synthesized, config: C
 def test_the_live_weights_start_as_configured_and_only_the_shift_writes_them(app: Synthesized, config: Config) -> None:
     parameter = app.resource(TRAFFIC, "aws_ssm_parameter", "weights/parameter")
     assert parameter["name"] == "/eks-bg/traffic/weights"
-    assert json.loads(parameter["insecure_value"]) == config.weights
-    # The shift writes the value with this same description (tools/live_routes.write_weights): neither is Terraform's
+    # Schema 2 from the start (model/routes.py weights_value): every application at the configured weights, which the
+    # shift reads as it writes them.
+    assert json.loads(parameter["insecure_value"]) == {"_schema": 2, **config.weights, "by_application": {}}
+    seeded = parse(parameter["name"], parameter["insecure_value"])
+    assert (seeded.schema, seeded.colours, seeded.of("orders")) == (2, config.weights, config.weights)
+    # The shift writes the value with this same description (tools/live_weights.write_live): neither is Terraform's
     # to change again, so no deploy plans an update of the parameter after a shift.
     assert parameter["description"] == WEIGHTS_DESCRIPTION
     assert parameter["lifecycle"] == {"ignore_changes": ["insecure_value", "description"]}

@@ -6,21 +6,16 @@ written with the two calls a weight change needs: PutParameter (the intent, vers
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.config import MAX_WEIGHT
-from model.problems import capped
 from model.routes import (
     APPLICATION_TAG,
     COLOUR_TAG,
     PUBLIC,
     ROUTE_TAG,
-    WEIGHTS_DESCRIPTION,
     load_balancer_name,
-    weights_parameter,
 )
 
 _TAG_BATCH = 20  # DescribeTags takes at most 20 ARNs
@@ -73,7 +68,7 @@ def read_routes(elbv2: Any, project: str) -> LiveRoutes:
         (balancer,) = elbv2.describe_load_balancers(Names=[name])["LoadBalancers"]
     except elbv2.exceptions.LoadBalancerNotFoundException:
         raise RoutesError(
-            f"no load balancer {name} in {_region(elbv2)}: deploy the traffic stack first (cdktf deploy traffic), or set "
+            f"no load balancer {name} in {region_of(elbv2)}: deploy the traffic stack first (cdktf deploy traffic), or set "
             "`region` to the region it is in"
         ) from None
     arn = balancer["LoadBalancerArn"]
@@ -143,18 +138,21 @@ def forward_of(
 def write_rules(
     elbv2: Any,
     routes: LiveRoutes,
-    weights: Mapping[str, int],
+    splits: Mapping[str, Mapping[str, int]],
     *,
     colours: Collection[str] | None = None,
     without: str = "",
     stickiness: Mapping[str, Any] | None = None,
     answers: list[Any] | None = None,
 ) -> int:
-    """Every application's public rule forwarding at these weights (forward_of: colours, without): one ModifyRule
-    each. stickiness: the forward's TargetGroupStickinessConfig (the configuration's: stickiness_config); None: each
-    rule keeps its own (a ModifyRule's forward without one turns it off). answers: each ModifyRule's answer appended
-    (its Date is AWS's clock). Returns how many calls."""
-    for application, route in routes.public.items():
+    """Each of these applications' public rule forwarding at its split (application -> colour -> weight; forward_of:
+    colours, without): one ModifyRule each. stickiness: the forward's TargetGroupStickinessConfig (the configuration's:
+    stickiness_config); None: each rule keeps its own (a ModifyRule's forward without one turns it off). answers: each
+    ModifyRule's answer appended (its Date is AWS's clock). Returns how many calls."""
+    for application, weights in splits.items():
+        route = routes.public.get(application)
+        if route is None:
+            raise RoutesError(f"{application} has no public rule: deploy the traffic stack first (cdktf deploy traffic)")
         forward: dict[str, Any] = {"TargetGroups": forward_of(routes, application, weights, colours=colours, without=without)}
         kept = route.stickiness if stickiness is None else stickiness
         if kept:
@@ -162,7 +160,30 @@ def write_rules(
         answer = elbv2.modify_rule(RuleArn=route.rule_arn, Actions=[{"Type": "forward", "ForwardConfig": forward}])
         if answers is not None:
             answers.append(answer)
-    return len(routes.public)
+    return len(splits)
+
+
+def every(routes: LiveRoutes, weights: Mapping[str, int]) -> dict[str, Weights]:
+    """The same split for every application with a public rule."""
+    return {app: dict(weights) for app in routes.public}
+
+
+def off_weights(routes: LiveRoutes, splits: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """Each of these applications whose rule forwards another split than its own (a colour without a target group in
+    its rule counts as 0), said as what it forwards."""
+    return [
+        f"{app}: {describe(route.weights)}"
+        for app, weights in splits.items()
+        if (route := routes.public.get(app)) is not None
+        and (
+            any(route.weights.get(colour, 0) != weight for colour, weight in weights.items())
+            or any(weight and colour not in weights for colour, weight in route.weights.items())
+        )
+    ]
+
+
+def describe(weights: Mapping[str, int]) -> str:
+    return "  ".join(f"{colour} {weight}" for colour, weight in weights.items())
 
 
 def stickiness_config(seconds: int) -> dict[str, Any]:
@@ -170,39 +191,7 @@ def stickiness_config(seconds: int) -> dict[str, Any]:
     return {"Enabled": True, "DurationSeconds": seconds} if seconds else {"Enabled": False}
 
 
-def read_weights(ssm: Any, project: str) -> Weights:
-    """The live weights: the parameter the traffic stack made and the shift writes."""
-    name = weights_parameter(project)
-    try:
-        value = ssm.get_parameter(Name=name)["Parameter"]["Value"]
-    except ssm.exceptions.ParameterNotFound:
-        raise RoutesError(
-            f"no parameter {name} in {_region(ssm)}: deploy the traffic stack first (cdktf deploy traffic), or set "
-            "`region` to the region it is in"
-        ) from None
-    try:
-        found = json.loads(value)
-    except ValueError:
-        found = None
-    if not isinstance(found, dict) or not all(type(weight) is int and 0 <= weight <= MAX_WEIGHT for weight in found.values()):
-        raise RoutesError(
-            f"{name} holds {capped(value)!r}, not a JSON object of weights by colour, each a whole number 0-{MAX_WEIGHT}: "
-            "write them with `python -m tools.shift --to <colour> --now`"
-        )
-    return {str(colour): weight for colour, weight in found.items()}
-
-
-def write_weights(ssm: Any, project: str, weights: Mapping[str, int]) -> None:
-    ssm.put_parameter(
-        Name=weights_parameter(project),
-        Value=json.dumps(dict(weights), sort_keys=True),
-        Description=WEIGHTS_DESCRIPTION,
-        Type="String",
-        Overwrite=True,
-    )
-
-
-def _region(client: Any) -> str:
+def region_of(client: Any) -> str:
     """The region a client calls (what an operator with the wrong `region` needs to read)."""
     return str(getattr(getattr(client, "meta", None), "region_name", "") or "this region")
 
@@ -226,20 +215,6 @@ def _tags(elbv2: Any, arns: list[str]) -> dict[str, dict[str, str]]:
         for item in elbv2.describe_tags(ResourceArns=arns[start : start + _TAG_BATCH])["TagDescriptions"]:
             found[item["ResourceArn"]] = {tag["Key"]: tag["Value"] for tag in item.get("Tags", [])}
     return found
-
-
-def colour_weight(elbv2: Any, ssm: Any, project: str, colour: str) -> int:
-    """The colour's live weight in the shared load balancer: the larger of the weights parameter's and of what any
-    application's rule forwards to it (0 without the traffic stack: then nothing reaches the colour through it)."""
-    try:
-        from_parameter = read_weights(ssm, project).get(colour, 0)
-    except RoutesError:
-        from_parameter = 0
-    try:
-        routes = read_routes(elbv2, project)
-    except RoutesError:
-        return from_parameter
-    return max([from_parameter, *(route.weights.get(colour, 0) for route in routes.public.values())])
 
 
 def registered(elbv2: Any, groups: Mapping[str, str]) -> list[str]:

@@ -3,7 +3,7 @@ job's AWS credentials when the job runs, never from config.json's weights (which
 shift writes them, so after a shift they name the wrong colour).
 
 A colour serves when the shared load balancer gives it weight: the weights parameter or any application's public
-rule (tools/live_routes.py `colour_weight`, the reading the teardown trusts too). A serving colour whose stack changed
+rule (tools/live_weights.py `colour_weight`, the reading the teardown trusts too). A serving colour whose stack changed
 while its own entry `clusters.<colour>` did not is frozen: the deploy skips it and says so; a change that names it is
 deployed (what runs in a serving colour changes only by an edit that names it: docs/architecture.md).
 
@@ -57,7 +57,7 @@ def live_weights(project_dir: Path, colours: Collection[str]) -> LiveWeights:
     """Each colour's live weight, read with the caller's AWS credentials in the configuration's region."""
     from model.loading import load_config
     from tools.aws import Aws
-    from tools.live_routes import colour_weight
+    from tools.live_weights import colour_weight
 
     config = load_config(project_dir / "cdktf.json")
     aws = Aws(config.region)

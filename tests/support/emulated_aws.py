@@ -14,7 +14,7 @@ import functools
 import json
 import math
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -39,6 +39,8 @@ from model.teardown_plan import TeardownPlan
 from scripts.emulator import PERCENTILE, nearest_rank
 from tests.support.configs import SAMPLE_APPLICATIONS, named_release
 from tools.leftovers import LBC_CLUSTER_TAG, record_sets
+from tools.live_routes import LiveRoutes, every, write_rules
+from tools.live_weights import LiveWeights, parse
 from tools.shift.metrics import dimension
 
 REGION = "ap-northeast-1"
@@ -252,10 +254,13 @@ class Emulated:
         return read_routes(self.elbv2, PROJECT).weights()
 
     def live_weights(self) -> dict[str, int]:
-        return {
-            k: int(v)
-            for k, v in json.loads(self.ssm.get_parameter(Name=weights_parameter(PROJECT))["Parameter"]["Value"]).items()
-        }
+        """Each colour's live weight (the most any application gives it), as the guards read it."""
+        return self.live().colours
+
+    def live(self) -> LiveWeights:
+        """The weights parameter as the shift reads it (each application's split)."""
+        name = weights_parameter(PROJECT)
+        return parse(name, self.ssm.get_parameter(Name=name)["Parameter"]["Value"])
 
     def put_app_traffic(
         self, colour: str, app: str, at: datetime, requests: int, errors: int, p99: float, *, connection_errors: int = 0
@@ -529,3 +534,9 @@ def aws_error(code: str, operation: str, message: str) -> Exception:
 
     error: Exception = ClientError({"Error": {"Code": code, "Message": message}}, operation)
     return error
+
+
+def forward_all(elbv2: Any, routes: LiveRoutes, weights: Mapping[str, int], **given: Any) -> int:
+    """Every application's public rule forwarding at the same split, as a shift from before per-application weights
+    (or a test's half-done change) left them."""
+    return write_rules(elbv2, routes, every(routes, weights), **given)

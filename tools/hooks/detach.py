@@ -34,7 +34,8 @@ from tools.aws import Aws
 from tools.cli import exit_status
 from tools.clock import Clock, SystemClock
 from tools.hooks.hook_input import HookInputError, hook_input
-from tools.live_routes import RoutesError, read_routes, read_weights, write_weights
+from tools.live_routes import RoutesError, read_routes
+from tools.live_weights import colour_weights, read_live, write_live
 from tools.traffic_lock import LockedError, TrafficLock
 
 PREFIX = "detach"
@@ -77,7 +78,7 @@ def detach(given: DetachInput, *, elbv2: Any, ssm: Any, sts: Any, clock: Clock, 
 
     def weights() -> dict[str, int]:
         try:
-            return read_weights(ssm, given.project)
+            return colour_weights(ssm, given.project)
         except RoutesError:
             return {}  # no parameter (any more)
 
@@ -118,7 +119,7 @@ def detach(given: DetachInput, *, elbv2: Any, ssm: Any, sts: Any, clock: Clock, 
                 done.append(f"taken out of {given.application}'s public rule (it had no weight)")
             live = weights()
             if given.colour in live and not live[given.colour] and not forwarded_anywhere():
-                write_weights(ssm, given.project, {c: w for c, w in live.items() if c != given.colour})
+                write_live(ssm, given.project, read_live(ssm, given.project).without(given.colour))
                 done.append(f"{given.colour} (weight 0, in no rule) taken out of the live weights")
     except LockedError as err:
         raise StillServingError(f"{err}; {what} stays, and the deploy stopped before deleting it") from None

@@ -56,16 +56,8 @@ from tools.kube import (
     KubeError,
 )
 from tools.leftovers import colour_leftovers, find_zone
-from tools.live_routes import (
-    RoutesError,
-    colour_weight,
-    deregister_all,
-    read_routes,
-    read_weights,
-    registered,
-    write_rules,
-    write_weights,
-)
+from tools.live_routes import RoutesError, deregister_all, read_routes, registered, write_rules
+from tools.live_weights import colour_weight, colour_weights, read_live, write_live
 from tools.traffic_lock import LockedError, LockLostError, TrafficLock
 
 
@@ -193,7 +185,7 @@ class Teardown:
             return  # no shared load balancer (any more): nothing forwards to the colour
         forwarded = any(self.plan.colour in route.target_groups for route in routes.public.values())
         try:
-            named = self.plan.colour in read_weights(self.aws.ssm, self.plan.project)
+            named = self.plan.colour in colour_weights(self.aws.ssm, self.plan.project)
         except RoutesError:
             named = False
         if not forwarded and not named:
@@ -202,12 +194,14 @@ class Teardown:
         writers = {"elbv2": self.aws.elbv2, "ssm": self.aws.ssm}
         try:
             with lock.held(say=self._say), lock.fenced(writers):
-                weights = read_weights(self.aws.ssm, self.plan.project)
-                if weights.get(self.plan.colour, 0) and not self.force:
-                    raise UnsafeTeardownError(f"{self.plan.colour} got weight {weights[self.plan.colour]} meanwhile")
-                changed = write_rules(self.aws.elbv2, routes, weights, without=self.plan.colour) if forwarded else 0
+                live = read_live(self.aws.ssm, self.plan.project)
+                if live.colours.get(self.plan.colour, 0) and not self.force:
+                    raise UnsafeTeardownError(f"{self.plan.colour} got weight {live.colours[self.plan.colour]} meanwhile")
+                # Each application's rule at its own split, less the colour.
+                splits = {app: live.of(app) for app in routes.public}
+                changed = write_rules(self.aws.elbv2, routes, splits, without=self.plan.colour) if forwarded else 0
                 # The live weights keep configured colours only: the retired one leaves them too, under the lock.
-                write_weights(self.aws.ssm, self.plan.project, {c: w for c, w in weights.items() if c != self.plan.colour})
+                write_live(self.aws.ssm, self.plan.project, live.updated(splits, keep=routes.public).without(self.plan.colour))
         except (LockedError, LockLostError) as err:
             raise TeardownError(f"{err}; {self.plan.colour}'s applications are gone already, its target groups stay") from None
         self._say(

@@ -25,7 +25,8 @@ from tools.aws import Aws, credentials_expire_at
 from tools.aws_problems import aws_problem
 from tools.cli import exit_status
 from tools.clock import Clock, SystemClock
-from tools.live_routes import RoutesError, read_routes, read_weights
+from tools.live_routes import RoutesError, describe, off_weights, read_routes
+from tools.live_weights import read_live
 from tools.readiness import Readiness
 from tools.readiness.insights import REFRESH_TIMEOUT_SECONDS, SKIP_FLAG
 from tools.readiness.probe import Prober
@@ -35,8 +36,17 @@ from tools.shift.events import ShiftEvents
 from tools.shift.gate import describe_gate
 from tools.shift.judged import bake, describe_analysis
 from tools.shift.metrics import METRICS_DELAY_SECONDS
-from tools.shift.plan import describe, plan_weights
-from tools.shift.run import IN_EFFECT_SECONDS, Shift, live, off_weights
+from tools.shift.plan import plan_weights
+from tools.shift.run import (
+    IN_EFFECT_SECONDS,
+    Shift,
+    describe_splits,
+    live,
+    moving_applications,
+    plan_shift,
+    refuse_unroutable,
+    step_summaries,
+)
 from tools.shift.status import status
 from tools.traffic_lock import LEASE_SECONDS, LockedError, TrafficLock
 
@@ -71,6 +81,19 @@ def main(
         help="remove the traffic lock (said), then go on: one its holder left behind, or a running shift's (with --now: "
         "that shift stops before its next write)",
     )
+    parser.add_argument(
+        "--application",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="move only this application (repeatable; default: every application); the others stay as they are",
+    )
+    parser.add_argument(
+        "--independent",
+        action="store_true",
+        help="each application advances on its own judgement: a breaching one is rolled back alone while the others go "
+        "on, and the end names each outcome (exit 1 when any was rolled back)",
+    )
     parser.add_argument("--step", type=int, help="weight moved per step, 1-255 (default: traffic.shift.step)")
     parser.add_argument("--interval", type=int, help="seconds each step is watched (default: traffic.shift.interval_seconds)")
     parser.add_argument(
@@ -98,6 +121,8 @@ def main(
     args = parser.parse_args(argv)
     if not args.status and not args.to:
         parser.error("name the colour that gets the traffic (--to <colour>), or ask for --status")
+    if args.independent and args.now:
+        parser.error("--independent applies to a gated shift; a drain (--now) moves its applications in one change")
     if args.force and not args.now:
         parser.error("--force applies only to a drain (--to <colour> --now --force); a gated shift is never forced")
     refused = (ConfigError, UnsafeShiftError, LockedError)
@@ -127,7 +152,15 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         moving = _refuse_a_moving_target(config, args.to, project, force=args.force)
         events = _events(config, clients, args, command, clock)
         drain = Drain(
-            config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock, moving=moving, events=events
+            config,
+            clients,
+            sys.stdout,
+            lock,
+            force=args.force,
+            break_lock=args.break_lock,
+            moving=moving,
+            events=events,
+            applications=args.application,
         )
         drain.run(args.to, dry_run=args.dry_run)
         return
@@ -146,22 +179,38 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     if args.to not in config.clusters:
         raise UnsafeShiftError(f"--to: {args.to!r} is not a configured colour; use one of {', '.join(config.clusters)}")
     plan_weights({args.to: 1}, args.to, settings.step)  # the step itself, before any AWS call
-    weights = live(clients, config, joining=args.to)[1]
-    plan = plan_weights(weights, args.to, settings.step)
-    if plan:  # the target gains weight
+    named = moving_applications(config, args.application)
+    routes, splits, _ = live(clients, config, joining=args.to)
+    refuse_unroutable(config, routes, args.to, only=named)
+    plans = plan_shift(splits, named, args.to, settings.step)
+    if plans:  # the target gains weight
         _refuse_a_moving_target(config, args.to, project, force=False)
-    _refuse_weights_the_config_refuses(args.config, plan)
-    if plan and not args.dry_run:
-        baking = bake(config, settings)
-        _refuse_credentials_that_end_first(clock, settings, len(plan), skip_readiness=args.skip_readiness, bake_seconds=baking)
+    _refuse_weights_the_config_refuses(args.config, step_summaries(splits, plans))
+    steps = max((len(plan) for plan in plans.values()), default=0)
+    if plans and not args.dry_run:
+        baking = bake(config, settings, plans)
+        _refuse_credentials_that_end_first(clock, settings, steps, skip_readiness=args.skip_readiness, bake_seconds=baking)
     if args.dry_run:
-        _print_plan(config, settings, args.to, weights, plan, skip_readiness=args.skip_readiness)
+        current = {app: splits[app] for app in named}
+        _print_plan(config, settings, args.to, current, plans, skip_readiness=args.skip_readiness, independent=args.independent)
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
     # A test's clock is its world's (AWS's answers keep real time): windows by AWS's clock only with the system's.
     aws_time = isinstance(clock, SystemClock)
     events = _events(config, clients, args, command, clock)
     shift = Shift(
-        config, settings, clients, clock, sys.stdout, checks, lock, args.skip_readiness, args.break_lock, aws_time, events=events
+        config,
+        settings,
+        clients,
+        clock,
+        sys.stdout,
+        checks,
+        lock,
+        args.skip_readiness,
+        args.break_lock,
+        aws_time,
+        events=events,
+        applications=args.application,
+        independent=args.independent,
     )
     shift.run(args.to, dry_run=args.dry_run)
 
@@ -172,7 +221,6 @@ def _events(config: Config, clients: Aws, args: argparse.Namespace, command: str
         None if args.dry_run else clients,
         project=config.project,
         target=args.to,
-        applications=[app.name for app in applications(config)],
         command=command,
         clock=clock,
         out=sys.stderr,  # beside the run's other warnings: stdout stays the run's own account
@@ -245,8 +293,10 @@ def _in_place(path: Path, aws: Aws | None, clock: Clock, *, moved: bool = False)
     try:
         config = load_config(path)
         clients = aws or Aws(config.region)
-        weights = read_weights(clients.ssm, config.project)
-        wrong = off_weights(read_routes(clients.elbv2, config.project), weights)
+        found = read_live(clients.ssm, config.project)
+        routes = read_routes(clients.elbv2, config.project)
+        splits = {app: found.of(app) for app in routes.public}
+        wrong = off_weights(routes, splits)
         lock = TrafficLock(clients.ssm, clients.sts, config.project, "", clock)
         holder = lock.holder()
     except (ConfigError, RoutesError) as err:
@@ -271,15 +321,16 @@ def _in_place(path: Path, aws: Aws | None, clock: Clock, *, moved: bool = False)
     if wrong:
         forwards = "; ".join(wrong)
         return (
-            f"the weights parameter says {describe(weights)}, but the load balancer forwards {forwards}: settle it with "
-            f"--now; {held}"
+            f"the weights parameter says {describe_splits(splits)}, but the load balancer forwards {forwards}: settle it "
+            f"with --now; {held}"
         )
-    return f"traffic in place: {describe(weights)} (the weights parameter and every rule agree); {held}"
+    return f"traffic in place: {describe_splits(splits)} (the weights parameter and every rule agree); {held}"
 
 
 def _refuse_weights_the_config_refuses(path: Path, plan: Sequence[Mapping[str, int]]) -> None:
     """A colour that gains weight must name its whole release in its entry (model/config/): the config, with each
-    step's weights as its declared ones, must stand, or the shift refuses before its first step."""
+    step's colours' weights (the most any application gives each) as its declared ones, must stand, or the shift
+    refuses before its first step."""
     for state in plan:
         try:
             check_weights(path, state)
@@ -294,23 +345,34 @@ def _print_plan(
     config: Config,
     settings: ShiftConfig,
     target: str,
-    weights: Mapping[str, int],
-    plan: Sequence[Mapping[str, int]],
+    current: Mapping[str, Mapping[str, int]],
+    plans: Mapping[str, Sequence[Mapping[str, int]]],
     *,
     skip_readiness: bool,
+    independent: bool,
 ) -> None:
-    print(f"now      {describe(weights)} (live)")
-    for number, state in enumerate(plan, 1):
-        print(f"step {number}/{len(plan)} {describe(state)}")
-    if not plan:
+    print(f"now      {describe_splits(current)} (live)")
+    steps = max((len(plan) for plan in plans.values()), default=0)
+    for number in range(1, steps + 1):
+        print(f"step {number}/{steps} {describe_splits({app: plan[min(number, len(plan)) - 1] for app, plan in plans.items()})}")
+    if not plans:
         print(f"{target} already has all the traffic: nothing to do")
         return
+    if held := [app for app in current if app not in plans]:
+        print(f"{', '.join(held)}: {target} holds all of it already (nothing moves)")
+    if others := [app.name for app in applications(config) if app.name not in current]:
+        print(f"not moved (not named with --application): {', '.join(others)}")
+    together = (
+        "each on its own judgement, a breaching one rolled back alone (--independent)"
+        if independent
+        else ("together, a breach by any one rolling back every one")
+    )
     print(
-        "each step: the weights parameter, then every application's rule of the shared load balancer, in effect once "
-        f"they read back; {target}'s target groups watched for {settings.interval_seconds} s"
+        f"each step: the weights parameter, then each moving application's rule of the shared load balancer, in effect "
+        f"once they read back; {target}'s target groups watched for {settings.interval_seconds} s; {together}"
     )
     print(f"gate: {describe_gate(settings)}")
-    for line in describe_analysis(config, settings, target):  # said, not asked: a dry run calls no provider
+    for line in describe_analysis(config, settings, target, plans):  # said, not asked: a dry run calls no provider
         print(line)
     if skip_readiness:
         print(f"readiness: NOT CHECKED (--skip-readiness): weight may move to {target} before it has proven itself")

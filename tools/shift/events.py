@@ -23,10 +23,10 @@ from tools.analysis.verdict import Verdict
 from tools.aws import Aws
 from tools.aws_problems import aws_problem
 from tools.clock import Clock, SystemClock
-from tools.shift import ShiftError, ShiftLockLostError
+from tools.shift import PartlyDoneError, ShiftError, ShiftLockLostError
 
 # Bumped when a field changes meaning or goes: subscribers that parse the events can tell (docs/shift-events.md).
-EVENT_VERSION = 1
+EVENT_VERSION = 2
 # What the events need, said after a refusal (policies/traffic_operator.json and policies/deployer.json allow both).
 NEEDS = "sns:ListTopics, and sns:Publish on the topic (policies/traffic_operator.json)"
 
@@ -110,13 +110,12 @@ class ShiftEvents:
         *,
         project: str = "",
         target: str = "",
-        applications: Sequence[str] = (),
         command: str = "",
         clock: Clock | None = None,
         out: TextIO | None = None,
         sinks: Sequence[Sink] = (),
     ) -> None:
-        self._aws, self._project, self._target, self._apps, self._command = aws, project, target, applications, command
+        self._aws, self._project, self._target, self._command = aws, project, target, command
         self._clock = clock or SystemClock()
         self._out = out
         self._sinks: list[Sink] = [*([TopicSink(aws, project, out)] if aws is not None else []), *sinks]
@@ -165,15 +164,20 @@ class ShiftEvents:
             sink.receive(event)
 
     @contextmanager
-    def running(self, weights: Mapping[str, Mapping[str, int]], **details: object) -> Iterator[None]:
-        """The gated shift's start, and its end with what it came to (the exception, if any, goes on)."""
+    def running(self, weights: Mapping[str, Mapping[str, int]], **details: object) -> Iterator[dict[str, object]]:
+        """The gated shift's start, and its end with what it came to (the exception, if any, goes on). Yields the end's
+        details for the run to add to (each application's outcome)."""
         self.emit(Kind.START, weights, **details)
+        end: dict[str, object] = {}
         try:
-            yield
-        except BaseException as err:
-            self.emit(Kind.END, self._last, outcome=self._outcome(err), reason=str(err))
+            yield end
+        except PartlyDoneError as err:
+            self.emit(Kind.END, self._last, outcome="partly done", reason=str(err), outcomes=err.outcomes)
             raise
-        self.emit(Kind.END, self._last, outcome="done")
+        except BaseException as err:
+            self.emit(Kind.END, self._last, outcome=self._outcome(err), reason=str(err), **end)
+            raise
+        self.emit(Kind.END, self._last, outcome="done", **end)
 
     def _outcome(self, err: BaseException) -> str:
         if isinstance(err, KeyboardInterrupt) or self._rolled_back.startswith("interrupted"):

@@ -4,7 +4,7 @@ for every application at once (one GetMetricData call a poll, not one per applic
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from model.config import Analysis, Config, ShiftConfig, applications, preview_hostname, public_hostname, resolved
 from model.config.analysis import HostKind
@@ -12,16 +12,23 @@ from tools.analysis.verdict import Verdict
 from tools.analysis.window import Subject, bake_seconds
 
 
-def analyses(config: Config, settings: ShiftConfig) -> dict[str, Analysis]:
-    """Every application's analysis, resolved (an application without one of its own takes the project's)."""
-    return {app.name: resolved(settings.analysis, app.config.analysis) for app in applications(config)}
+def analyses(config: Config, settings: ShiftConfig, only: Collection[str] | None = None) -> dict[str, Analysis]:
+    """Every application's analysis (only: of these applications), resolved (an application without one of its own
+    takes the project's)."""
+    return {
+        app.name: resolved(settings.analysis, app.config.analysis)
+        for app in applications(config)
+        if only is None or app.name in only
+    }
 
 
-def subjects(config: Config, settings: ShiftConfig, target: str) -> dict[str, Subject]:
-    """The applications that have something to judge, each with its hosts: the target's preview host (that colour
-    only, whatever the weights) and the public one (the split users get)."""
+def subjects(config: Config, settings: ShiftConfig, target: str, only: Collection[str] | None = None) -> dict[str, Subject]:
+    """The applications (only: of these) that have something to judge, each with its hosts: the target's preview host
+    (that colour only, whatever the weights) and the public one (the split users get)."""
     found = {}
     for app in applications(config):
+        if only is not None and app.name not in only:
+            continue
         analysis = resolved(settings.analysis, app.config.analysis)
         if providers(analysis):
             hosts: dict[HostKind, str] = {
@@ -32,9 +39,10 @@ def subjects(config: Config, settings: ShiftConfig, target: str) -> dict[str, Su
     return found
 
 
-def bake(config: Config, settings: ShiftConfig) -> int:
-    """The seconds the final split is held and judged before the shift is done: the longest any application asks for."""
-    return bake_seconds(analyses(config, settings))
+def bake(config: Config, settings: ShiftConfig, only: Collection[str] | None = None) -> int:
+    """The seconds the final split is held and judged before the shift is done: the longest any application (only: of
+    these, the ones the shift moves) asks for."""
+    return bake_seconds(analyses(config, settings, only))
 
 
 def providers(analysis: Analysis, hosts: Mapping[HostKind, str] | None = None) -> list[str]:
@@ -48,11 +56,12 @@ def providers(analysis: Analysis, hosts: Mapping[HostKind, str] | None = None) -
     return said
 
 
-def describe_analysis(config: Config, settings: ShiftConfig, target: str) -> list[str]:
-    """What each window is judged on besides the gate, one line an application (none: nothing is configured)."""
-    found = subjects(config, settings, target)
+def describe_analysis(config: Config, settings: ShiftConfig, target: str, only: Collection[str] | None = None) -> list[str]:
+    """What each window is judged on besides the gate, one line an application (only: of these; none: nothing is
+    configured)."""
+    found = subjects(config, settings, target, only)
     lines = [f"analysis of {app}: {'; '.join(providers(s.analysis, s.hosts))}" for app, s in found.items()]
-    if seconds := bake(config, settings):
+    if seconds := bake(config, settings, only):
         lines.append(f"bake: the final split held {seconds} s under the traffic lock, judged like a step, before done")
     return lines
 

@@ -50,7 +50,3 @@ def _spread(amount: int, weights: Mapping[str, int]) -> Weights:
     for colour in by_remainder[: amount - sum(shares.values())]:
         shares[colour] += 1
     return shares
-
-
-def describe(weights: Mapping[str, int]) -> str:
-    return "  ".join(f"{colour} {weight}" for colour, weight in weights.items())

@@ -1,13 +1,15 @@
-"""The gated shift: under the traffic lock, from the live weights to the target in steps, each one change of every
-application's weighted rule (and of the weights parameter first), in effect once the rules read back; watched for the
-window, the target's target groups' health polled meanwhile; every application judged on its own; a breach by any
-one rolls every application back in one change. No Terraform, no colour's Kubernetes API: only the load balancer,
-the parameter and CloudWatch (readiness, before the first step, is the target's to pass)."""
+"""The gated shift: under the traffic lock, the moving applications (every one, or those named with --application)
+from their live weights to the target in steps, each step one change (the weights parameter first, then each moving
+application's weighted rule), in effect once the rules read back; watched for the window, the target's target groups'
+health polled meanwhile; every application judged on its own. A breach by any one rolls every moving application back
+in one change; with `independent`, the breaching one goes back alone and the others go on, and the end names each
+outcome. No Terraform, no colour's Kubernetes API: only the load balancer, the parameter and CloudWatch (readiness,
+before the first step, is the target's to pass)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn, TextIO
@@ -23,24 +25,38 @@ from tools.live_routes import (
     LiveRoutes,
     RoutesError,
     Weights,
+    describe,
+    off_weights,
     read_routes,
-    read_weights,
     stickiness_config,
     write_rules,
-    write_weights,
 )
+from tools.live_weights import SCHEMA, LiveWeights, read_live, summary, write_live
 from tools.readiness import Readiness, missing
-from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
+from tools.shift import PartlyDoneError, ShiftError, ShiftLockLostError, UnsafeShiftError
 from tools.shift.events import Kind, ShiftEvents, verdict_values
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.judged import bake, breached, describe_analysis, subjects
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_metrics
-from tools.shift.plan import describe, plan_weights
+from tools.shift.plan import plan_weights
 from tools.signals import deferred
 from tools.traffic_lock import TrafficLock
 
 # How long the load balancer may take to show a rule change on reading it back (it applies in seconds).
 IN_EFFECT_SECONDS = 120
+
+Splits = dict[str, Weights]  # application -> colour -> weight
+
+
+@dataclass
+class Moving:
+    """One application the shift moves: its plan, and where a stop puts it back."""
+
+    plan: list[Weights]
+    passed: Weights  # the last split whose window passed (the live one at first): what a breach or a stop goes back to
+    written: Weights  # the split its rule forwards now
+    before: Weights = field(default_factory=dict)  # the passed split before `passed`: a bake window's breach goes here
+    outcome: str = ""  # why it stopped advancing (independent: rolled back alone); empty while it advances
 
 
 @dataclass
@@ -59,7 +75,10 @@ class Shift:
     aws_time: bool = False
     opener: Opener = urllib_opener  # how the analysis's HTTP providers reach a host (a test's own in tests)
     events: ShiftEvents = field(default_factory=ShiftEvents.silent)  # told each start, step, verdict, roll-back, end
+    applications: Sequence[str] = ()  # --application: only these move (empty: every configured application)
+    independent: bool = False  # --independent: each application advances on its own judgement, rolled back alone
     _offset: timedelta = timedelta(0)  # AWS's clock minus the local one, as the last answer gave it
+    _live: LiveWeights = field(default_factory=LiveWeights)  # the parameter as this run last wrote (or read) it
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
         """dry_run: everything before the first step (the live weights, the plan, readiness), reported; nothing moves."""
@@ -74,103 +93,154 @@ class Shift:
             self.clock = self.lock.renewing(waiting)
             self.readiness = replace(checks, clock=self.clock)
             try:
-                plan, routes, weights = self._prepare(target)
-                if plan:
-                    with self.events.running(self._each(weights), plan=plan, interval_seconds=self.settings.interval_seconds):
-                        self._shift(target, plan, routes, weights)
+                plans, routes, splits = self._prepare(target)
+                if plans:
+                    details = {"plan": plans, "interval_seconds": self.settings.interval_seconds}
+                    if self.independent:
+                        details["independent"] = True
+                    with self.events.running({app: splits[app] for app in plans}, **details) as end:
+                        end.update(outcomes=self._shift(target, plans, routes, splits))
             finally:
                 self.clock, self.readiness = waiting, checks
 
-    def _prepare(self, target: str) -> tuple[list[Weights], LiveRoutes, Weights]:
+    def _prepare(self, target: str) -> tuple[dict[str, list[Weights]], LiveRoutes, Splits]:
+        """The moving applications' plans (those that still have weight to move), the load balancer, and every
+        application's live split."""
         if self.aws_time:
             self._set_offset(self.aws.sts.get_caller_identity(), refuse=UnsafeShiftError)
-        routes, weights = live(self.aws, self.config, joining=target)
-        plan = plan_weights(weights, target, self.settings.step)
-        if not plan:
-            self._say(f"{target} already has all the traffic ({describe(weights)}): nothing to do")
-            return plan, routes, weights
-        self._say(f"live weights: {describe(weights)}; plan: {' -> '.join(describe(s) for s in plan)}")
-        refuse_unroutable(self.config, routes, target)
+        routes, splits, found = live(self.aws, self.config, joining=target)
+        moving = moving_applications(self.config, self.applications)
+        refuse_unroutable(self.config, routes, target, only=moving)
+        plans = plan_shift(splits, moving, target, self.settings.step)
+        if not plans:
+            self._say(f"{target} already has all the traffic ({describe_splits({a: splits[a] for a in moving})}): nothing to do")
+            return plans, routes, splits
+        self._say(f"live weights: {describe_splits({a: splits[a] for a in moving})}; plan: {describe_plans(plans)}")
+        if found.schema != SCHEMA:
+            self._say(
+                f"the weights parameter holds schema {found.schema} (weights by colour, from a release before "
+                "per-application shifts): this shift's first write makes it per application, under the traffic lock"
+            )
         if unready := self._readiness(target):
             raise unready
-        return plan, routes, weights
+        # Every application with a rule, in the value this run writes: the moving ones change, the others stay.
+        self._live = found.updated(splits, keep=routes.public)
+        return plans, routes, splits
 
-    def _shift(self, target: str, plan: list[Weights], routes: LiveRoutes, weights: Weights) -> None:
+    def _shift(self, target: str, plans: Mapping[str, list[Weights]], routes: LiveRoutes, splits: Splits) -> dict[str, str]:
+        """The steps and the bake window; returns each moving application's outcome ("done"), or raises: ShiftError
+        (rolled back), PartlyDoneError (independent: some went back alone)."""
+        moving = {app: Moving(list(plan), passed=splits[app], written=splits[app]) for app, plan in plans.items()}
+        steps = max(len(m.plan) for m in moving.values())
         unproven = " | READINESS NOT CHECKED (--skip-readiness)" if self.skip_readiness else ""
+        how = "each application on its own (--independent)" if self.independent else "together"
         self._say(
-            f"shifting to {target}: {describe(weights)} -> {describe(plan[-1])} in {len(plan)} step(s); each step is "
-            f"watched for {self.settings.interval_seconds} s ({describe_gate(self.settings)}){unproven}"
+            f"shifting {len(moving)} application(s) to {target} {how} in {steps} step(s); each step is watched for "
+            f"{self.settings.interval_seconds} s ({describe_gate(self.settings)}){unproven}"
         )
-        for line in describe_analysis(self.config, self.settings, target):
+        for line in describe_analysis(self.config, self.settings, target, moving):
             self._say(line)
-        previous = weights  # what a stop rolls back to: the last split whose window passed
         try:
-            for number, state in enumerate(plan, 1):
-                self._step(f"step {number}/{len(plan)}  {describe(state)}", state, previous, routes, target, len(plan) - number)
-                before, previous = previous, state
-            if seconds := bake(self.config, self.settings):
+            for number in range(1, steps + 1):
+                states = {app: m.plan[min(number, len(m.plan)) - 1] for app, m in self._advancing(moving).items()}
+                if not states:
+                    break
+                label = f"step {number}/{steps}  {describe_splits(states)}"
+                self._step(label, states, moving, routes, target, steps - number)
+                for app, state in states.items():
+                    m = moving[app]
+                    if not m.outcome and state != m.passed:  # one that reached its final split earlier stays there
+                        m.before, m.passed = m.passed, state
+            at_end = self._advancing(moving)
+            if at_end and (seconds := bake(self.config, self.settings, at_end)):
                 # The final split's bake window is unjudged until it passes: a breach or a stop in it goes back a step.
-                final, previous = previous, before
-                self._say(f"baking {describe(final)} for {seconds} s before done (the traffic lock held)")
-                self._window(f"bake  {describe(final)}", final, seconds, previous, routes, target, self.clock.now(), 0)
-                previous = final
+                final = {app: m.passed for app, m in at_end.items()}
+                for m in at_end.values():
+                    m.passed = m.before
+                self._say(f"baking {describe_splits(final)} for {seconds} s before done (the traffic lock held)")
+                self._window(f"bake  {describe_splits(final)}", final, seconds, moving, routes, target, self.clock.now(), 0)
+                for app, state in final.items():
+                    if not moving[app].outcome:
+                        moving[app].passed = state
         except KeyboardInterrupt as stop:
-            self._roll_back(previous, routes, f"interrupted ({stop or 'SIGINT'})")
-        self._say(f"done: {describe(previous)}")
+            self._roll_back(self._advancing(moving), routes, f"interrupted ({stop or 'SIGINT'})")
+        outcomes = {app: m.outcome or "done" for app, m in moving.items()}
+        done = {app: m.passed for app, m in moving.items() if not m.outcome}
+        if len(done) < len(moving):
+            said = [f"{app}: {m.outcome}" for app, m in moving.items() if m.outcome]
+            if done:
+                said.insert(0, f"done: {describe_splits(done)}")
+            raise PartlyDoneError("; ".join(said), outcomes)
+        self._say(f"done: {describe_splits(done)}")
+        return outcomes
 
-    def _step(self, label: str, state: Weights, previous: Weights, routes: LiveRoutes, target: str, left: int) -> None:
+    def _step(self, label: str, states: Splits, moving: dict[str, Moving], routes: LiveRoutes, target: str, left: int) -> None:
         started = self.clock.now()
+        changed = {app: state for app, state in states.items() if state != moving[app].written}
         try:
-            calls = self._apply(state, routes)
+            calls = self._apply(changed, routes)
         except ShiftLockLostError:
             raise
         except ShiftError as err:
-            self._roll_back(previous, routes, f"{label}: {err}")
+            self._roll_back(self._advancing(moving), routes, f"{label}: {err}")
+        for app, state in changed.items():
+            moving[app].written = state
         self._say(f"{label}  | in effect ({calls} rule change(s)); watching {target}")
-        self.events.emit(Kind.STEP, self._each(state), step=label, rule_changes=calls)
-        self._window(label, state, self.settings.interval_seconds, previous, routes, target, started, left)
+        self.events.emit(Kind.STEP, states, step=label, rule_changes=calls)
+        self._window(label, states, self.settings.interval_seconds, moving, routes, target, started, left)
 
     def _window(
         self,
         label: str,
-        state: Weights,
+        states: Splits,
         seconds: int,
-        previous: Weights,
+        moving: dict[str, Moving],
         routes: LiveRoutes,
         target: str,
         started: datetime,
         left: int,
     ) -> None:
-        """The split in place (state) watched for seconds, then judged (the gate, every application's analysis): a
-        breach rolls back to previous. left: the steps after this one, for the estimate of the time left."""
+        """The splits in place (states) watched for seconds, then judged (the gate, each application's analysis): a
+        breach sends back to its `passed` split every moving application, or (independent) the breaching one alone.
+        left: the steps after this one, for the estimate of the time left."""
         window = 60 * math.ceil(seconds / 60)  # whole minutes, as CloudWatch keeps ALB metrics
         # The window: whole minutes of AWS's clock (CloudWatch's), from the next one on.
         now = self.clock.now() + self._offset
         wait = (60 - now.second - now.microsecond / 1e6) % 60
         self.clock.sleep(wait)
         window_start = (now + timedelta(seconds=wait)).replace(microsecond=0)
-        try:
-            unhealthy = self._watch(routes, target, window)
-        except ShiftError as err:  # AWS stopped answering meanwhile (expired credentials, say): the split is unjudged
-            self._roll_back(previous, routes, f"{label}: cannot watch {target}'s target groups: {err}")
-        if unhealthy:
-            self._roll_back(previous, routes, f"{label}: {unhealthy}")
+        end = self.clock.now() + timedelta(seconds=window)
+        watched = dict(states)
+        while watched:
+            try:
+                unhealthy = self._watch(routes, target, end, watched)
+            except ShiftError as err:  # AWS stopped answering meanwhile (expired credentials, say): the split is unjudged
+                self._roll_back(self._advancing(moving), routes, f"{label}: cannot watch {target}'s target groups: {err}")
+            if not unhealthy:
+                break
+            empty = sorted(unhealthy)
+            why = f"no healthy target in {target}'s target group of {', '.join(empty)}: rolled back without waiting"
+            self._breach(label, dict.fromkeys(empty, why), moving, routes, reason=f"{label}: {why}")
+            watched = {app: state for app, state in watched.items() if app not in unhealthy}
+        if not watched:
+            return
         self.clock.sleep(METRICS_DELAY_SECONDS)
         try:
             with aws_errors_as(ShiftError):
-                windows = self._metrics(routes, target, window_start, window)
+                windows = self._metrics(routes, target, window_start, window, watched)
         except ShiftError as err:
-            self._roll_back(previous, routes, f"{label}: cannot read the window's metrics: {err}")
-        breaches = judge(windows, self._minimums(), self.settings)
+            self._roll_back(self._advancing(moving), routes, f"{label}: cannot read the window's metrics: {err}")
+        minimums = self._minimums()
+        breaches = judge(windows, minimums, self.settings)
         for app, metrics in windows.items():
-            verdict = "GATE TRIPPED" if app in breaches else "IDLE" if is_idle(metrics, self._minimums()[app]) else "ok"
+            verdict = "GATE TRIPPED" if app in breaches else "IDLE" if is_idle(metrics, minimums[app]) else "ok"
             self._say(f"    {app}: {describe_metrics(metrics)} | {verdict}")
-        verdicts = self._analyse(target, Window(window_start, window_start + timedelta(seconds=window)))
+        verdicts = self._analyse(target, Window(window_start, window_start + timedelta(seconds=window)), watched)
         for app, why in breached(verdicts).items():
             breaches[app] = f"{breaches[app]}; {why}" if app in breaches else why
         self.events.emit(
             Kind.VERDICT,
-            self._each(state),
+            watched,
             step=label,
             passed=not breaches,
             breaches=breaches,
@@ -181,12 +251,32 @@ class Shift:
         remaining = (self.clock.now() - started) * left
         self._say(f"{label}  | {'GATE TRIPPED' if breaches else 'ok'} | ~{math.ceil(remaining.total_seconds() / 60)}m left")
         if breaches:
-            self._roll_back(previous, routes, f"{label}: " + "; ".join(f"{app}: {why}" for app, why in breaches.items()))
+            self._breach(label, breaches, moving, routes)
 
-    def _analyse(self, target: str, window: Window) -> dict[str, list[Verdict]]:
-        """Every application's analysis of the window, each verdict said on a line of its own, and returned by
+    def _breach(
+        self, label: str, breaches: Mapping[str, str], moving: dict[str, Moving], routes: LiveRoutes, *, reason: str = ""
+    ) -> None:
+        """These applications breached (why, by application): every moving one goes back (raises), or, independent,
+        these alone (said, and they advance no more). reason: the whole breach in a line (default: each one's why)."""
+        reason = reason or f"{label}: " + "; ".join(f"{app}: {why}" for app, why in breaches.items())
+        if not self.independent:
+            self._roll_back(self._advancing(moving), routes, reason)
+        back = {app: moving[app] for app in breaches}
+        splits = {app: m.passed for app, m in back.items()}
+        self._say(f"rolling back {', '.join(back)} alone to {describe_splits(splits)}: {reason}")
+        self.events.emit(Kind.ROLLBACK, splits, reason=reason, alone=True)
+        self._write_back(splits, routes, reason)
+        for app, m in back.items():
+            m.written = m.passed
+            m.outcome = f"rolled back to {describe(m.passed)} at {label.split('  ')[0]} ({breaches[app]})"
+
+    def _advancing(self, moving: Mapping[str, Moving]) -> dict[str, Moving]:
+        return {app: m for app, m in moving.items() if not m.outcome}
+
+    def _analyse(self, target: str, window: Window, only: Collection[str]) -> dict[str, list[Verdict]]:
+        """Each of these applications' analysis of the window, each verdict said on a line of its own, and returned by
         application. One call for all applications (CloudWatch asked once per kind)."""
-        found = subjects(self.config, self.settings, target)
+        found = subjects(self.config, self.settings, target, only)
         if not found:
             return {}
         sources = Sources(cloudwatch=self.aws.cloudwatch, credentials=self.aws.credentials, opener=self.opener, clock=self.clock)
@@ -196,20 +286,24 @@ class Shift:
                 self._say(f"    {app}: {verdict.line()}")
         return verdicts
 
-    def _apply(self, state: Weights, routes: LiveRoutes) -> int:
-        """The parameter (the intent) first, then every application's rule; returns once the rules read back at state.
-        AWS errors fail the step (it is rolled back, or the roll-back says it could not be). Nothing is written once
-        the lock is no longer this run's."""
+    def _apply(self, states: Splits, routes: LiveRoutes) -> int:
+        """The parameter (the intent: every application's split, these changed) first, then these applications'
+        rules; returns once they read back at their states. AWS errors fail the step (it is rolled back, or the
+        roll-back says it could not be). Nothing is written once the lock is no longer this run's."""
+        if not states:
+            return 0
         with aws_errors_as(ShiftError):
-            self._still_locked(state)
-            write_weights(self.aws.ssm, self.config.project, state)
+            self._still_locked(states)
+            live = self._live.updated(states, keep=routes.public)
+            write_live(self.aws.ssm, self.config.project, live)
+            self._live = live
             answers: list[Any] = []
             calls = write_rules(
-                self.aws.elbv2, routes, state, colours=self.config.clusters, stickiness=self._stickiness, answers=answers
+                self.aws.elbv2, routes, states, colours=self.config.clusters, stickiness=self._stickiness, answers=answers
             )
             if self.aws_time and answers:
                 self._set_offset(answers[-1], refuse=ShiftError)
-            self._wait_in_effect(state)
+            self._wait_in_effect(states)
         return calls
 
     def _set_offset(self, answer: Any, *, refuse: type[Exception]) -> None:
@@ -234,46 +328,45 @@ class Shift:
         """The configuration's stickiness: every write of the rules carries it (the action is the shift's)."""
         return stickiness_config(self.config.traffic.stickiness_seconds)
 
-    def _still_locked(self, state: Weights) -> None:
+    def _still_locked(self, states: Splits) -> None:
         """The lock is still this run's, or ShiftLockLostError: a drain broke it to move the traffic itself. (Each write is
         fenced again as it is sent: TrafficLock.fenced.)"""
         try:
             self.lock.fence(ShiftLockLostError)
         except ShiftLockLostError as err:
-            raise ShiftLockLostError(f"{err}: this shift stopped before writing {describe(state)}") from None
+            raise ShiftLockLostError(f"{err}: this shift stopped before writing {describe_splits(states)}") from None
 
-    def _wait_in_effect(self, state: Weights) -> None:
+    def _wait_in_effect(self, states: Splits) -> None:
         deadline = self.clock.now() + timedelta(seconds=IN_EFFECT_SECONDS)
         while True:
-            wrong = off_weights(read_routes(self.aws.elbv2, self.config.project), state)
+            wrong = off_weights(read_routes(self.aws.elbv2, self.config.project), states)
             if not wrong:
                 return
             if self.clock.now() >= deadline:
                 raise ShiftError(f"after {IN_EFFECT_SECONDS} s the load balancer still forwards {'; '.join(wrong)}")
             self.clock.sleep(POLL_SECONDS)
 
-    def _watch(self, routes: LiveRoutes, target: str, seconds: int) -> str | None:
-        """The window passing, the target's target groups' health polled: one without a healthy target ends it at once
-        (the load balancer would keep sending that application's share to failing pods until the window closed)."""
-        end = self.clock.now() + timedelta(seconds=seconds)
+    def _watch(self, routes: LiveRoutes, target: str, end: datetime, watched: Collection[str]) -> set[str]:
+        """The window passing until `end`, the watched applications' target groups of the target polled: the ones
+        without a healthy target end it at once (the load balancer would keep sending their share to failing pods until
+        the window closed); returned (empty: the window passed)."""
+        groups = {app: arn for app, arn in routes.of_colour(target).items() if app in watched}
         while self.clock.now() < end:
             with aws_errors_as(ShiftError):
-                empty = unhealthy_groups(self.aws.elbv2, routes.of_colour(target))
+                empty = unhealthy_groups(self.aws.elbv2, groups)
             if empty:
-                return f"no healthy target in {target}'s target group of {', '.join(empty)}: rolled back without waiting"
+                return set(empty)
             self.clock.sleep(min(POLL_SECONDS, max(0.0, (end - self.clock.now()).total_seconds())))
-        return None
+        return set()
 
-    def _metrics(self, routes: LiveRoutes, target: str, start: object, window: int) -> dict[str, WindowMetrics]:
+    def _metrics(
+        self, routes: LiveRoutes, target: str, start: object, window: int, only: Collection[str]
+    ) -> dict[str, WindowMetrics]:
         groups = routes.of_colour(target)
         return {
-            app.name: read_metrics(self.aws.cloudwatch, routes.load_balancer_arn, groups[app.name], start, window)  # type: ignore[arg-type]
-            for app in applications(self.config)
+            app: read_metrics(self.aws.cloudwatch, routes.load_balancer_arn, groups[app], start, window)  # type: ignore[arg-type]
+            for app in only
         }
-
-    def _each(self, state: Mapping[str, int]) -> dict[str, dict[str, int]]:
-        """The split every application has (the shift moves them together)."""
-        return {app.name: dict(state) for app in applications(self.config)}
 
     def _minimums(self) -> dict[str, int]:
         return {
@@ -281,20 +374,25 @@ class Shift:
             for app in applications(self.config)
         }
 
-    def _roll_back(self, previous: Weights, routes: LiveRoutes, reason: str) -> NoReturn:
-        self._say(f"rolling back to {describe(previous)}: {reason}")
-        self.events.emit(Kind.ROLLBACK, self._each(previous), reason=reason)
+    def _roll_back(self, moving: Mapping[str, Moving], routes: LiveRoutes, reason: str) -> NoReturn:
+        """Every one of these applications back at its `passed` split in one change, then ShiftError."""
+        splits = {app: m.passed for app, m in moving.items()}
+        self._say(f"rolling back to {describe_splits(splits)}: {reason}")
+        self.events.emit(Kind.ROLLBACK, splits, reason=reason)
+        self._write_back(splits, routes, reason)
+        raise ShiftError(f"{reason}; rolled back to {describe_splits(splits)}")
+
+    def _write_back(self, splits: Splits, routes: LiveRoutes, reason: str) -> None:
         try:
             with deferred():  # a second stop (a cancelled run's SIGTERM after its SIGINT) waits for the roll-back
-                self._apply(previous, routes)
+                self._apply(splits, routes)
         except ShiftLockLostError as err:
             raise ShiftLockLostError(f"{reason}; not rolled back: {err}") from None
         except ShiftError as err:
             raise ShiftError(
-                f"{reason}; the roll-back to {describe(previous)} failed too: {err}. Move the traffic with "
+                f"{reason}; the roll-back to {describe_splits(splits)} failed too: {err}. Move the traffic with "
                 f"`python -m tools.shift --to <colour> --now`, and check it with --status"
             ) from None
-        raise ShiftError(f"{reason}; rolled back to {describe(previous)}")
 
     def _readiness(self, target: str) -> UnsafeShiftError | None:
         if self.skip_readiness:
@@ -316,45 +414,88 @@ class Shift:
         print(line, file=self.out, flush=True)
 
 
-def live(aws: Aws, config: Config, *, joining: str = "") -> tuple[LiveRoutes, Weights]:
-    """The shared load balancer and the live weights of the configured colours in traffic (LiveRoutes.in_traffic: the
-    parameter or a rule names them, or the shift's target is `joining`, at 0 where the parameter does not name it yet);
-    refused when the rules do not forward what the parameter says (a change stopped half-way), or when a colour the
-    configuration no longer has still holds weight. A colour the parameter names that the configuration dropped at
-    weight 0 (retired), or a configured one already detached, is left out: the shift's first write forgets it."""
+def moving_applications(config: Config, named: Sequence[str]) -> list[str]:
+    """The applications a shift moves: the named ones (--application, each a configured application), or all."""
+    configured = [app.name for app in applications(config)]
+    if not configured:
+        raise UnsafeShiftError("no applications are configured: there is no traffic to move")
+    if unknown := [name for name in named if name not in configured]:
+        raise UnsafeShiftError(
+            f"--application: {', '.join(repr(n) for n in unknown)} is not a configured application; use one of "
+            f"{', '.join(configured)} (applications.<name> in the project file)"
+        )
+    return [app for app in configured if not named or app in named]
+
+
+def plan_shift(
+    splits: Mapping[str, Mapping[str, int]], moving: Sequence[str], target: str, step: int
+) -> dict[str, list[Weights]]:
+    """Each moving application's plan from its own split (tools/shift/plan.py); left out: the ones the target already
+    holds whole."""
+    plans = {app: plan_weights(splits[app], target, step) for app in moving}
+    return {app: plan for app, plan in plans.items() if plan}
+
+
+def step_summaries(splits: Mapping[str, Mapping[str, int]], plans: Mapping[str, list[Weights]]) -> list[Weights]:
+    """The colours' weights (the most any application gives each: what the guards read) after each step."""
+    steps = max((len(plan) for plan in plans.values()), default=0)
+    found = []
+    for number in range(1, steps + 1):
+        at = {app: plans[app][min(number, len(plans[app])) - 1] if app in plans else split for app, split in splits.items()}
+        found.append(summary(at.values(), {}))
+    return found
+
+
+def describe_splits(splits: Mapping[str, Mapping[str, int]]) -> str:
+    """Applications' splits in a line: one split once when they all have it, else each application's."""
+    values = list(splits.values())
+    if values and all(value == values[0] for value in values):
+        return describe(values[0])
+    return "; ".join(f"{app} {describe(split)}" for app, split in splits.items())
+
+
+def describe_plans(plans: Mapping[str, Sequence[Mapping[str, int]]]) -> str:
+    said = {app: " -> ".join(describe(state) for state in plan) for app, plan in plans.items()}
+    values = list(said.values())
+    if all(value == values[0] for value in values):
+        return values[0]
+    return "; ".join(f"{app}: {plan}" for app, plan in said.items())
+
+
+def live(aws: Aws, config: Config, *, joining: str = "") -> tuple[LiveRoutes, Splits, LiveWeights]:
+    """The shared load balancer, the live split of every application with a public rule over the configured colours in
+    traffic (LiveRoutes.in_traffic: the parameter or a rule names them, or the shift's target is `joining`, at 0 where
+    the parameter does not name it yet), and the parameter as read; refused when a configured application's rule does
+    not forward its split (a change stopped half-way), or when a colour the configuration no longer has still holds
+    weight. A colour the parameter names that the configuration dropped at weight 0 (retired), or a configured one
+    already detached, is left out: the shift's first write forgets it."""
     try:
         routes = read_routes(aws.elbv2, config.project)
-        found = read_weights(aws.ssm, config.project)
+        found = read_live(aws.ssm, config.project)
     except RoutesError as err:
         raise UnsafeShiftError(str(err)) from None
-    if stray := {colour: weight for colour, weight in found.items() if colour not in config.clusters and weight}:
+    if stray := {colour: weight for colour, weight in found.colours.items() if colour not in config.clusters and weight}:
         raise UnsafeShiftError(
             f"the live weights give {describe(stray)}, but the configuration has no such colour: move that traffic to a "
             "configured colour first with `python -m tools.shift --to <colour> --now` (nothing was changed)"
         )
-    weights = {colour: found.get(colour, 0) for colour in routes.in_traffic(config.clusters, found, joining=joining)}
-    if wrong := off_weights(routes, weights):
+    colours = routes.in_traffic(config.clusters, found.colours, joining=joining)
+    splits = {app: {colour: found.of(app).get(colour, 0) for colour in colours} for app in routes.public}
+    configured = {app.name for app in applications(config)}
+    ours = {app: split for app, split in splits.items() if app in configured}
+    if wrong := off_weights(routes, ours):
+        differing = {app: ours[app] for app in ours if off_weights(routes, {app: ours[app]})}
         raise UnsafeShiftError(
-            f"the load balancer forwards {'; '.join(wrong)}, not the live weights {describe(weights)} (a change stopped "
-            "half-way?): settle it with `python -m tools.shift --to <colour> --now`, nothing was changed"
+            f"the load balancer forwards {'; '.join(wrong)}, not the live weights {describe_splits(differing)} (a change "
+            "stopped half-way?): settle it with `python -m tools.shift --to <colour> --now`, nothing was changed"
         )
-    return routes, weights
+    return routes, splits, found
 
 
-def off_weights(routes: LiveRoutes, weights: Mapping[str, int]) -> list[str]:
-    """Each application whose rule forwards other weights than these (a colour without a target group in its rule
-    counts as 0)."""
-    return [
-        f"{app}: {describe(route.weights)}"
-        for app, route in routes.public.items()
-        if any(route.weights.get(colour, 0) != weight for colour, weight in weights.items())
-        or any(weight and colour not in weights for colour, weight in route.weights.items())
-    ]
-
-
-def refuse_unroutable(config: Config, routes: LiveRoutes, target: str) -> None:
-    """Every application needs its public rule, and a target group of the target colour, before weight moves there."""
-    apps = [app.name for app in applications(config)]
+def refuse_unroutable(config: Config, routes: LiveRoutes, target: str, *, only: Collection[str] | None = None) -> None:
+    """Every application (only: of these) needs its public rule, and a target group of the target colour, before weight
+    moves there."""
+    apps = [app.name for app in applications(config) if only is None or app.name in only]
     if not apps:
         raise UnsafeShiftError("no applications are configured: there is no traffic to move")
     without_rule = [app for app in apps if app not in routes.public]

@@ -1,17 +1,18 @@
-"""`python -m tools.shift --status`: the live weights, what each application's rule forwards, what the config says
-beside them, and who holds the traffic lock. Reads only; needs no colour's cluster."""
+"""`python -m tools.shift --status`: each application's live weights and what its rule forwards, the colours' weights
+(what the guards read) and what the config says beside them, and who holds the traffic lock. Reads only; needs no
+colour's cluster."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TextIO
 
-from model.config import Config
+from model.config import Config, applications
 from model.routes import load_balancer_name, weights_parameter
 from tools.aws import Aws
-from tools.live_routes import RoutesError, read_routes, read_weights
+from tools.live_routes import LiveRoutes, RoutesError, describe, off_weights, read_routes
+from tools.live_weights import SCHEMA, LiveWeights, read_live
 from tools.shift import UnsafeShiftError
-from tools.shift.plan import describe
-from tools.shift.run import off_weights
 from tools.traffic_lock import TrafficLock
 
 
@@ -24,28 +25,36 @@ def status(config: Config, aws: Aws, lock: TrafficLock, out: TextIO) -> None:
 
     unread: list[str] = []  # what could not be read: --status then exits 2, saying it
     say(f"traffic of {config.project} (load balancer {load_balancer_name(config.project)}):")
+    live: LiveWeights | None
     try:
-        live = read_weights(aws.ssm, config.project)
-        say(f"  live weights ({weights_parameter(config.project)}): {describe(live)}")
+        live = read_live(aws.ssm, config.project)
+        if live.schema == SCHEMA:
+            say(
+                f"  live weights ({weights_parameter(config.project)}), by colour (the most any application gives it): "
+                f"{describe(live.colours)}"
+            )
+        else:
+            say(
+                f"  live weights ({weights_parameter(config.project)}, schema {live.schema}: by colour, every application "
+                f"at them; the next shift or drain writes them per application): {describe(live.colours)}"
+            )
     except RoutesError as err:
-        live = {}
+        live = None
         unread.append(str(err))
         say(f"  live weights: {err}")
     declared = config.weights
-    same = all(live.get(colour, 0) == weight for colour, weight in declared.items())
+    same = live is None or all(live.colours.get(colour, 0) == weight for colour, weight in declared.items())
     say(
         f"  config says:  {describe(declared)}"
-        + ("" if same or not live else "  (differs: the shift moved them since; set clusters.<colour>.weight to match)")
+        + ("" if same else "  (differs: the shift moved them since; set clusters.<colour>.weight to match)")
     )
     try:
         routes = read_routes(aws.elbv2, config.project)
-        wrong = set(off_weights(routes, live)) if live else set()
-        for app, route in routes.public.items():
-            mark = "DIFFERS from the live weights" if any(line.startswith(f"{app}:") for line in wrong) else "in effect"
-            say(f"  {app}: forwards {describe(route.weights)} ({mark})")
     except RoutesError as err:
         unread.append(str(err))
         say(f"  rules: {err}")
+    else:
+        _applications(config, routes, live, say)
     holder = lock.holder()
     if holder is None:
         say("  lock: free")
@@ -55,3 +64,18 @@ def status(config: Config, aws: Aws, lock: TrafficLock, out: TextIO) -> None:
         say(f"  lock: held by {holder.describe()}, lease until {holder.lease_until or '?'}")
     if unread:
         raise UnsafeShiftError(f"the traffic of {config.project} could not be read whole: {'; '.join(unread)}")
+
+
+def _applications(config: Config, routes: LiveRoutes, live: LiveWeights | None, say: Callable[[str], None]) -> None:
+    """One line an application: its live split, and whether its rule forwards it."""
+    configured = {app.name for app in applications(config)}
+    for app, route in routes.public.items():
+        extra = "" if app in configured else " (not in the configuration)"
+        if live is None:
+            say(f"  {app}: forwards {describe(route.weights)}{extra}")
+            continue
+        own = live.of(app)
+        if off_weights(routes, {app: own}):
+            say(f"  {app}: {describe(own)}, but its rule forwards {describe(route.weights)} (DIFFERS){extra}")
+        else:
+            say(f"  {app}: {describe(own)} (its rule forwards it){extra}")
