@@ -17,6 +17,7 @@ from tests.support.emulated_aws import Emulated, base_config, forward_all
 from tools import retire
 from tools.aws import Aws
 from tools.live_routes import read_routes
+from tools.live_weights import LiveWeights
 
 
 def deployed_state(project: Path, colour: str) -> None:
@@ -187,3 +188,18 @@ def test_a_stop_during_the_destroy_hands_terraform_its_own_interrupt_and_waits_f
         for stop, handler in kept.items():
             signal.signal(stop, handler)
     assert said.read_text() == "SIGINT: state written\n"
+
+
+def test_retire_refuses_while_any_one_application_still_sends_the_colour_weight(
+    retire_project: tuple[Path, list[Any]], emulated: Emulated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every application but one moved to green alone (`python -m tools.shift --application`): blue still serves that
+    one, so it is not retired. The parameter as the shift writes it; the rules agree with it."""
+    path, runs = retire_project
+    splits = {"sample-app": {"blue": 0, "green": 100}, "orders": {"blue": 30, "green": 70}}
+    live = LiveWeights().updated(splits)
+    emulated.ssm.put_parameter(Name="/eks-bg/traffic/weights", Value=live.value(), Overwrite=True, Type="String")
+    forward_all(emulated.elbv2, read_routes(emulated.elbv2, "eks-bg"), splits["sample-app"])
+    assert retire.main(["blue", "--config", str(path)]) == 2
+    assert capsys.readouterr().err.startswith("refused: blue still has weight 30 in the shared load balancer: shift its")
+    assert runs == []

@@ -141,6 +141,10 @@ def read_per_colour(found: Mapping[str, int]) -> LiveWeights:
     return LiveWeights({}, {str(colour): weight for colour, weight in found.items()}, 1)
 
 
+# What the shift and --status say of a schema 1 value (the migration's words).
+PER_COLOUR_SAID = "schema 1: by colour, every application at them; the next shift or drain writes them per application"
+
+
 def _weights(found: object) -> bool:
     return isinstance(found, dict) and all(type(w) is int and 0 <= w <= MAX_WEIGHT for w in found.values())
 

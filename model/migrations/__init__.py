@@ -77,6 +77,12 @@ CONTRACT_1_GONE = Release(
     dt.date(2026, 11, 29),
     "values contract 1 and legacy colours deleted; the last release that writes contract 1 is 26641e3",
 )
+PER_APPLICATION_WEIGHTS = Release(
+    ("#47",),
+    "32c4c4b",
+    dt.date(2026, 11, 29),
+    "live weights per application: the weights parameter's schema 2",
+)
 
 _ASSUMED = "a role running pods assume"
 MIGRATIONS: tuple[Migration, ...] = (
@@ -211,6 +217,27 @@ MIGRATIONS: tuple[Migration, ...] = (
             "argocd/apps/platform/aws-load-balancer-controller/upstream/calls.yaml::made",
             "argocd/apps/platform/aws-load-balancer-controller/upstream/sources.yaml::lbc-controller-made-groups",
             "tests/test_controller_targets.py::made_groups",
+        ),
+    ),
+    Migration(
+        name="per-colour-live-weights",
+        release=PER_APPLICATION_WEIGHTS,
+        keeps_it_alive=(
+            'A traffic stack deployed before #47 holds the weights parameter of schema 1 (`{"blue": 100, ...}`, every '
+            "application at it) until the first shift or drain of this release rewrites it per application under the "
+            "traffic lock; until then the shift, --status, the teardown and retire read it as every application at "
+            "those weights."
+        ),
+        delete_when=(
+            "Every deployment has shifted or drained once with a release from #47 on (`aws ssm get-parameter --name "
+            '/<project>/traffic/weights` begins `{"_schema": 2`): delete read_per_colour and its branch in parse '
+            "(such a value is then refused like any other), --status's and the shift's words for schema 1, and the "
+            "migration's test."
+        ),
+        pieces=(
+            "tools/live_weights.py::read_per_colour",
+            "tools/live_weights.py::PER_COLOUR_SAID",
+            "tests/test_shift_applications.py::test_the_first_shift_rewrites_a_per_colour_parameter_per_application_under_the_lock",
         ),
     ),
 )

@@ -31,7 +31,7 @@ from tools.live_routes import (
     stickiness_config,
     write_rules,
 )
-from tools.live_weights import SCHEMA, LiveWeights, read_live, summary, write_live
+from tools.live_weights import PER_COLOUR_SAID, SCHEMA, LiveWeights, read_live, summary, write_live
 from tools.readiness import Readiness, missing
 from tools.shift import PartlyDoneError, ShiftError, ShiftLockLostError, UnsafeShiftError
 from tools.shift.events import Kind, ShiftEvents, verdict_values
@@ -113,14 +113,11 @@ class Shift:
         refuse_unroutable(self.config, routes, target, only=moving)
         plans = plan_shift(splits, moving, target, self.settings.step)
         if not plans:
-            self._say(f"{target} already has all the traffic ({describe_splits({a: splits[a] for a in moving})}): nothing to do")
+            self._say(f"{target} already has all the traffic ({describe_splits(splits_of(splits, moving))}): nothing to do")
             return plans, routes, splits
-        self._say(f"live weights: {describe_splits({a: splits[a] for a in moving})}; plan: {describe_plans(plans)}")
+        self._say(f"live weights: {describe_splits(splits_of(splits, moving))}; plan: {describe_plans(plans)}")
         if found.schema != SCHEMA:
-            self._say(
-                f"the weights parameter holds schema {found.schema} (weights by colour, from a release before "
-                "per-application shifts): this shift's first write makes it per application, under the traffic lock"
-            )
+            self._say(f"the weights parameter holds {PER_COLOUR_SAID}: this shift's first write, under the traffic lock")
         if unready := self._readiness(target):
             raise unready
         # Every application with a rule, in the value this run writes: the moving ones change, the others stay.
@@ -133,10 +130,13 @@ class Shift:
         moving = {app: Moving(list(plan), passed=splits[app], written=splits[app]) for app, plan in plans.items()}
         steps = max(len(m.plan) for m in moving.values())
         unproven = " | READINESS NOT CHECKED (--skip-readiness)" if self.skip_readiness else ""
-        how = "each application on its own (--independent)" if self.independent else "together"
+        which = f" of {', '.join(moving)}" if self.applications else ""
+        how = ", each application on its own judgement (--independent)" if self.independent else ""
+        final = {app: m.plan[-1] for app, m in moving.items()}
         self._say(
-            f"shifting {len(moving)} application(s) to {target} {how} in {steps} step(s); each step is watched for "
-            f"{self.settings.interval_seconds} s ({describe_gate(self.settings)}){unproven}"
+            f"shifting to {target}: {describe_splits(splits_of(splits, moving))} -> {describe_splits(final)}{which} in "
+            f"{steps} step(s){how}; each step is watched for {self.settings.interval_seconds} s "
+            f"({describe_gate(self.settings)}){unproven}"
         )
         for line in describe_analysis(self.config, self.settings, target, moving):
             self._say(line)
@@ -452,6 +452,10 @@ def describe_splits(splits: Mapping[str, Mapping[str, int]]) -> str:
     if values and all(value == values[0] for value in values):
         return describe(values[0])
     return "; ".join(f"{app} {describe(split)}" for app, split in splits.items())
+
+
+def splits_of(splits: Mapping[str, Weights], applications: Collection[str]) -> Splits:
+    return {app: splits[app] for app in applications}
 
 
 def describe_plans(plans: Mapping[str, Sequence[Mapping[str, int]]]) -> str:

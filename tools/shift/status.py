@@ -11,7 +11,7 @@ from model.config import Config, applications
 from model.routes import load_balancer_name, weights_parameter
 from tools.aws import Aws
 from tools.live_routes import LiveRoutes, RoutesError, describe, off_weights, read_routes
-from tools.live_weights import SCHEMA, LiveWeights, read_live
+from tools.live_weights import PER_COLOUR_SAID, SCHEMA, LiveWeights, read_live
 from tools.shift import UnsafeShiftError
 from tools.traffic_lock import TrafficLock
 
@@ -34,10 +34,7 @@ def status(config: Config, aws: Aws, lock: TrafficLock, out: TextIO) -> None:
                 f"{describe(live.colours)}"
             )
         else:
-            say(
-                f"  live weights ({weights_parameter(config.project)}, schema {live.schema}: by colour, every application "
-                f"at them; the next shift or drain writes them per application): {describe(live.colours)}"
-            )
+            say(f"  live weights ({weights_parameter(config.project)}, {PER_COLOUR_SAID}): {describe(live.colours)}")
     except RoutesError as err:
         live = None
         unread.append(str(err))
