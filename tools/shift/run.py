@@ -34,7 +34,7 @@ from tools.shift import ShiftError, ShiftLockLostError, UnsafeShiftError
 from tools.shift.events import Kind, ShiftEvents, verdict_values
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.judged import bake, breached, describe_analysis, subjects
-from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_metrics
+from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_window_metrics
 from tools.shift.plan import describe, plan_weights
 from tools.signals import deferred
 from tools.traffic_lock import TrafficLock
@@ -266,10 +266,9 @@ class Shift:
 
     def _metrics(self, routes: LiveRoutes, target: str, start: object, window: int) -> dict[str, WindowMetrics]:
         groups = routes.of_colour(target)
-        return {
-            app.name: read_metrics(self.aws.cloudwatch, routes.load_balancer_arn, groups[app.name], start, window)  # type: ignore[arg-type]
-            for app in applications(self.config)
-        }
+        mine = {app.name: groups[app.name] for app in applications(self.config)}
+        # One GetMetricData call for every application (tools/shift/metrics.py), not one each.
+        return read_window_metrics(self.aws.cloudwatch, routes.load_balancer_arn, mine, start, window)  # type: ignore[arg-type]
 
     def _each(self, state: Mapping[str, int]) -> dict[str, dict[str, int]]:
         """The split every application has (the shift moves them together)."""
