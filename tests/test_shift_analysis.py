@@ -21,7 +21,7 @@ import pytest
 from model.config import ShiftConfig
 from model.loading import load_config
 from model.routes import lock_path
-from tests.support.alarm_history import teach_alarm_history
+from tests.support.alarm_history import alarm_state, metric_alarm, teach_alarm_history
 from tests.support.configs import THREE_APPLICATIONS, write_project
 from tests.support.emulated_aws import PROJECT, ZONE_NAME, Emulated, FakeClock
 from tests.support.fake_kubernetes import FakeKubernetes
@@ -108,22 +108,9 @@ def deployed(emulated: Emulated, percentiles: None) -> Emulated:
     emulated.deploy_traffic({name: app["host"] for name, app in THREE_APPLICATIONS.items()}, {"blue": 100, "green": 0})
     emulated.register_pods("blue")
     emulated.register_pods("green")
-    emulated.cloudwatch.put_metric_alarm(
-        AlarmName=ALARM,
-        Namespace="Orders",
-        MetricName="Errors",
-        Statistic="Sum",
-        Period=60,
-        EvaluationPeriods=1,
-        Threshold=5,
-        ComparisonOperator="GreaterThanThreshold",
-    )
-    alarm_state(emulated, "OK")
+    metric_alarm(emulated.cloudwatch, ALARM)
+    alarm_state(emulated.cloudwatch, ALARM, "OK")
     return emulated
-
-
-def alarm_state(aws: Emulated, state: str) -> None:
-    aws.cloudwatch.set_alarm_state(AlarmName=ALARM, StateValue=state, StateReason="set by the test")
 
 
 def when(world: World, condition: Callable[[], bool], then: Callable[[], None]) -> None:
@@ -143,7 +130,11 @@ def test_an_application_s_alarm_in_alarm_during_a_step_rolls_every_application_b
 ) -> None:
     shift, world, out = shift_in(deployed, step=50, applications=with_analysis(orders=ORDERS_ALARM))
     # orders' alarm fires once green carries half of the traffic (its step's window is under way).
-    when(world, lambda: deployed.forwarded()["orders"].get("green") == 50, lambda: alarm_state(deployed, "ALARM"))
+    when(
+        world,
+        lambda: deployed.forwarded()["orders"].get("green") == 50,
+        lambda: alarm_state(deployed.cloudwatch, ALARM, "ALARM"),
+    )
     with pytest.raises(ShiftError) as failure:
         shift.run("green")
     assert str(failure.value) == (
@@ -203,7 +194,7 @@ def test_the_bake_window_holds_the_final_split_under_the_lock_then_releases_it(s
 
 def test_a_breach_during_the_bake_window_rolls_back(shift_in: ShiftIn, deployed: Emulated) -> None:
     shift, world, out = shift_in(deployed, step=100, applications=with_analysis(orders={**ORDERS_ALARM, "bake_seconds": 120}))
-    when(world, lambda: "baking" in out.getvalue(), lambda: alarm_state(deployed, "ALARM"))
+    when(world, lambda: "baking" in out.getvalue(), lambda: alarm_state(deployed.cloudwatch, ALARM, "ALARM"))
     with pytest.raises(ShiftError) as failure:
         shift.run("green")
     assert str(failure.value) == (
