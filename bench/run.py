@@ -14,6 +14,9 @@ of them alike), it measures wall time and peak RSS (the whole process tree, samp
 - the operator commands and hooks loading (every one tools/commands.py lists, in one interpreter): they run where
   synth does not, no CDK;
 - `python main.py` with jsii's package cache disabled, to show what the cache saves;
+- a gated shift's poll (bench/shift_poll.py): the gate and three providers for each of 20 applications judged against
+  the emulator, its AWS calls by operation (budgeted: they are the same every run) and its time per poll (reported);
+  `--shift-poll-only` runs this subject alone;
 - last, once: a fresh clone of this repository's HEAD, `make synth` then `bash .ci/run`, as CI runs them (`CI=true`,
   none of this shell's project settings), reported beside the floor and against issue #33's target of four minutes
   (a target, not a budget: it is reported, and does not fail the run). `--no-fresh-clone` skips it (~3-4 minutes
@@ -47,6 +50,8 @@ from pathlib import Path
 
 import psutil
 
+from bench.shift_poll import PROVIDERS, PollReport
+from bench.shift_poll import measure as measure_shift_poll
 from model.loading import raw_config_file
 from model.paths import EXAMPLE_CONFIG, PROJECT_DIR
 from scripts.env import JSII_CACHE_ROOT, NODE_OPTIONS, SKIP_PROVIDER_LOCK, TOOL_DIRS
@@ -58,6 +63,8 @@ PYTHON = sys.executable
 OPERATOR_COMMANDS = "import " + ", ".join(command.entry for command in COMMANDS)
 # A team's catalogue on one pair of colours (issue #29): its synth within 1.3x the example's.
 APPLICATIONS = 20
+# What a shift's poll judges: a team's catalogue, each application with three providers (bench/shift_poll.py).
+SHIFT_POLL_CALLS = f"shift poll, AWS calls ({APPLICATIONS} apps x {len(PROVIDERS)} providers)"
 # A fresh clone's `make synth` plus `make test`, on this 2-core machine (issue #33): reported, not a budget.
 FRESH_CLONE_TARGET = 240.0
 # What scripts/env.sh (and make) set for this checkout: a fresh clone's own make sets them for itself.
@@ -207,6 +214,9 @@ BUDGETS: dict[str, float] = {
     "peak RSS main.py / floor": 1.2,
     # Absolute, not against the floor: an operator waits this long before the command says anything.
     "operator commands load, seconds": 1.0,
+    # A count, not a time: the gate's GetMetricData and metric math's, for every application at once (a call per
+    # application would be 21 or more). The same on any host, so it cannot flake; the time per poll is reported.
+    SHIFT_POLL_CALLS: 2.0,
 }
 
 
@@ -217,12 +227,23 @@ def budget(label: str, value: float) -> bool:
     return ok
 
 
+def shift_poll() -> tuple[PollReport, Callable[[], bool]]:
+    """The shift poll subject, measured, and its budget's check."""
+    report = measure_shift_poll(APPLICATIONS)
+    return report, lambda: budget(SHIFT_POLL_CALLS, report.aws_calls)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5, help="rounds of the synth subjects (default 5)")
     parser.add_argument("--unit-rounds", type=int, default=2, help="runs of the unit test tier (default 2)")
     parser.add_argument("--no-fresh-clone", action="store_true", help="skip the fresh clone's make synth and make test")
+    parser.add_argument("--shift-poll-only", action="store_true", help="run only the shift poll subject and its budget")
     args = parser.parse_args()
+    if args.shift_poll_only:
+        report, check = shift_poll()
+        print("\n".join(report.lines()) + "\n\nbudgets:")
+        return 0 if check() else 1
 
     root = Path(tempfile.mkdtemp(prefix="bench-"))
     main_py = [PYTHON, str(PROJECT_DIR / "main.py")]
@@ -278,6 +299,7 @@ def main() -> int:
         beside.run()  # once: for information, no budget (it runs beside the unit tier in make test)
     except SystemExit as failed:  # reported, and the budgets are still measured and judged
         print(f"for information, {beside.name} FAILED (no budget):\n{failed}\n")
+    poll, poll_budget = shift_poll()
     fresh = None if args.no_fresh_clone else fresh_clone(root)  # last: alone on the machine, as CI runs it
 
     print(f"{'subject':45} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MiB':>13}")
@@ -294,6 +316,7 @@ def main() -> int:
     print(f"  unit tier / floor        {unit.median / floor.median:.2f}")
     print(f"  peak RSS project / floor {project.peak_rss / floor.peak_rss:.2f}")
     print(f"  jsii package cache saves {no_cache.median - project.median:.2f} s per synth ({no_cache.median:.2f} s without it)")
+    print("\n" + "\n".join(poll.lines()))
     print("\nbudgets:")
     checks: list[Callable[[], bool]] = [
         lambda: budget("python main.py / floor", project.median / floor.median),
@@ -302,6 +325,7 @@ def main() -> int:
         lambda: budget("unit tier / floor", unit.median / floor.median),
         lambda: budget("peak RSS main.py / floor", project.peak_rss / floor.peak_rss),
         lambda: budget("operator commands load, seconds", commands.median),
+        poll_budget,
     ]
     results = [check() for check in checks]
     if fresh is not None:

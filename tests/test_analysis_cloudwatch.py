@@ -19,7 +19,7 @@ from botocore.stub import ANY, Stubber
 from moto import mock_aws
 
 from model.config.analysis import AlarmSelector, Analysis, MetricMathQuery
-from tests.support.alarm_history import teach_alarm_history
+from tests.support.alarm_history import alarm_state, metric_alarm, teach_alarm_history
 from tools.analysis.alarms import judge_alarms
 from tools.analysis.metric_math import judge_metric_math
 from tools.analysis.verdict import ALARMS, METRIC_MATH, Verdict, Window
@@ -49,23 +49,6 @@ def calls(client: Any, operation: str) -> list[dict[str, Any]]:
     return seen
 
 
-def metric_alarm(cloudwatch: Any, name: str) -> None:
-    cloudwatch.put_metric_alarm(
-        AlarmName=name,
-        Namespace="Shop",
-        MetricName="Errors",
-        Statistic="Sum",
-        Period=60,
-        EvaluationPeriods=1,
-        Threshold=1,
-        ComparisonOperator="GreaterThanThreshold",
-    )
-
-
-def state(cloudwatch: Any, name: str, value: str) -> None:
-    cloudwatch.set_alarm_state(AlarmName=name, StateValue=value, StateReason="set by the test")
-
-
 def window_from_now(minutes: int = 5) -> Window:
     """A window opening now and still open: the changes a test makes next fall inside it."""
     start = datetime.now(UTC)
@@ -86,8 +69,8 @@ def test_a_composite_alarm_that_fired_and_recovered_inside_the_window_breaches(c
     metric_alarm(cloudwatch, "orders-latency")
     cloudwatch.put_composite_alarm(AlarmName="orders-health", AlarmRule='ALARM("orders-latency")')
     window = window_from_now()
-    state(cloudwatch, "orders-health", "ALARM")
-    state(cloudwatch, "orders-health", "OK")
+    alarm_state(cloudwatch, "orders-health", "ALARM")
+    alarm_state(cloudwatch, "orders-health", "OK")
     # Its state now is OK: only its history shows the window's ALARM.
     now = cloudwatch.describe_alarms(AlarmNames=["orders-health"], AlarmTypes=["CompositeAlarm"])["CompositeAlarms"]
     assert [alarm["StateValue"] for alarm in now] == ["OK"]
@@ -98,24 +81,24 @@ def test_a_composite_alarm_that_fired_and_recovered_inside_the_window_breaches(c
 
 def test_an_alarm_that_fired_and_recovered_before_the_window_passes(cloudwatch: Any) -> None:
     metric_alarm(cloudwatch, "orders-5xx")
-    state(cloudwatch, "orders-5xx", "ALARM")
-    state(cloudwatch, "orders-5xx", "OK")
+    alarm_state(cloudwatch, "orders-5xx", "ALARM")
+    alarm_state(cloudwatch, "orders-5xx", "OK")
     verdict = judge(cloudwatch, window_from_now(), {"name": "orders-5xx"})
     assert (verdict.breach, verdict.value) == (False, "OK")
 
 
 def test_an_alarm_in_alarm_at_the_window_s_start_breaches_though_it_recovered(cloudwatch: Any) -> None:
     metric_alarm(cloudwatch, "orders-5xx")
-    state(cloudwatch, "orders-5xx", "ALARM")
+    alarm_state(cloudwatch, "orders-5xx", "ALARM")
     window = window_from_now()
     assert judge(cloudwatch, window, {"name": "orders-5xx"}).breach is True  # still in ALARM
-    state(cloudwatch, "orders-5xx", "OK")
+    alarm_state(cloudwatch, "orders-5xx", "OK")
     assert judge(cloudwatch, window, {"name": "orders-5xx"}).breach is True  # was, at the start
 
 
 def test_an_alarm_without_data_through_the_window_is_a_breach_unless_idle_is_allowed(cloudwatch: Any) -> None:
     metric_alarm(cloudwatch, "orders-5xx")
-    state(cloudwatch, "orders-5xx", "INSUFFICIENT_DATA")
+    alarm_state(cloudwatch, "orders-5xx", "INSUFFICIENT_DATA")
     window = window_from_now()
     verdict = judge(cloudwatch, window, {"name": "orders-5xx"})
     assert (verdict.breach, verdict.value) == (True, "INSUFFICIENT_DATA")
@@ -137,9 +120,9 @@ def test_the_history_is_read_past_its_first_page(cloudwatch: Any) -> None:
     metric_alarm(cloudwatch, "billing-noisy")
     window = window_from_now()
     for flip in range(60):
-        state(cloudwatch, "billing-noisy", "ALARM" if flip % 2 else "OK")
-    state(cloudwatch, "orders-5xx", "ALARM")
-    state(cloudwatch, "orders-5xx", "OK")
+        alarm_state(cloudwatch, "billing-noisy", "ALARM" if flip % 2 else "OK")
+    alarm_state(cloudwatch, "orders-5xx", "ALARM")
+    alarm_state(cloudwatch, "orders-5xx", "OK")
     history = calls(cloudwatch, "DescribeAlarmHistory")
     assert judge(cloudwatch, window, {"name": "orders-5xx"}).breach is True
     assert len(history) >= 2, history
@@ -151,7 +134,7 @@ def test_every_application_s_alarms_are_read_together_and_judged_apart(cloudwatc
     for app in apps:
         metric_alarm(cloudwatch, f"{app}-5xx")
     window = window_from_now()
-    state(cloudwatch, "app007-5xx", "ALARM")
+    alarm_state(cloudwatch, "app007-5xx", "ALARM")
     described, history = calls(cloudwatch, "DescribeAlarms"), calls(cloudwatch, "DescribeAlarmHistory")
     analyses = {app: Analysis(alarms=(AlarmSelector(name=f"{app}-5xx"),)) for app in apps}
     verdicts = judge_alarms(cloudwatch, analyses, window, datetime.now(UTC))

@@ -12,29 +12,21 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from model.config.analysis import Analysis, PrometheusQuery
-from tests.support.prometheus_server import Exporter, PrometheusServer, prometheus, prometheus_binary, serving
+from tests.support.prometheus_server import METRIC, Exporter, Scraped, scraped
 from tools.analysis.verdict import PROMETHEUS, Verdict, Window
 from tools.analysis.window import Sources, Subject, breaches, judge_window
 
-METRIC = "shift_error_ratio"
 APP = "orders"
 THRESHOLD = 0.05
 # A server started per module, waited on until it holds each value (~10 s): the out-of-process tier's.
 pytestmark = pytest.mark.background
 
-SERIES = f'max({METRIC}{{app="{APP}"}})'  # one series: the worst of the application's
+SERIES = Exporter(METRIC).series(APP)
 
 
 @pytest.fixture(scope="module")
-def exporter() -> Iterator[Exporter]:
-    with serving(Exporter(METRIC, {APP: 0.0})) as serving_exporter:
-        yield serving_exporter
-
-
-@pytest.fixture(scope="module")
-def server(exporter: Exporter, tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrometheusServer]:
-    with prometheus(prometheus_binary(), exporter, tmp_path_factory.mktemp("prometheus")) as started:
-        started.wait_for(SERIES, 0.0)
+def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scraped]:
+    with scraped(tmp_path_factory.mktemp("prometheus")) as started:
         yield started
 
 
@@ -54,56 +46,51 @@ def judged(found: PrometheusQuery, *, allow_idle: bool = False) -> Verdict:
     return verdict
 
 
-def set_value(exporter: Exporter, server: PrometheusServer, value: float) -> None:
-    exporter.values[APP] = value
-    server.wait_for(SERIES, value)
-
-
-def test_a_healthy_series_passes_with_its_value_and_threshold(exporter: Exporter, server: PrometheusServer) -> None:
-    set_value(exporter, server, 0.01)
-    verdict = judged(query(server.endpoint))
+def test_a_healthy_series_passes_with_its_value_and_threshold(prometheus: Scraped) -> None:
+    prometheus.set(APP, 0.01)
+    verdict = judged(query(prometheus.server.endpoint))
     assert (verdict.breach, verdict.value, verdict.threshold) == (False, 0.01, THRESHOLD)
     assert "0.01" in verdict.detail
     assert f"threshold above {THRESHOLD:g}" in verdict.detail
 
 
-def test_a_breaching_series_rolls_the_step_back(exporter: Exporter, server: PrometheusServer) -> None:
-    set_value(exporter, server, 0.25)
-    verdict = judged(query(server.endpoint))
+def test_a_breaching_series_rolls_the_step_back(prometheus: Scraped) -> None:
+    prometheus.set(APP, 0.25)
+    verdict = judged(query(prometheus.server.endpoint))
     assert (verdict.breach, verdict.value) == (True, 0.25)
     assert breaches({APP: [verdict]}) == {APP: [verdict]}
     # The same value on the other side of a `below` threshold passes: the comparison is the configuration's.
-    assert judged(query(server.endpoint, comparison="below")).breach is False
+    assert judged(query(prometheus.server.endpoint, comparison="below")).breach is False
 
 
-def test_no_series_is_a_breach_unless_idle_windows_are_allowed(server: PrometheusServer) -> None:
-    nothing = query(server.endpoint, f'{METRIC}{{app="nobody"}}')
-    assert server.instant(nothing.query)["data"]["result"] == []  # the server itself has no such series
+def test_no_series_is_a_breach_unless_idle_windows_are_allowed(prometheus: Scraped) -> None:
+    nothing = query(prometheus.server.endpoint, f'{METRIC}{{app="nobody"}}')
+    assert prometheus.server.instant(nothing.query)["data"]["result"] == []  # the server itself has no such series
     verdict = judged(nothing)
     assert (verdict.breach, verdict.value) == (True, None)
     assert "no data" in verdict.detail
     assert judged(nothing, allow_idle=True).breach is False
 
 
-def test_nan_is_a_breach_unless_idle_windows_are_allowed(exporter: Exporter, server: PrometheusServer) -> None:
-    set_value(exporter, server, math.nan)
-    verdict = judged(query(server.endpoint))
+def test_nan_is_a_breach_unless_idle_windows_are_allowed(prometheus: Scraped) -> None:
+    prometheus.set(APP, math.nan)
+    verdict = judged(query(prometheus.server.endpoint))
     assert verdict.breach is True
     assert "NaN" in verdict.detail
-    assert judged(query(server.endpoint), allow_idle=True).breach is False
+    assert judged(query(prometheus.server.endpoint), allow_idle=True).breach is False
 
 
-def test_a_query_the_server_refuses_is_a_breach_even_when_idle_is_allowed(server: PrometheusServer) -> None:
-    verdict = judged(query(server.endpoint, "max(("), allow_idle=True)
+def test_a_query_the_server_refuses_is_a_breach_even_when_idle_is_allowed(prometheus: Scraped) -> None:
+    verdict = judged(query(prometheus.server.endpoint, "max(("), allow_idle=True)
     assert verdict.breach is True
     assert "HTTP 400" in verdict.detail
 
 
-def test_the_server_stopped_is_a_breach_even_when_idle_is_allowed(exporter: Exporter, server: PrometheusServer) -> None:
+def test_the_server_stopped_is_a_breach_even_when_idle_is_allowed(prometheus: Scraped) -> None:
     """Last in this module: the server does not start again."""
-    set_value(exporter, server, 0.0)
-    assert judged(query(server.endpoint)).breach is False  # the same query passes while the server runs
-    server.stop()
-    verdict = judged(query(server.endpoint), allow_idle=True)
+    prometheus.set(APP, 0.0)
+    assert judged(query(prometheus.server.endpoint)).breach is False  # the same query passes while the server runs
+    prometheus.server.stop()
+    verdict = judged(query(prometheus.server.endpoint), allow_idle=True)
     assert verdict.breach is True
     assert "did not answer" in verdict.detail

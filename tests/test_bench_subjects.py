@@ -1,5 +1,6 @@
 """`make bench` times configurations of its own (bench/run.py); each must be one synth accepts, or the bench measures
-an error message. No timing here: the budgets are the bench's."""
+an error message; its shift poll judges what it says it judges, in the calls its budget allows. No timing here: the
+budgets are the bench's."""
 
 from __future__ import annotations
 
@@ -9,11 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.run import APPLICATIONS, BUDGETS, OPERATOR_COMMANDS, colours, first_run, many_applications
+import pytest
+
+from bench.run import APPLICATIONS, BUDGETS, OPERATOR_COMMANDS, SHIFT_POLL_CALLS, colours, first_run, many_applications
+from bench.shift_poll import PROVIDERS, analysis, measure
 from model.paths import PROJECT_DIR
 from scripts.env import environment
 from tests.support.configs import example_raw, validated
 from tools.commands import COMMANDS
+from tools.shift.judged import providers
 
 
 def test_the_catalogue_subject_is_a_valid_configuration_of_that_many_applications_in_every_colour() -> None:
@@ -57,3 +62,23 @@ def test_contributing_says_what_each_budget_is_and_no_other() -> None:
     text = (PROJECT_DIR / "docs" / "contributing.md").read_text()
     rows = dict(re.findall(r"^\| `([^`]+)` \| (\d+\.\d+) \|", text[text.index("## Running the bench") :], flags=re.M))
     assert {name: float(limit) for name, limit in rows.items()} == BUDGETS
+
+
+def test_each_application_of_the_shift_poll_has_the_providers_it_reports() -> None:
+    analyses = [analysis(number, "http://127.0.0.1:9090") for number in range(APPLICATIONS)]
+    kinds = [sorted(item.split(" ")[0] for item in providers(mine)) for mine in analyses]
+    assert kinds == [sorted(["metric_math", "prometheus", "synthetic"])] * APPLICATIONS
+    assert len(PROVIDERS) == 3
+    # Each application's own queries: twenty copies of one would judge one series twenty times.
+    assert len({(mine.metric_math[0].expression, mine.prometheus[0].query) for mine in analyses}) == APPLICATIONS
+
+
+@pytest.mark.background
+def test_the_shift_poll_s_calls_are_within_its_budget_against_the_emulator() -> None:
+    """The count the budget holds, measured as `make bench` measures it (make test runs no bench): one GetMetricData
+    for the gate and one for the metric math of every application, and each HTTP provider's request."""
+    report = measure(APPLICATIONS, polls=1)
+    assert report.calls == {"GetMetricData": 2}
+    assert report.aws_calls <= BUDGETS[SHIFT_POLL_CALLS]
+    assert report.http_requests == 2 * APPLICATIONS
+    assert report.breaching == 0  # the poll timed is a passing one, not an error's path

@@ -3,7 +3,10 @@
 (moto in-process, the fake clock, green's preview hosts served locally): an application's alarm in ALARM during a step
 rolls every application back, naming the alarm, its value and threshold; a synthetic check failing on green's preview
 host does too; the bake window holds the final split under the traffic lock (its lease renewed) and rolls back like a
-step; --dry-run says what would be judged and asks CloudWatch for no alarm."""
+step; --dry-run says what would be judged and asks CloudWatch for no alarm. And a Prometheus query the shift asks a
+real Prometheus server (tests/support/prometheus_server.py) scraping this module's exporter: a breaching series rolls the
+step back, a healthy one lets the shift finish, the server stopped is a breach (the out-of-process tier: the server's
+start and scrapes take seconds)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import http.client
 import io
 import socket
 from collections.abc import Callable, Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,14 +24,15 @@ import pytest
 from model.config import ShiftConfig
 from model.loading import load_config
 from model.routes import lock_path
-from tests.support.alarm_history import teach_alarm_history
+from tests.support.alarm_history import alarm_state, metric_alarm, teach_alarm_history
 from tests.support.configs import THREE_APPLICATIONS, write_project
 from tests.support.emulated_aws import PROJECT, ZONE_NAME, Emulated, FakeClock
 from tests.support.fake_kubernetes import FakeKubernetes
 from tests.support.preview_server import PreviewServer, serving_green
+from tests.support.prometheus_server import METRIC, Exporter, Scraped, scraped
 from tests.test_shift import World, all_at, clients_of, config_of, green_ready, green_runs  # noqa: F401 (fixtures)
 from tools.analysis.http import Answer as HttpAnswer
-from tools.analysis.http import Opener
+from tools.analysis.http import Opener, urllib_opener
 from tools.readiness import Readiness
 from tools.shift import ShiftError
 from tools.shift.command import main, planned_seconds
@@ -37,6 +41,11 @@ from tools.traffic_lock import LEASE_SECONDS, TrafficLock
 
 ALARM = "orders-5xx"
 ORDERS_ALARM = {"alarms": [{"name": ALARM}]}
+ORDERS_ERROR_RATIO = {
+    "name": "error_ratio",
+    "query": Exporter(METRIC).series("orders"),
+    "threshold": 0.05,
+}
 # Longer than the lease: a bake that did not renew it would let the lock go stale under the shift.
 BAKE_SECONDS = 2 * LEASE_SECONDS
 
@@ -50,7 +59,8 @@ def preview() -> Iterator[PreviewServer]:
 
 def through(server: PreviewServer) -> Opener:
     """The analysis's HTTP opener reaching every `*.<zone>` host at the local preview server, with its name for SNI,
-    the certificate check and the Host header (as the shared load balancer would be reached)."""
+    the certificate check and the Host header (as the shared load balancer would be reached); any other host (a
+    Prometheus server of the test's) as the shift reaches it."""
 
     class Pinned(http.client.HTTPSConnection):
         def connect(self) -> None:
@@ -59,6 +69,8 @@ def through(server: PreviewServer) -> Opener:
 
     def opener(url: str, *, headers: Mapping[str, str], timeout: float) -> HttpAnswer:
         parts = urlsplit(url)
+        if not (parts.hostname or "").endswith(f".{ZONE_NAME}"):
+            return urllib_opener(url, headers=headers, timeout=timeout)
         connection = Pinned(parts.hostname or "", server.port, timeout=timeout, context=server.trust)
         try:
             connection.request("GET", parts.path or "/", headers=dict(headers))
@@ -85,11 +97,11 @@ def shift_in(tmp_path: Path, green_ready: FakeKubernetes, preview: PreviewServer
     teach_alarm_history(monkeypatch)
 
     def make(
-        aws: Emulated, *, applications: dict[str, Any] = THREE_APPLICATIONS, **shift: Any
+        aws: Emulated, *, applications: dict[str, Any] = THREE_APPLICATIONS, clock: FakeClock | None = None, **shift: Any
     ) -> tuple[Shift, World, io.StringIO]:
         path = write_project(tmp_path, config_of(applications, **shift))
         config = load_config(path)
-        clock, out = FakeClock(), io.StringIO()
+        clock, out = clock or FakeClock(), io.StringIO()
         world = World(aws, clock, config_path=path)
         clients = clients_of(aws, green_ready, eks=world.insights)
         checks = Readiness(config, clients, clock, prober=preview.prober(), out=lambda line: print(line, file=out))
@@ -108,22 +120,9 @@ def deployed(emulated: Emulated, percentiles: None) -> Emulated:
     emulated.deploy_traffic({name: app["host"] for name, app in THREE_APPLICATIONS.items()}, {"blue": 100, "green": 0})
     emulated.register_pods("blue")
     emulated.register_pods("green")
-    emulated.cloudwatch.put_metric_alarm(
-        AlarmName=ALARM,
-        Namespace="Orders",
-        MetricName="Errors",
-        Statistic="Sum",
-        Period=60,
-        EvaluationPeriods=1,
-        Threshold=5,
-        ComparisonOperator="GreaterThanThreshold",
-    )
-    alarm_state(emulated, "OK")
+    metric_alarm(emulated.cloudwatch, ALARM)
+    alarm_state(emulated.cloudwatch, ALARM, "OK")
     return emulated
-
-
-def alarm_state(aws: Emulated, state: str) -> None:
-    aws.cloudwatch.set_alarm_state(AlarmName=ALARM, StateValue=state, StateReason="set by the test")
 
 
 def when(world: World, condition: Callable[[], bool], then: Callable[[], None]) -> None:
@@ -143,7 +142,11 @@ def test_an_application_s_alarm_in_alarm_during_a_step_rolls_every_application_b
 ) -> None:
     shift, world, out = shift_in(deployed, step=50, applications=with_analysis(orders=ORDERS_ALARM))
     # orders' alarm fires once green carries half of the traffic (its step's window is under way).
-    when(world, lambda: deployed.forwarded()["orders"].get("green") == 50, lambda: alarm_state(deployed, "ALARM"))
+    when(
+        world,
+        lambda: deployed.forwarded()["orders"].get("green") == 50,
+        lambda: alarm_state(deployed.cloudwatch, ALARM, "ALARM"),
+    )
     with pytest.raises(ShiftError) as failure:
         shift.run("green")
     assert str(failure.value) == (
@@ -203,7 +206,7 @@ def test_the_bake_window_holds_the_final_split_under_the_lock_then_releases_it(s
 
 def test_a_breach_during_the_bake_window_rolls_back(shift_in: ShiftIn, deployed: Emulated) -> None:
     shift, world, out = shift_in(deployed, step=100, applications=with_analysis(orders={**ORDERS_ALARM, "bake_seconds": 120}))
-    when(world, lambda: "baking" in out.getvalue(), lambda: alarm_state(deployed, "ALARM"))
+    when(world, lambda: "baking" in out.getvalue(), lambda: alarm_state(deployed.cloudwatch, ALARM, "ALARM"))
     with pytest.raises(ShiftError) as failure:
         shift.run("green")
     assert str(failure.value) == (
@@ -248,3 +251,64 @@ def test_the_bake_counts_in_the_time_the_credentials_must_last() -> None:
     settings = ShiftConfig()
     without = planned_seconds(settings, 2, skip_readiness=True)
     assert planned_seconds(settings, 2, skip_readiness=True, bake_seconds=90) - without == 60 + 120 + 60
+
+
+# --- a real Prometheus server -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scraped]:
+    with scraped(tmp_path_factory.mktemp("prometheus")) as started:
+        yield started
+
+
+def at_the_server_s_time() -> FakeClock:
+    """The fake clock from the real now: the shift asks for its window's end, minutes of fake time ahead, and the
+    server answers with its latest sample (tests/support/prometheus_server.py LOOKBACK); three hours back, it would have
+    none."""
+    return FakeClock(now_=datetime.now(UTC).replace(second=0, microsecond=0))
+
+
+def shift_asking(shift_in: ShiftIn, deployed: Emulated, prometheus: Scraped) -> tuple[Shift, World, io.StringIO]:
+    """A shift to green in one step whose orders is judged on its error ratio as the server answers it."""
+    query = {**ORDERS_ERROR_RATIO, "endpoint": prometheus.server.endpoint}
+    teams = with_analysis(orders={"prometheus": [query]})
+    return shift_in(deployed, step=100, applications=teams, clock=at_the_server_s_time())
+
+
+@pytest.mark.background
+def test_a_breaching_prometheus_series_rolls_the_step_back(shift_in: ShiftIn, deployed: Emulated, prometheus: Scraped) -> None:
+    prometheus.set("orders", 0.25)
+    shift, _, out = shift_asking(shift_in, deployed, prometheus)
+    with pytest.raises(ShiftError) as failure:
+        shift.run("green")
+    said = "prometheus error_ratio: 0.25 (worst of 1), threshold above 0.05"
+    assert str(failure.value) == f"step 1/1  blue 0  green 100: orders: {said}; rolled back to blue 100  green 0"
+    assert f"    orders: {said} | BREACH" in out.getvalue().splitlines()
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+    assert deployed.live_weights() == {"blue": 100, "green": 0}
+
+
+@pytest.mark.background
+def test_a_healthy_prometheus_series_lets_the_shift_finish(shift_in: ShiftIn, deployed: Emulated, prometheus: Scraped) -> None:
+    prometheus.set("orders", 0.01)
+    shift, _, out = shift_asking(shift_in, deployed, prometheus)
+    shift.run("green")
+    lines = out.getvalue().splitlines()
+    assert "    orders: prometheus error_ratio: 0.01 (worst of 1), threshold above 0.05 | ok" in lines
+    assert lines[-1] == "done: blue 0  green 100"
+    assert deployed.forwarded() == all_at({"blue": 0, "green": 100})
+
+
+@pytest.mark.background
+def test_the_prometheus_server_stopped_rolls_the_step_back(shift_in: ShiftIn, deployed: Emulated, prometheus: Scraped) -> None:
+    """Last of the module's Prometheus tests: the server does not start again."""
+    prometheus.set("orders", 0.0)
+    prometheus.server.stop()
+    shift, _, _ = shift_asking(shift_in, deployed, prometheus)
+    with pytest.raises(ShiftError) as failure:
+        shift.run("green")
+    unreachable = f"orders: prometheus error_ratio: {prometheus.server.endpoint} did not answer ("
+    assert unreachable in str(failure.value)
+    assert str(failure.value).endswith("a breach; rolled back to blue 100  green 0")
+    assert deployed.forwarded() == all_at({"blue": 100, "green": 0})

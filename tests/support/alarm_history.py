@@ -6,7 +6,10 @@ it left and since when), answered in AWS's shape (CloudWatch API Reference, Alar
 AWS CLI's describe-alarm-history example shows it: `{"version": "1.0", "oldState": {"stateValue": ...}, "newState":
 {...}}`), filtered as DescribeAlarmHistory filters: by HistoryItemType, AlarmTypes (metric alarms only when omitted),
 StartDate and EndDate; paged by MaxRecords and NextToken like the real action, so a caller that ignores NextToken
-loses items here as it would in AWS."""
+loses items here as it would in AWS.
+
+And the alarms the tests make (`metric_alarm`, `alarm_state`): one shape for every test, since none of them judges a
+threshold: each sets the states its alarm goes through."""
 
 from __future__ import annotations
 
@@ -89,6 +92,25 @@ def _describe_alarm_history(self: CloudWatchResponse) -> ActionResult:
     if first + size < len(items):
         result["NextToken"] = str(first + size)
     return ActionResult(result)
+
+
+def metric_alarm(cloudwatch: Any, name: str) -> None:
+    """A metric alarm on a metric nothing publishes: it leaves INSUFFICIENT_DATA only when a test sets its state."""
+    cloudwatch.put_metric_alarm(
+        AlarmName=name,
+        Namespace="Shop",
+        MetricName="Errors",
+        Statistic="Sum",
+        Period=60,
+        EvaluationPeriods=1,
+        Threshold=1,
+        ComparisonOperator="GreaterThanThreshold",
+    )
+
+
+def alarm_state(cloudwatch: Any, name: str, value: str) -> None:
+    """The alarm's state set as CloudWatch would on an evaluation (SetAlarmState), recorded in its history."""
+    cloudwatch.set_alarm_state(AlarmName=name, StateValue=value, StateReason="set by the test")
 
 
 def teach_alarm_history(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,8 @@
 """A real Prometheus server for the analysis tests: Debian's `prometheus` package (installed here when absent), started
 as a plain process on a loopback port with a configuration that scrapes a tiny exporter the test serves (a gauge per
 label set the test sets), and asked through its own HTTP API until it holds what the test set, so a test judges what
-the server really answers."""
+the server really answers. A module's fixture is `scraped` (one server per module: a test may stop
+it, and the module's next test finds it stopped)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ SCRAPE_SECONDS = 1  # the exporter is scraped every second: a value the test set
 START_TIMEOUT_SECONDS = 60.0  # a wait, not a timing: on a loaded 2-core machine the server's start can take a while
 SEEN_TIMEOUT_SECONDS = 30.0
 INSTALL_TIMEOUT_SECONDS = 600.0
+METRIC = "shift_error_ratio"  # the gauge the tests' exporter serves, a series per application
+# How far back an instant query finds a sample (the server's default is 5 minutes): a shift judged on a fake clock asks
+# for its window's end minutes ahead of the server's own clock, whose latest sample is still the one the test set then.
+LOOKBACK = "1h"
 
 
 def prometheus_binary() -> str:
@@ -70,6 +75,10 @@ class Exporter:
     metric: str
     values: dict[str, float] = field(default_factory=dict)
     url: str = ""
+
+    def series(self, app: str) -> str:
+        """The query of app's one series: the worst of its samples."""
+        return f'max({self.metric}{{app="{app}"}})'
 
     def text(self) -> bytes:
         lines = [f"# TYPE {self.metric} gauge"]
@@ -164,6 +173,7 @@ def prometheus(binary: str, exporter: Exporter, directory: Path) -> Iterator[Pro
         f"--config.file={config}",
         f"--storage.tsdb.path={directory / 'data'}",
         f"--web.listen-address=127.0.0.1:{port}",
+        f"--query.lookback-delta={LOOKBACK}",
     ]
     with log.open("wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
@@ -188,3 +198,24 @@ def _wait_ready(server: PrometheusServer) -> None:
             pass
         time.sleep(0.2)
     raise AssertionError(f"prometheus did not become ready: {server.log.read_text()[-2000:]}")
+
+
+@dataclass
+class Scraped:
+    """A real Prometheus scraping the test's exporter: a test sets a series, then judges what the server answers."""
+
+    exporter: Exporter
+    server: PrometheusServer
+
+    def set(self, app: str, value: float) -> None:
+        """app's series at value, once the server holds it: what the next judgement reads."""
+        self.exporter.values[app] = value
+        self.server.wait_for(self.exporter.series(app), value)
+
+
+@contextmanager
+def scraped(directory: Path) -> Iterator[Scraped]:
+    """An exporter of METRIC (no series until a test sets one) and the server (Debian's package, installed when absent)
+    scraping it, ready; both stopped after."""
+    with serving(Exporter(METRIC)) as exporter, prometheus(prometheus_binary(), exporter, directory) as server:
+        yield Scraped(exporter, server)

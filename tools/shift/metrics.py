@@ -1,11 +1,18 @@
-"""A window of one application's metrics in the target colour: its target group of the shared load balancer, read
-from CloudWatch (ALB metrics are kept per minute, `TargetGroup` and `LoadBalancer` dimensions)."""
+"""A window of every application's metrics in the target colour: each one's target group of the shared load balancer,
+read from CloudWatch (ALB metrics are kept per minute, `TargetGroup` and `LoadBalancer` dimensions) in one GetMetricData
+call per poll for all applications, not one per application: a call takes at most 500 MetricDataQuery structures
+(CloudWatch API Reference, GetMetricData: "A single GetMetricData call can include as many as 500 MetricDataQuery
+structures"), four an application, so 125 applications a call, and each call follows its NextToken."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+
+from tools.analysis.alarms import pages
+from tools.analysis.metric_math import MAX_QUERIES_PER_CALL
 
 # CloudWatch publishes ALB metrics per minute, about a minute late: a window is read this long after it closes.
 METRICS_DELAY_SECONDS = 60
@@ -28,29 +35,43 @@ def dimension(arn: str) -> str:
     return arn.split(":", 5)[5].removeprefix("loadbalancer/")
 
 
-def read_metrics(cloudwatch: Any, load_balancer_arn: str, target_group_arn: str, start: datetime, period: int) -> WindowMetrics:
-    """Totals of one target group over [start, start + period), one period: start is a whole minute and period a
-    multiple of 60 s."""
-    dimensions = [
-        {"Name": "TargetGroup", "Value": dimension(target_group_arn)},
-        {"Name": "LoadBalancer", "Value": dimension(load_balancer_arn)},
-    ]
+# Each application's queries: (Id suffix, metric, statistic); the window's totals are made of them (read_window_metrics).
+QUERIES = (
+    ("requests", "RequestCount", "Sum"),
+    ("target5xx", "HTTPCode_Target_5XX_Count", "Sum"),
+    ("connection", "TargetConnectionErrorCount", "Sum"),
+    ("p99", "TargetResponseTime", "p99"),
+)
 
-    def query(query_id: str, metric: str, stat: str) -> dict[str, Any]:
-        name = {"Namespace": "AWS/ApplicationELB", "MetricName": metric}
-        return {"Id": query_id, "MetricStat": {"Metric": {**name, "Dimensions": dimensions}, "Period": period, "Stat": stat}}
 
-    response = cloudwatch.get_metric_data(
-        MetricDataQueries=[
-            query("requests", "RequestCount", "Sum"),
-            query("target5xx", "HTTPCode_Target_5XX_Count", "Sum"),
-            query("connection", "TargetConnectionErrorCount", "Sum"),
-            query("p99", "TargetResponseTime", "p99"),
-        ],
-        StartTime=start,
-        EndTime=start + timedelta(seconds=period),
-    )
-    values = {result["Id"]: [v for v in result["Values"] if v is not None] for result in response["MetricDataResults"]}
+def read_window_metrics(
+    cloudwatch: Any, load_balancer_arn: str, groups: Mapping[str, str], start: datetime, period: int
+) -> dict[str, WindowMetrics]:
+    """Totals of each application's target group (groups: application -> target group ARN) over [start, start +
+    period), one period: start is a whole minute and period a multiple of 60 s. In groups' order."""
+    balancer = {"Name": "LoadBalancer", "Value": dimension(load_balancer_arn)}
+    owners: dict[str, tuple[str, str]] = {}  # query Id -> (application, query)
+    queries: list[dict[str, Any]] = []
+    for place, (app, group) in enumerate(groups.items()):
+        # The target group first: moto matches dimensions in order, as the emulated ALB publishes them.
+        dimensions = [{"Name": "TargetGroup", "Value": dimension(group)}, balancer]
+        for name, metric, stat in QUERIES:
+            # An Id starts with a lowercase letter and holds letters, digits and '_' (MetricDataQuery, Id).
+            key = f"g{place}_{name}"
+            owners[key] = (app, name)
+            found = {"Namespace": "AWS/ApplicationELB", "MetricName": metric, "Dimensions": dimensions}
+            queries.append({"Id": key, "MetricStat": {"Metric": found, "Period": period, "Stat": stat}})
+    values: dict[str, dict[str, list[float]]] = {app: {} for app in groups}
+    window = {"StartTime": start, "EndTime": start + timedelta(seconds=period)}
+    for first in range(0, len(queries), MAX_QUERIES_PER_CALL):
+        for page in pages(cloudwatch.get_metric_data, MetricDataQueries=queries[first : first + MAX_QUERIES_PER_CALL], **window):
+            for result in page["MetricDataResults"]:
+                app, name = owners[result["Id"]]
+                values[app].setdefault(name, []).extend(v for v in result["Values"] if v is not None)
+    return {app: _totals(mine) for app, mine in values.items()}
+
+
+def _totals(values: Mapping[str, list[float]]) -> WindowMetrics:
     p99 = values.get("p99", [])
     return WindowMetrics(
         requests=sum(values.get("requests", [])),

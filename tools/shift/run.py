@@ -37,7 +37,7 @@ from tools.shift import PartlyDoneError, ShiftError, ShiftLockLostError, UnsafeS
 from tools.shift.events import Kind, ShiftEvents, verdict_values
 from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.judged import bake, breached, describe_analysis, subjects
-from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_metrics
+from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_window_metrics
 from tools.shift.plan import plan_weights
 from tools.signals import deferred
 from tools.traffic_lock import TrafficLock
@@ -363,10 +363,9 @@ class Shift:
         self, routes: LiveRoutes, target: str, start: object, window: int, only: Collection[str]
     ) -> dict[str, WindowMetrics]:
         groups = routes.of_colour(target)
-        return {
-            app: read_metrics(self.aws.cloudwatch, routes.load_balancer_arn, groups[app], start, window)  # type: ignore[arg-type]
-            for app in only
-        }
+        mine = {app: groups[app] for app in only}
+        # One GetMetricData call for every application (tools/shift/metrics.py), not one each.
+        return read_window_metrics(self.aws.cloudwatch, routes.load_balancer_arn, mine, start, window)  # type: ignore[arg-type]
 
     def _minimums(self) -> dict[str, int]:
         return {
