@@ -292,6 +292,7 @@ def test_outputs_give_each_colour_its_target_groups_by_identifier_keys(app: Synt
         "load_balancer_arn",
         "load_balancer_dns_name",
         "shift_events_topic_arn",
+        "shift_record_log_group",
     }
     assert all(len(body["description"]) > 20 for body in outputs.values())
 
@@ -315,6 +316,21 @@ def test_the_shifts_events_topic_is_encrypted_and_only_this_account_publishes(ap
     )
     output = app.json(TRAFFIC)["output"]["shift_events_topic_arn"]
     assert output["value"] == topic
+
+
+def test_the_shift_record_is_a_log_group_kept_two_years_with_a_key_of_its_own(app: Synthesized) -> None:
+    # The name the shift writes and reads by (tools/shift/record.py), written out here rather than taken from the code
+    # under test; 731 days is one of the retentions CloudWatch Logs allows (PutRetentionPolicy), a year and more.
+    key = ref(app, "aws_kms_key", "shift-record/key/key", "arn")
+    assert Testing.to_have_resource_with_properties(
+        app.text(TRAFFIC),
+        "aws_cloudwatch_log_group",
+        {"name": "/eks-bg/traffic/shifts", "retention_in_days": 731, "kms_key_id": key},
+    )
+    key_policy = json.loads(app.resource(TRAFFIC, "aws_kms_key", "shift-record/key/key")["policy"])
+    assert "logs.ap-northeast-1.amazonaws.com" in json.dumps(key_policy)  # CloudWatch Logs may use it
+    output = app.json(TRAFFIC)["output"]["shift_record_log_group"]
+    assert output["value"] == ref(app, "aws_cloudwatch_log_group", "shift-record/group", "name")
 
 
 def test_a_protected_traffic_stack_stops_its_destroy_while_colours_run(example_app: Synthesized) -> None:
