@@ -3,6 +3,8 @@
     python -m tools.shift --to green [--step 20] [--interval 300] [--dry-run] [--skip-readiness]
     python -m tools.shift --to blue --now [--force]      # emergency: all traffic in one change, no gate
     python -m tools.shift --status                       # live weights, rules, config, lock
+    python -m tools.shift --history [--limit 20]         # the record: every shift and drain, newest first
+    python -m tools.shift --report <id|latest> [--out DIR]  # one run as charts: shift-<id>.html and .png
 
 The weights live outside every colour, in the traffic stack's shared load balancer: one weighted rule per
 application's public host, and one SSM parameter holding the live weights (the one source of truth; no deploy writes
@@ -20,7 +22,9 @@ shift runs (`--now --break-lock`: the shift finds its lock gone before its next 
 
 One room each: plan.py (the weights of each step), gate.py (what a window must show), judged.py (what else: each
 application's analysis), metrics.py (reading a window from CloudWatch), run.py (the steps, the waits, the roll-back),
-drain.py (--now), status.py (--status), command.py (the command line); `python -m tools.shift` runs command.py.
+drain.py (--now), status.py (--status), events.py (each event, to the topic and every sink), record.py (the record of
+every run, --history, --report; story.py, chart.py and render.py draw a run), command.py (the command line);
+`python -m tools.shift` runs command.py.
 tools/live_routes.py reads and writes the load balancer and the parameter, tools/traffic_lock.py is the lock.
 """
 
