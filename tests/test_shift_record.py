@@ -23,7 +23,6 @@ from botocore.exceptions import ClientError
 from PIL import Image
 
 from model.paths import PROJECT_DIR
-from scripts.emulator import MotoProcess
 from tests import test_shift, test_shift_analysis, test_shift_field
 from tests.support.configs import THREE_APPLICATIONS, write_project
 from tests.support.emulated_aws import PROJECT, REGION, Emulated
@@ -42,7 +41,7 @@ deployed, preview, green_runs, green_ready, shift_in = (
     test_shift.green_ready,
     test_shift.shift_in,
 )
-server = test_shift_field.server
+server, world = test_shift_field.server, test_shift_field.world
 # The record's name as the traffic stack gives it (tests/test_traffic_stack.py holds the stack to the same).
 GROUP = f"/{PROJECT}/traffic/shifts"
 SHIFT_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
@@ -326,18 +325,10 @@ def test_history_lists_the_tests_runs_newest_first(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def world_on_a_server(server: MotoProcess, monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulated]:
-    """blue serving every application and green beside it, both healthy, on the module's server, and the record."""
-    for name, value in {"AWS_ENDPOINT_URL": server.endpoint, **test_shift_field.CREDENTIALS}.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
-    aws = Emulated.connect().build()
-    aws.deploy_traffic(APPS, {"blue": 100, "green": 0})
-    aws.register_pods("blue")
-    aws.register_pods("green")
+def world_on_a_server(world: Emulated) -> Emulated:
+    """tests/test_shift_field.py's world on the module's server, with the record's log group."""
     boto3.client("logs", region_name=REGION).create_log_group(logGroupName=GROUP)
-    yield aws
-    server.reset()
+    return world
 
 
 def run(config: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
