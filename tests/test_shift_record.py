@@ -25,8 +25,8 @@ from PIL import Image
 from model.paths import PROJECT_DIR
 from tests import test_shift, test_shift_analysis, test_shift_field
 from tests.support.configs import THREE_APPLICATIONS, write_project
-from tests.support.emulated_aws import PROJECT, REGION, Emulated
-from tests.test_shift import APPS, Counting, ShiftIn, all_at, clients_of, config_of
+from tests.support.emulated_aws import PROJECT, REGION, Emulated, FakeClock
+from tests.test_shift import APPS, Counting, ShiftIn, World, all_at, clients_of, config_of
 from tools.shift import ShiftError
 from tools.shift.command import main
 from tools.shift.events import ShiftEvents
@@ -115,6 +115,24 @@ def test_a_shift_records_each_event_as_it_happens_in_a_stream_of_its_own(
     assert events[0]["details"]["limits"] == {"error_ratio": 0.02, "p99_seconds": 1.0}
     assert events[-1]["details"] == {"outcome": "done"}
     assert said(out) == []
+
+
+def test_the_command_records_a_gated_shift_with_the_gates_limits(
+    tmp_path: Path, deployed: Emulated, kept: Kept, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python -m tools.shift --to green` as the command builds its events (tools/shift/command.py): the record is one
+    of their sinks, and the start carries the configuration's limits (config_of: 2% and 1 s)."""
+    path = write_project(tmp_path, config_of())
+    argv = ["--to", "green", "--step", "100", "--skip-readiness", "--config", str(path)]
+    monkeypatch.setattr(sys, "argv", ["tools/shift/__main__.py", *argv])
+    clock = FakeClock()
+    World(deployed, clock, config_path=path)  # the target's requests, minute by minute, as the shift waits
+    assert main(argv, aws=clients_of(deployed, None), clock=clock) == 0
+    (stream,) = kept.streams()
+    events = [json.loads(entry["message"]) for entry in kept.entries(stream)]
+    assert [event["kind"] for event in events] == ["start", "step", "verdict", "end"]
+    assert events[0]["details"]["limits"] == {"error_ratio": 0.02, "p99_seconds": 1.0}
+    assert events[0]["who"].startswith("arn:aws:")
 
 
 def test_a_drain_records_its_one_event(tmp_path: Path, deployed: Emulated, kept: Kept, monkeypatch: pytest.MonkeyPatch) -> None:
