@@ -71,6 +71,7 @@ class TrafficOutput(StrEnum):
     LOAD_BALANCER_ARN = "load_balancer_arn"
     DNS_NAME = "load_balancer_dns_name"
     EVENTS_TOPIC_ARN = "shift_events_topic_arn"
+    SHIFT_RECORD_LOG_GROUP = "shift_record_log_group"
 
 
 TRAFFIC_DESCRIPTIONS: Mapping[str, str] = {
@@ -79,4 +80,6 @@ TRAFFIC_DESCRIPTIONS: Mapping[str, str] = {
     TrafficOutput.LOAD_BALANCER_ARN: "ARN of the shared load balancer every application is reached through.",
     TrafficOutput.DNS_NAME: "DNS name of the shared load balancer (every public and preview host is an alias of it).",
     TrafficOutput.EVENTS_TOPIC_ARN: "ARN of the SNS topic the shift publishes its events to (docs/shift-events.md).",
+    TrafficOutput.SHIFT_RECORD_LOG_GROUP: "CloudWatch Logs group of every shift's and drain's events, a stream per run "
+    "(docs/shift-record.md).",
 }

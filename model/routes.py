@@ -32,6 +32,7 @@ TRAFFIC_CONSTRUCT_IDS = frozenset(
         "waf-logs-key",
         "web-acl",
         "shift-events",  # the shift's events topic (components/shift_events.py)
+        "shift-record",  # the shift's record, a log group (components/shift_record.py)
     }
 )
 # Tags on the target groups and listener rules (beside the default `Project` and `Stack` tags).
@@ -113,6 +114,17 @@ def events_topic_name(project: str) -> str:
     """The SNS topic the shift tells each start, step, verdict, roll-back, drain and end (docs/shift-events.md): the
     traffic stack creates it by this name and `python -m tools.shift` finds it by it."""
     return f"{project}-shift-events"
+
+
+def shift_record_log_group(project: str) -> str:
+    """The CloudWatch Logs group holding every shift's and drain's events, one log stream per run named by its shift id
+    (docs/shift-record.md): the traffic stack creates it by this name, `python -m tools.shift` writes and reads it."""
+    return f"/{project}/traffic/shifts"
+
+
+# How long the record keeps a run: two years (one of CloudWatch Logs' allowed retentions, PutRetentionPolicy), so last
+# year's upgrade can be compared with this year's; a run is a few kilobytes.
+SHIFT_RECORD_RETENTION_DAYS = 731
 
 
 def lock_path(project: str) -> str:

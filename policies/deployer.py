@@ -123,6 +123,7 @@ DOCUMENTS: dict[str, tuple[str, ...]] = {
         "ReorderTheSharedLoadBalancersRulesItsNameOnly",
         "TheLiveWeightsAndTheTrafficLock",
         "TheShiftsEventsTopicItsPolicyAndItsEvents",
+        "TheShiftRecordsRunsWrittenAndRead",
         "TheSharedLoadBalancersWebAclAndTheManagedRuleGroupsItNames",
         "PutTheWebAclInFrontOfTheSharedLoadBalancer",
         "WafAttachesAndLogsOnNoResourceType",

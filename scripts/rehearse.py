@@ -60,6 +60,7 @@ from policies import boundary
 from policies.deployer import Deployer, boundary_document, documents, operator_document, operator_policy_name
 from scripts.emulator import CREDENTIALS, MotoProcess, client
 from scripts.scratch_project import Project, Run
+from tools.live_weights import parse
 
 # The emulator issues certificates at once and has AWS's managed policies to attach.
 EMULATOR_SETTINGS = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
@@ -303,7 +304,7 @@ class Traffic:
     target_groups: dict[str, dict[str, str]]  # name -> tags
     rules: list[Rule]  # the HTTPS listener's, but the default
     records: dict[str, dict[str, Any]]  # the sub-zone's A records by name (without the trailing dot)
-    weights: dict[str, int]  # the weights parameter
+    weights: dict[str, int]  # the weights parameter's colours
 
 
 def read_traffic(project: Project) -> Traffic:
@@ -342,8 +343,10 @@ def read_traffic(project: Project) -> Traffic:
         for r in route53.list_resource_record_sets(HostedZoneId=zone["Id"])["ResourceRecordSets"]
         if r["Type"] == "A"
     }
-    value = project.aws("ssm").get_parameter(Name=weights_parameter(config.project))["Parameter"]["Value"]
-    return Traffic(balancer, listeners, {names[arn]: tags[arn] for arn in names}, rules, records, json.loads(value))
+    name = weights_parameter(config.project)
+    value = project.aws("ssm").get_parameter(Name=name)["Parameter"]["Value"]
+    weights = parse(name, value).colours  # each colour's, as the guards read it (tools/live_weights.py)
+    return Traffic(balancer, listeners, {names[arn]: tags[arn] for arn in names}, rules, records, weights)
 
 
 def describe_traffic(traffic: Traffic) -> str:

@@ -20,16 +20,19 @@ from components.kms_key import AccountKey
 from components.live_target_groups import LiveTargetGroups
 from components.shared_load_balancer import SharedLoadBalancer
 from components.shift_events import ShiftEvents
+from components.shift_record import ShiftRecord
 from components.traffic_weights import TrafficWeights
 from model.config import COMMON_STACK, Config, applications, preview_hostname, public_hostname
 from model.contract import LIST_OUTPUTS, TRAFFIC_DESCRIPTIONS, CommonOutput, TrafficOutput, common_outputs
 from model.preview_access import preview_networks, rule_key, source_groups
 from model.routes import (
+    SHIFT_RECORD_RETENTION_DAYS,
     TRAFFIC_STACK,
     events_topic_name,
     load_balancer_name,
     output_key,
     rule_priorities,
+    shift_record_log_group,
     target_group_name,
     weights_parameter,
 )
@@ -103,6 +106,13 @@ class TrafficStack(TerraformStack):
                 target_groups[output_key(colour)][output_key(app.name)] = arn
 
         events = ShiftEvents(self, "shift-events", topic_name=events_topic_name(config.project))
+        record = ShiftRecord(
+            self,
+            "shift-record",
+            log_group_name=shift_record_log_group(config.project),
+            retention_days=SHIFT_RECORD_RETENTION_DAYS,
+            region=config.region,
+        )
 
         # Last: on destroy it goes first, and stops the destroy while a colour's cluster runs (its users come through
         # this load balancer) or while deletion_protection is on.
@@ -125,6 +135,7 @@ class TrafficStack(TerraformStack):
             TrafficOutput.LOAD_BALANCER_ARN: balancer.load_balancer_arn,
             TrafficOutput.DNS_NAME: balancer.dns_name,
             TrafficOutput.EVENTS_TOPIC_ARN: events.topic_arn,
+            TrafficOutput.SHIFT_RECORD_LOG_GROUP: record.log_group_name,
         }
         for output, value in outputs.items():
             TerraformOutput(self, output, value=value, description=TRAFFIC_DESCRIPTIONS[output])

@@ -182,7 +182,7 @@ def test_no_row_lists_a_call_the_command_no_longer_makes(command: str) -> None:
 
 def test_every_entry_of_the_table_is_a_command_or_one_of_its_modes() -> None:
     assert sorted(name for name in owners("commands") if name.split(" ")[0] not in COMMANDS) == []
-    assert len(entries("tools.shift")) == 3
+    assert len(entries("tools.shift")) == 4
 
 
 def test_the_scan_finds_a_call_through_an_imported_helper_and_a_paginator(tmp_path: Path) -> None:

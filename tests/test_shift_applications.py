@@ -23,10 +23,11 @@ from model.revisions import files_at
 from model.routes import lock_path, weights_parameter
 from scripts.emulator import MotoProcess, client
 from tests import test_shift, test_shift_analysis
+from tests.support.alarm_history import alarm_state
 from tests.support.configs import write_project
 from tests.support.emulated_aws import PROJECT, REGION, Emulated
 from tests.test_shift import APPS, all_at, clients_of, config_of
-from tests.test_shift_analysis import ALARM, ORDERS_ALARM, ShiftIn, alarm_state, when, with_analysis
+from tests.test_shift_analysis import ALARM, ORDERS_ALARM, ShiftIn, when, with_analysis
 from tools.live_routes import read_routes
 from tools.live_weights import LiveWeights
 from tools.shift import PartlyDoneError, ShiftError
@@ -81,7 +82,8 @@ def test_an_independent_shift_rolls_the_breaching_application_back_alone_and_the
 ) -> None:
     shift, world, out = shift_in(deployed, step=50, applications=with_analysis(orders=ORDERS_ALARM))
     shift.independent = True
-    when(world, lambda: deployed.forwarded()["orders"].get("green") == 50, lambda: alarm_state(deployed, "ALARM"))
+    half = lambda: deployed.forwarded()["orders"].get("green") == 50  # noqa: E731
+    when(world, half, lambda: alarm_state(deployed.cloudwatch, ALARM, "ALARM"))
     with pytest.raises(PartlyDoneError) as partly:
         shift.run("green")
     back = {"blue": 100, "green": 0}
@@ -108,7 +110,8 @@ def test_without_independent_the_same_breach_puts_every_application_back(shift_i
     """The default: one application's breach stops the shift for every moving one (tests/test_shift_analysis.py has
     its words)."""
     shift, world, _ = shift_in(deployed, step=50, applications=with_analysis(orders=ORDERS_ALARM))
-    when(world, lambda: deployed.forwarded()["orders"].get("green") == 50, lambda: alarm_state(deployed, "ALARM"))
+    half = lambda: deployed.forwarded()["orders"].get("green") == 50  # noqa: E731
+    when(world, half, lambda: alarm_state(deployed.cloudwatch, ALARM, "ALARM"))
     with pytest.raises(ShiftError) as failure:
         shift.run("green")
     assert not isinstance(failure.value, PartlyDoneError)

@@ -14,16 +14,26 @@ from typing import Any
 
 import pytest
 
-from model.routes import PREVIEW, PUBLIC, ROUTE_TAG, events_topic_name, load_balancer_name, lock_path, weights_parameter
+from model.routes import (
+    PREVIEW,
+    PUBLIC,
+    ROUTE_TAG,
+    events_topic_name,
+    load_balancer_name,
+    lock_path,
+    shift_record_log_group,
+    weights_parameter,
+)
 from policies.deployer import MANAGED_POLICY_LIMIT, Deployer, operator_document, operator_policy_name, size
 from tests.support.deployer_calls import calls, default_tags, known_values
 from tests.support.iam_evaluation import Request, decide
 from tests.test_deployer_documents import ACCOUNT, minimal, realistic
 
 DEPLOYERS = {"realistic": realistic, "defaults": minimal}
-# The table's entries the operator runs: the shift's three modes, readiness (the gated shift's check, which an
-# on-call may run alone: python -m tools.readiness <colour>), and the shift job's reachability check before it.
-SMALL_SET = ("commands.tools.shift --status", "commands.tools.shift --now")
+# The table's entries the operator runs: the shift's four modes (--history stands for --report too), readiness (the
+# gated shift's check, which an on-call may run alone: python -m tools.readiness <colour>), and the shift job's
+# reachability check before it.
+SMALL_SET = ("commands.tools.shift --status", "commands.tools.shift --now", "commands.tools.shift --history")
 GATED = ("commands.tools.shift", "commands.tools.readiness", "commands.scripts.ci.reach_cluster")
 
 
@@ -93,6 +103,7 @@ def refused_requests(deployer: Deployer) -> dict[str, Request]:
     elb = f"arn:aws:elasticloadbalancing:{known['REGION']}:{ACCOUNT}"
     project = deployer.config.project
     ssm = f"arn:aws:ssm:{known['REGION']}:{ACCOUNT}:parameter"
+    logs = f"arn:aws:logs:{known['REGION']}:{ACCOUNT}"
     ours = {"aws:ResourceTag/Project": project, "aws:ResourceTag/ManagedBy": "cdktf"}
     listener = f"{elb}:listener/app/{project}-traffic/50dc6c495c0c9188/f2f7dc8efc522ab2"
     rule = f"{elb}:listener-rule/app/{project}-traffic/50dc6c495c0c9188/f2f7dc8efc522ab2/9683b2d02a6cabee"
@@ -140,6 +151,19 @@ def refused_requests(deployer: Deployer) -> dict[str, Request]:
             "iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/{project}-sample-app", {"iam:PassedToService": "pods.eks.amazonaws.com"}
         ),
         "change a record": Request("route53:ChangeResourceRecordSets", "arn:aws:route53:::hostedzone/Z0123456789SUBZONE"),
+        "write into another log group of the project": Request(
+            "logs:PutLogEvents", f"{logs}:log-group:/aws/eks/{project}-blue/cluster:log-stream:kube-apiserver-1"
+        ),
+        "read another log group of the project": Request(
+            "logs:GetLogEvents", f"{logs}:log-group:/vpc/{project}/flow-logs:log-stream:eni-0a1b2c3d4e5f60718-all"
+        ),
+        "delete the shift record": Request("logs:DeleteLogGroup", f"{logs}:log-group:{shift_record_log_group(project)}"),
+        "shorten the shift record's retention": Request(
+            "logs:PutRetentionPolicy", f"{logs}:log-group:{shift_record_log_group(project)}"
+        ),
+        "delete a run from the shift record": Request(
+            "logs:DeleteLogStream", f"{logs}:log-group:{shift_record_log_group(project)}:log-stream:20261129T045600Z-1a2b3c4d"
+        ),
     }
 
 
@@ -165,7 +189,7 @@ def test_the_weighted_rule_of_the_table_is_allowed_only_with_its_tags() -> None:
 @pytest.mark.parametrize("name", DEPLOYERS)
 def test_the_policy_is_one_small_managed_policy_of_the_projects_names(name: str) -> None:
     """Its literal names are the ones the code gives: the load balancer, the parameters, the public rules' tag, the
-    events topic."""
+    events topic, the shift record."""
     deployer = DEPLOYERS[name]()
     document = operator_document(deployer)
     # Small: within half of a managed policy's limit (the gated shift's analysis, alarms and Prometheus, and the events
@@ -178,5 +202,6 @@ def test_the_policy_is_one_small_managed_policy_of_the_projects_names(name: str)
     assert f"parameter{lock_path(project)}" in text
     assert f'"aws:ResourceTag/{ROUTE_TAG}": "{PUBLIC}"' in text
     assert f':sns:{deployer.config.region}:{deployer.account}:{events_topic_name(project)}"' in text
+    assert f':logs:{deployer.config.region}:{deployer.account}:log-group:{shift_record_log_group(project)}"' in text
     assert operator_policy_name(project) == f"traffic-operator-{project}"
     assert "deployer-" not in operator_policy_name(project)

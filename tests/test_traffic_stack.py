@@ -193,7 +193,12 @@ def test_removing_a_colour_whose_cluster_runs_or_that_has_live_weight_is_refused
     )
     assert "removed from the configuration, but the cluster still runs" in running["error_message"]
     assert "a colour is retired while the configuration still names it" in running["error_message"]
-    assert f"weight > 0 && !contains({configured}, colour)" in weighted["condition"]
+    # Colours only: the parameter's `_schema` and `by_application` are none (model/routes.py NOT_A_COLOUR), and the
+    # splits under by_application are no number (Terraform evaluates both sides of `&&`).
+    assert (
+        f'colour if !strcontains(colour, "_") && try(weight > 0, false) && !contains({configured}, colour)'
+        in (weighted["condition"])
+    )
     (clusters,) = app.json(TRAFFIC)["data"]["aws_eks_cluster"].values()
     assert clusters["for_each"].endswith(f'.names : n if startswith(n, "{config.project}-")])}}')
 
@@ -297,6 +302,7 @@ def test_outputs_give_each_colour_its_target_groups_by_identifier_keys(app: Synt
         "load_balancer_arn",
         "load_balancer_dns_name",
         "shift_events_topic_arn",
+        "shift_record_log_group",
     }
     assert all(len(body["description"]) > 20 for body in outputs.values())
 
@@ -320,6 +326,21 @@ def test_the_shifts_events_topic_is_encrypted_and_only_this_account_publishes(ap
     )
     output = app.json(TRAFFIC)["output"]["shift_events_topic_arn"]
     assert output["value"] == topic
+
+
+def test_the_shift_record_is_a_log_group_kept_two_years_with_a_key_of_its_own(app: Synthesized) -> None:
+    # The name the shift writes and reads by (tools/shift/record.py), written out here rather than taken from the code
+    # under test; 731 days is one of the retentions CloudWatch Logs allows (PutRetentionPolicy), a year and more.
+    key = ref(app, "aws_kms_key", "shift-record/key/key", "arn")
+    assert Testing.to_have_resource_with_properties(
+        app.text(TRAFFIC),
+        "aws_cloudwatch_log_group",
+        {"name": "/eks-bg/traffic/shifts", "retention_in_days": 731, "kms_key_id": key},
+    )
+    key_policy = json.loads(app.resource(TRAFFIC, "aws_kms_key", "shift-record/key/key")["policy"])
+    assert "logs.ap-northeast-1.amazonaws.com" in json.dumps(key_policy)  # CloudWatch Logs may use it
+    output = app.json(TRAFFIC)["output"]["shift_record_log_group"]
+    assert output["value"] == ref(app, "aws_cloudwatch_log_group", "shift-record/group", "name")
 
 
 def test_a_protected_traffic_stack_stops_its_destroy_while_colours_run(example_app: Synthesized) -> None:

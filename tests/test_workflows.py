@@ -146,9 +146,22 @@ def test_the_shift_workflow_refuses_a_dry_run_drain_and_passes_break_lock(workfl
     assert "exit 1" in first["run"]
     trigger = next(value for key, value in shift.items() if key in ("on", True))  # YAML 1.1 reads a bare `on` as true
     assert trigger["workflow_dispatch"]["inputs"]["break_lock"]["default"] is False
-    (command,) = [s for s in shift["jobs"]["shift"]["steps"] if "python -m tools.shift" in s.get("run", "")]
+    (command,) = [s for s in shift["jobs"]["shift"]["steps"] if "python -m tools.shift --to" in s.get("run", "")]
     assert command["env"]["BREAK_LOCK"] == "${{ inputs.break_lock }}"
     assert 'if [ "$BREAK_LOCK" = true ]; then flags+=(--break-lock); fi' in command["run"]
+
+
+def test_the_shift_workflow_attaches_the_runs_report_after_a_roll_back_too(workflows: dict[str, dict[str, Any]]) -> None:
+    """After the shift, whatever it came to (a roll-back fails the step): the record of the latest run drawn, and the
+    two files attached to the workflow run (docs/shift-record.md)."""
+    steps = workflows["shift"]["jobs"]["shift"]["steps"]
+    shifted = next(n for n, s in enumerate(steps) if "python -m tools.shift --to" in s.get("run", ""))
+    (drawn,) = [n for n, s in enumerate(steps) if "python -m tools.shift --report latest --out shift-report" in s.get("run", "")]
+    (attached,) = [n for n, s in enumerate(steps) if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert shifted < drawn < attached
+    for step in (steps[drawn], steps[attached]):
+        assert step["if"].startswith("${{ always() && ")  # a failed shift's step does not skip them
+    assert steps[attached]["with"]["path"] == "shift-report/"
 
 
 def test_actions_pinned_by_commit_checkout_keeps_no_credentials_and_no_expression_in_run(

@@ -59,6 +59,10 @@ class Aws:
         return self.client("sns")
 
     @property
+    def logs(self) -> Any:
+        return self.client("logs")
+
+    @property
     def cloudwatch(self) -> Any:
         return self.client("cloudwatch")
 

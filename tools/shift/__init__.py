@@ -5,6 +5,8 @@
     python -m tools.shift --to green --independent        # each on its own judgement, a breaching one back alone
     python -m tools.shift --to blue --now [--force] [--application orders]  # emergency: in one change, no gate
     python -m tools.shift --status                        # each application's live weights and rule, config, lock
+    python -m tools.shift --history [--limit 20]          # the record: every shift and drain, newest first
+    python -m tools.shift --report <id|latest> [--out DIR] # one run as charts: shift-<id>.html and .png
 
 The weights live outside every colour, in the traffic stack's shared load balancer: one weighted rule per
 application's public host, and one SSM parameter holding each application's live split (the one source of truth; no
@@ -25,9 +27,10 @@ Kubernetes API is called after the readiness check: a broken colour can always b
 
 One room each: plan.py (the weights of each step), gate.py (what a window must show), judged.py (what else: each
 application's analysis), metrics.py (reading a window from CloudWatch), run.py (the steps, the waits, the roll-back),
-drain.py (--now), status.py (--status), command.py (the command line); `python -m tools.shift` runs command.py.
-tools/live_routes.py reads and writes the load balancer, tools/live_weights.py the parameter, tools/traffic_lock.py is
-the lock.
+drain.py (--now), status.py (--status), events.py (each event, to the topic and every sink), record.py (the record of
+every run, --history, --report; story.py, chart.py and render.py draw a run), command.py (the command line);
+`python -m tools.shift` runs command.py. tools/live_routes.py reads and writes the load balancer, tools/live_weights.py
+the parameter, tools/traffic_lock.py is the lock.
 """
 
 from __future__ import annotations

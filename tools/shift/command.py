@@ -33,10 +33,11 @@ from tools.readiness.probe import Prober
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.drain import Drain
 from tools.shift.events import ShiftEvents
-from tools.shift.gate import describe_gate
+from tools.shift.gate import describe_gate, limits
 from tools.shift.judged import bake, describe_analysis
 from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.plan import plan_weights
+from tools.shift.record import RecordError, RecordSink, add_arguments, answer
 from tools.shift.run import (
     IN_EFFECT_SECONDS,
     Shift,
@@ -117,15 +118,16 @@ def main(
         help="print the live weights, the plan, what each window is judged on and the target's readiness report, and "
         "change nothing",
     )
+    add_arguments(parser)  # --history, --report: the record (tools/shift/record.py)
     parser.add_argument("--config", type=Path, default=Path("cdktf.json"), help="the project file (default: cdktf.json)")
     args = parser.parse_args(argv)
-    if not args.status and not args.to:
-        parser.error("name the colour that gets the traffic (--to <colour>), or ask for --status")
+    if not args.status and not args.to and not args.history and not args.report:
+        parser.error("name the colour that gets the traffic (--to <colour>), or ask for --status, --history or --report <id>")
     if args.independent and args.now:
         parser.error("--independent applies to a gated shift; a drain (--now) moves its applications in one change")
     if args.force and not args.now:
         parser.error("--force applies only to a drain (--to <colour> --now --force); a gated shift is never forced")
-    refused = (ConfigError, UnsafeShiftError, LockedError)
+    refused = (ConfigError, UnsafeShiftError, LockedError, RecordError)
     clock = clock or SystemClock()
     try:
         status = exit_status(lambda: _run(args, aws, prober, clock, project), refused=refused, failed=(ShiftError,))
@@ -141,6 +143,9 @@ def main(
 def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock: Clock, project: Path) -> None:
     config = load_config(args.config)
     clients = aws or Aws(config.region)
+    if args.history or args.report:
+        answer(args, config.project, clients, sys.stdout)
+        return
     if args.to is not None and args.to not in config.clusters:
         raise UnsafeShiftError(f"--to: {args.to!r} is not a configured colour; use one of {', '.join(config.clusters)}")
     command = shlex.join(["python", "-m", "tools.shift", *sys.argv[1:]])
@@ -196,7 +201,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
     # A test's clock is its world's (AWS's answers keep real time): windows by AWS's clock only with the system's.
     aws_time = isinstance(clock, SystemClock)
-    events = _events(config, clients, args, command, clock)
+    events = _events(config, clients, args, command, clock, gate_limits=limits(settings))
     shift = Shift(
         config,
         settings,
@@ -215,8 +220,16 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     shift.run(args.to, dry_run=args.dry_run)
 
 
-def _events(config: Config, clients: Aws, args: argparse.Namespace, command: str, clock: Clock) -> ShiftEvents:
-    """The run's events (tools/shift/events.py); a dry run calls no topic."""
+def _events(
+    config: Config,
+    clients: Aws,
+    args: argparse.Namespace,
+    command: str,
+    clock: Clock,
+    gate_limits: Mapping[str, float] | None = None,
+) -> ShiftEvents:
+    """The run's events (tools/shift/events.py) to the topic and the record (tools/shift/record.py); a dry run calls
+    neither."""
     return ShiftEvents(
         None if args.dry_run else clients,
         project=config.project,
@@ -224,6 +237,8 @@ def _events(config: Config, clients: Aws, args: argparse.Namespace, command: str
         command=command,
         clock=clock,
         out=sys.stderr,  # beside the run's other warnings: stdout stays the run's own account
+        sinks=[] if args.dry_run else [RecordSink(clients, config.project, sys.stderr)],
+        limits=gate_limits,
     )
 
 

@@ -114,8 +114,12 @@ class ShiftEvents:
         clock: Clock | None = None,
         out: TextIO | None = None,
         sinks: Sequence[Sink] = (),
+        limits: Mapping[str, float] | None = None,
     ) -> None:
+        """limits: the gate's, by the numbers they bound (tools/shift/gate.py): the start event carries them as
+        `limits`, so the record can be drawn against them (tools/shift/story.py)."""
         self._aws, self._project, self._target, self._command = aws, project, target, command
+        self._limits = dict(limits or {})
         self._clock = clock or SystemClock()
         self._out = out
         self._sinks: list[Sink] = [*([TopicSink(aws, project, out)] if aws is not None else []), *sinks]
@@ -167,7 +171,7 @@ class ShiftEvents:
     def running(self, weights: Mapping[str, Mapping[str, int]], **details: object) -> Iterator[dict[str, object]]:
         """The gated shift's start, and its end with what it came to (the exception, if any, goes on). Yields the end's
         details for the run to add to (each application's outcome)."""
-        self.emit(Kind.START, weights, **details)
+        self.emit(Kind.START, weights, **details, **({"limits": self._limits} if self._limits else {}))
         end: dict[str, object] = {}
         try:
             yield end

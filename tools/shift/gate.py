@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 
 from model.config import ShiftConfig
-from tools.shift.metrics import WindowMetrics
+from tools.shift.metrics import ERROR_RATIO, P99_SECONDS, WindowMetrics
 
 
 def is_idle(metrics: WindowMetrics, min_requests: int) -> bool:
@@ -61,6 +61,11 @@ def judge(windows: Mapping[str, WindowMetrics], minimums: Mapping[str, int], set
             "target, or let quiet windows pass with --allow-idle or traffic.shift.allow_idle)"
         )
     return found
+
+
+def limits(settings: ShiftConfig) -> dict[str, float]:
+    """The gate's limits by the names of the numbers they bound (a verdict event's `gate`), for the start event."""
+    return {ERROR_RATIO: settings.max_5xx_ratio, P99_SECONDS: settings.max_p99_seconds}
 
 
 def describe_gate(settings: ShiftConfig) -> str:

@@ -86,12 +86,17 @@ def describe_metrics(m: WindowMetrics) -> str:
     return f"requests {m.requests:.0f}  5xx {ratio} ({m.errors:.0f})  p99 {p99}"
 
 
+# The gate's two judged numbers, by the names a verdict event carries them under and the start event their limits
+# (docs/shift-events.md): a report draws each against its limit.
+ERROR_RATIO, P99_SECONDS = "error_ratio", "p99_seconds"
+
+
 def gate_values(m: WindowMetrics) -> dict[str, float | None]:
     """The window's numbers as an event carries them (docs/shift-events.md): requests, 5xx and refused connections,
     their ratio, and p99 in seconds (None without requests)."""
     return {
         "requests": m.requests,
         "errors": m.errors,
-        "error_ratio": m.errors / m.requests if m.requests else None,
-        "p99_seconds": m.p99,
+        ERROR_RATIO: m.errors / m.requests if m.requests else None,
+        P99_SECONDS: m.p99,
     }

@@ -360,10 +360,11 @@ class Shift:
         return set()
 
     def _metrics(
-        self, routes: LiveRoutes, target: str, start: object, window: int, only: Collection[str]
+        self, routes: LiveRoutes, target: str, start: object, window: int, only: Collection[str] | None = None
     ) -> dict[str, WindowMetrics]:
+        """The window of each application (only: of these) in the target colour."""
         groups = routes.of_colour(target)
-        mine = {app: groups[app] for app in only}
+        mine = {app.name: groups[app.name] for app in applications(self.config) if only is None or app.name in only}
         # One GetMetricData call for every application (tools/shift/metrics.py), not one each.
         return read_window_metrics(self.aws.cloudwatch, routes.load_balancer_arn, mine, start, window)  # type: ignore[arg-type]
 
