@@ -493,3 +493,24 @@ def test_a_forks_pull_request_skips_the_plan_and_says_why(workflows: dict[str, d
     assert summary.rstrip().endswith('>> "$GITHUB_STEP_SUMMARY"')
     assert "no OIDC token" in summary
     assert "push it to a branch of this repository" in summary
+
+
+def test_the_shift_workflow_names_each_application_and_passes_independent(workflows: dict[str, dict[str, Any]]) -> None:
+    """The step's own script run by bash, `python` standing in to show its arguments: each name of the `applications`
+    input is an argument of its own (a name with a shell character stays data), and `independent` passes the flag."""
+    trigger = next(value for key, value in workflows["shift"].items() if key in ("on", True))
+    assert trigger["workflow_dispatch"]["inputs"]["applications"]["default"] == ""
+    assert trigger["workflow_dispatch"]["inputs"]["independent"]["default"] is False
+    (command,) = [s for s in workflows["shift"]["jobs"]["shift"]["steps"] if "python -m tools.shift --to" in s.get("run", "")]
+    assert command["env"]["APPLICATIONS"] == "${{ inputs.applications }}"
+    script = command["run"].replace("source scripts/env.sh", 'python() { printf "%s\\n" "$@"; }')
+
+    def arguments(**inputs: str) -> list[str]:
+        env = {"TO": "green", "NOW": "false", "DRY_RUN": "false", "BREAK_LOCK": "false", "INDEPENDENT": "false", **inputs}
+        done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.splitlines()
+
+    assert arguments(APPLICATIONS="") == ["-m", "tools.shift", "--to", "green"]
+    assert arguments(APPLICATIONS="  orders web;id ", INDEPENDENT="true") == [
+        "-m", "tools.shift", "--to", "green", "--independent", "--application", "orders", "--application", "web;id",
+    ]  # fmt: skip
