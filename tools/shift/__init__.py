@@ -20,7 +20,8 @@ shift runs (`--now --break-lock`: the shift finds its lock gone before its next 
 
 One room each: plan.py (the weights of each step), gate.py (what a window must show), judged.py (what else: each
 application's analysis), metrics.py (reading a window from CloudWatch), run.py (the steps, the waits, the roll-back),
-drain.py (--now), status.py (--status), command.py (the command line); `python -m tools.shift` runs command.py.
+drain.py (--now), status.py (--status), events.py (what the run tells its topic), progress.py (what the operator
+watches), command.py (the command line); `python -m tools.shift` runs command.py.
 tools/live_routes.py reads and writes the load balancer and the parameter, tools/traffic_lock.py is the lock.
 """
 

@@ -8,6 +8,7 @@ import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TextIO
 
 import tools.shift
 from model.config import (
@@ -31,11 +32,12 @@ from tools.readiness.insights import REFRESH_TIMEOUT_SECONDS, SKIP_FLAG
 from tools.readiness.probe import Prober
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.drain import Drain
-from tools.shift.events import ShiftEvents
+from tools.shift.events import ShiftEvents, Sink
 from tools.shift.gate import describe_gate
 from tools.shift.judged import bake, describe_analysis
 from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.plan import describe, plan_weights
+from tools.shift.progress import Progress
 from tools.shift.run import IN_EFFECT_SECONDS, Shift, live, off_weights
 from tools.shift.status import status
 from tools.traffic_lock import LEASE_SECONDS, LockedError, TrafficLock
@@ -125,6 +127,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         return
     if args.now:
         moving = _refuse_a_moving_target(config, args.to, project, force=args.force)
+        # No progress: a drain is one change, over in seconds, and says each application's move itself.
         events = _events(config, clients, args, command, clock)
         drain = Drain(
             config, clients, sys.stdout, lock, force=args.force, break_lock=args.break_lock, moving=moving, events=events
@@ -159,15 +162,38 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
     # A test's clock is its world's (AWS's answers keep real time): windows by AWS's clock only with the system's.
     aws_time = isinstance(clock, SystemClock)
-    events = _events(config, clients, args, command, clock)
+    progress = Progress.of(sys.stdout)
+    events = _events(config, clients, args, command, clock, out=progress.above(sys.stderr), sinks=[progress])
+    out = progress.above(sys.stdout)  # in a terminal, the run's lines scroll above its live block
     shift = Shift(
-        config, settings, clients, clock, sys.stdout, checks, lock, args.skip_readiness, args.break_lock, aws_time, events=events
+        config,
+        settings,
+        clients,
+        clock,
+        out,
+        checks,
+        lock,
+        args.skip_readiness,
+        args.break_lock,
+        aws_time,
+        events=events,
+        progress=progress,
     )
     shift.run(args.to, dry_run=args.dry_run)
 
 
-def _events(config: Config, clients: Aws, args: argparse.Namespace, command: str, clock: Clock) -> ShiftEvents:
-    """The run's events (tools/shift/events.py); a dry run calls no topic."""
+def _events(
+    config: Config,
+    clients: Aws,
+    args: argparse.Namespace,
+    command: str,
+    clock: Clock,
+    *,
+    out: TextIO | None = None,  # default: stderr, beside the run's other warnings (stdout stays the run's account)
+    sinks: Sequence[Sink] = (),
+) -> ShiftEvents:
+    """The run's events (tools/shift/events.py), to the topic and to sinks (the gated shift's progress.py: the
+    operator's screen); a dry run calls no topic."""
     return ShiftEvents(
         None if args.dry_run else clients,
         project=config.project,
@@ -175,7 +201,8 @@ def _events(config: Config, clients: Aws, args: argparse.Namespace, command: str
         applications=[app.name for app in applications(config)],
         command=command,
         clock=clock,
-        out=sys.stderr,  # beside the run's other warnings: stdout stays the run's own account
+        out=out or sys.stderr,
+        sinks=sinks,
     )
 
 

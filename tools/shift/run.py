@@ -36,6 +36,7 @@ from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.judged import bake, breached, describe_analysis, subjects
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_metrics
 from tools.shift.plan import describe, plan_weights
+from tools.shift.progress import Progress
 from tools.signals import deferred
 from tools.traffic_lock import TrafficLock
 
@@ -59,6 +60,7 @@ class Shift:
     aws_time: bool = False
     opener: Opener = urllib_opener  # how the analysis's HTTP providers reach a host (a test's own in tests)
     events: ShiftEvents = field(default_factory=ShiftEvents.silent)  # told each start, step, verdict, roll-back, end
+    progress: Progress | None = None  # told each poll of a window (the time left, healthy targets); default: no one
     _offset: timedelta = timedelta(0)  # AWS's clock minus the local one, as the last answer gave it
 
     def run(self, target: str, *, dry_run: bool = False) -> None:
@@ -150,7 +152,7 @@ class Shift:
         self.clock.sleep(wait)
         window_start = (now + timedelta(seconds=wait)).replace(microsecond=0)
         try:
-            unhealthy = self._watch(routes, target, window)
+            unhealthy = self._watch(routes, target, window, label)
         except ShiftError as err:  # AWS stopped answering meanwhile (expired credentials, say): the split is unjudged
             self._roll_back(previous, routes, f"{label}: cannot watch {target}'s target groups: {err}")
         if unhealthy:
@@ -252,16 +254,22 @@ class Shift:
                 raise ShiftError(f"after {IN_EFFECT_SECONDS} s the load balancer still forwards {'; '.join(wrong)}")
             self.clock.sleep(POLL_SECONDS)
 
-    def _watch(self, routes: LiveRoutes, target: str, seconds: int) -> str | None:
+    def _watch(self, routes: LiveRoutes, target: str, seconds: int, label: str) -> str | None:
         """The window passing, the target's target groups' health polled: one without a healthy target ends it at once
-        (the load balancer would keep sending that application's share to failing pods until the window closed)."""
+        (the load balancer would keep sending that application's share to failing pods until the window closed). Each
+        poll is the progress's too (label: the step's), and the window's close, after which it is judged."""
         end = self.clock.now() + timedelta(seconds=seconds)
-        while self.clock.now() < end:
+        health: dict[str, tuple[int, int]] = {}
+        while (now := self.clock.now()) < end:
             with aws_errors_as(ShiftError):
-                empty = unhealthy_groups(self.aws.elbv2, routes.of_colour(target))
-            if empty:
+                health = target_health(self.aws.elbv2, routes.of_colour(target))
+            if self.progress is not None:
+                self.progress.watching(label=label, until=end, now=now, health=health)
+            if empty := without_healthy(health):
                 return f"no healthy target in {target}'s target group of {', '.join(empty)}: rolled back without waiting"
             self.clock.sleep(min(POLL_SECONDS, max(0.0, (end - self.clock.now()).total_seconds())))
+        if self.progress is not None:
+            self.progress.watching(label=label, until=end, now=self.clock.now(), health=health)
         return None
 
     def _metrics(self, routes: LiveRoutes, target: str, start: object, window: int) -> dict[str, WindowMetrics]:
@@ -367,9 +375,18 @@ def refuse_unroutable(config: Config, routes: LiveRoutes, target: str) -> None:
 
 def unhealthy_groups(elbv2: object, groups: Mapping[str, str]) -> list[str]:
     """The applications whose target group has no healthy target."""
-    found = []
+    return without_healthy(target_health(elbv2, groups))
+
+
+def target_health(elbv2: object, groups: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    """Each application's target group's healthy and registered targets."""
+    found = {}
     for app, arn in groups.items():
         health = elbv2.describe_target_health(TargetGroupArn=arn)["TargetHealthDescriptions"]  # type: ignore[attr-defined]
-        if not any(target["TargetHealth"]["State"] == "healthy" for target in health):
-            found.append(app)
+        found[app] = (sum(target["TargetHealth"]["State"] == "healthy" for target in health), len(health))
     return found
+
+
+def without_healthy(health: Mapping[str, tuple[int, int]]) -> list[str]:
+    """The applications with no healthy target, of target_health's counts."""
+    return [app for app, (healthy, _) in health.items() if not healthy]
