@@ -18,6 +18,13 @@ change and exits 1 with the reason; unsafe requests are refused before anything 
 colour's Kubernetes API is called after the readiness check: a broken colour can always be drained, even while a
 shift runs (`--now --break-lock`: the shift finds its lock gone before its next write and stops without writing).
 
+What the operator sees (progress.py): in a terminal, the shift's lines scroll above a block of live lines, one per
+application (its step, its weights, the time left in the window, its healthy and registered targets, its last window's
+values with each analysis provider's value against its threshold, and the verdict), redrawn in place at every event
+and every health poll, and left as the run's summary when it ends. Without one (a pipe, CI=true, TERM=dumb), no escape
+code: the same lines, and after each event one plain line `[shift <id> #<sequence> <kind>] ...` naming the applications
+it is about with their verdict or outcome (the id and sequence are the topic's: docs/shift-events.md); nothing per poll.
+
 One room each: plan.py (the weights of each step), gate.py (what a window must show), judged.py (what else: each
 application's analysis), metrics.py (reading a window from CloudWatch), run.py (the steps, the waits, the roll-back),
 drain.py (--now), status.py (--status), events.py (what the run tells its topic), progress.py (what the operator
