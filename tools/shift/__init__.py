@@ -25,9 +25,17 @@ any went back). Unsafe requests are refused before anything changes (exit 2). No
 Kubernetes API is called after the readiness check: a broken colour can always be drained, even while a shift runs
 (`--now --break-lock`: the shift finds its lock gone before its next write and stops without writing).
 
+What the operator sees (progress.py): in a terminal, the shift's lines scroll above a block of live lines, one per
+application (its step, its weights, the time left in the window, its healthy and registered targets, its last window's
+values with each analysis provider's value against its threshold, and the verdict), redrawn in place at every event
+and every health poll, and left as the run's summary when it ends. Without one (a pipe, CI=true, TERM=dumb), no escape
+code: the same lines, and after each event one plain line `[shift <id> #<sequence> <kind>] ...` naming the applications
+it is about with their verdict or outcome (the id and sequence are the topic's: docs/shift-events.md); nothing per poll.
+
 One room each: plan.py (the weights of each step), gate.py (what a window must show), judged.py (what else: each
 application's analysis), metrics.py (reading a window from CloudWatch), run.py (the steps, the waits, the roll-back),
-drain.py (--now), status.py (--status), events.py (each event, to the topic and every sink), record.py (the record of
+drain.py (--now), status.py (--status), events.py (each event, to the topic and every sink), progress.py (what the operator
+watches), record.py (the record of
 every run, --history, --report; story.py, chart.py and render.py draw a run), command.py (the command line);
 `python -m tools.shift` runs command.py. tools/live_routes.py reads and writes the load balancer, tools/live_weights.py
 the parameter, tools/traffic_lock.py is the lock.

@@ -8,6 +8,7 @@ import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TextIO
 
 import tools.shift
 from model.config import (
@@ -32,11 +33,12 @@ from tools.readiness.insights import REFRESH_TIMEOUT_SECONDS, SKIP_FLAG
 from tools.readiness.probe import Prober
 from tools.shift import ShiftError, UnsafeShiftError
 from tools.shift.drain import Drain
-from tools.shift.events import ShiftEvents
+from tools.shift.events import ShiftEvents, Sink
 from tools.shift.gate import describe_gate, limits
 from tools.shift.judged import bake, describe_analysis
 from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.plan import plan_weights
+from tools.shift.progress import Progress
 from tools.shift.record import RecordError, RecordSink, add_arguments, answer
 from tools.shift.run import (
     IN_EFFECT_SECONDS,
@@ -155,6 +157,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         return
     if args.now:
         moving = _refuse_a_moving_target(config, args.to, project, force=args.force)
+        # No progress: a drain is one change, over in seconds, and says each application's move itself.
         events = _events(config, clients, args, command, clock)
         drain = Drain(
             config,
@@ -201,13 +204,17 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
     checks = Readiness(config, clients, clock, refresh_insights=not args.skip_insights_refresh, prober=prober, out=_say)
     # A test's clock is its world's (AWS's answers keep real time): windows by AWS's clock only with the system's.
     aws_time = isinstance(clock, SystemClock)
-    events = _events(config, clients, args, command, clock, gate_limits=limits(settings))
+    progress = Progress.of(sys.stdout)
+    events = _events(
+        config, clients, args, command, clock, gate_limits=limits(settings), out=progress.above(sys.stderr), sinks=[progress]
+    )
+    out = progress.above(sys.stdout)  # in a terminal, the run's lines scroll above its live block
     shift = Shift(
         config,
         settings,
         clients,
         clock,
-        sys.stdout,
+        out,
         checks,
         lock,
         args.skip_readiness,
@@ -216,6 +223,7 @@ def _run(args: argparse.Namespace, aws: Aws | None, prober: Prober | None, clock
         events=events,
         applications=args.application,
         independent=args.independent,
+        progress=progress,
     )
     shift.run(args.to, dry_run=args.dry_run)
 
@@ -227,17 +235,19 @@ def _events(
     command: str,
     clock: Clock,
     gate_limits: Mapping[str, float] | None = None,
+    out: TextIO | None = None,  # default: stderr, beside the run's other warnings (stdout stays the run's account)
+    sinks: Sequence[Sink] = (),
 ) -> ShiftEvents:
-    """The run's events (tools/shift/events.py) to the topic and the record (tools/shift/record.py); a dry run calls
-    neither."""
+    """The run's events (tools/shift/events.py) to the topic, the record (tools/shift/record.py) and the other sinks
+    (the gated shift's progress.py: the operator's screen); a dry run calls neither the topic nor the record."""
     return ShiftEvents(
         None if args.dry_run else clients,
         project=config.project,
         target=args.to,
         command=command,
         clock=clock,
-        out=sys.stderr,  # beside the run's other warnings: stdout stays the run's own account
-        sinks=[] if args.dry_run else [RecordSink(clients, config.project, sys.stderr)],
+        out=out or sys.stderr,
+        sinks=[] if args.dry_run else [RecordSink(clients, config.project, sys.stderr), *sinks],
         limits=gate_limits,
     )
 

@@ -39,6 +39,7 @@ from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.judged import bake, breached, describe_analysis, subjects
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_window_metrics
 from tools.shift.plan import plan_weights
+from tools.shift.progress import Progress
 from tools.signals import deferred
 from tools.traffic_lock import TrafficLock
 
@@ -77,6 +78,7 @@ class Shift:
     events: ShiftEvents = field(default_factory=ShiftEvents.silent)  # told each start, step, verdict, roll-back, end
     applications: Sequence[str] = ()  # --application: only these move (empty: every configured application)
     independent: bool = False  # --independent: each application advances on its own judgement, rolled back alone
+    progress: Progress | None = None  # told each poll of a window (the time left, healthy targets); default: no one
     _offset: timedelta = timedelta(0)  # AWS's clock minus the local one, as the last answer gave it
     _live: LiveWeights = field(default_factory=LiveWeights)  # the parameter as this run last wrote (or read) it
 
@@ -213,7 +215,7 @@ class Shift:
         watched = dict(states)
         while watched:
             try:
-                unhealthy = self._watch(routes, target, end, watched)
+                unhealthy = self._watch(routes, target, end, watched, label)
             except ShiftError as err:  # AWS stopped answering meanwhile (expired credentials, say): the split is unjudged
                 self._roll_back(self._advancing(moving), routes, f"{label}: cannot watch {target}'s target groups: {err}")
             if not unhealthy:
@@ -346,17 +348,23 @@ class Shift:
                 raise ShiftError(f"after {IN_EFFECT_SECONDS} s the load balancer still forwards {'; '.join(wrong)}")
             self.clock.sleep(POLL_SECONDS)
 
-    def _watch(self, routes: LiveRoutes, target: str, end: datetime, watched: Collection[str]) -> set[str]:
+    def _watch(self, routes: LiveRoutes, target: str, end: datetime, watched: Collection[str], label: str) -> set[str]:
         """The window passing until `end`, the watched applications' target groups of the target polled: the ones
         without a healthy target end it at once (the load balancer would keep sending their share to failing pods until
-        the window closed); returned (empty: the window passed)."""
+        the window closed); returned (empty: the window passed). Each poll is the progress's too (label: the step's),
+        and the window's close, after which it is judged."""
         groups = {app: arn for app, arn in routes.of_colour(target).items() if app in watched}
-        while self.clock.now() < end:
+        health: dict[str, tuple[int, int]] = {}
+        while (now := self.clock.now()) < end:
             with aws_errors_as(ShiftError):
-                empty = unhealthy_groups(self.aws.elbv2, groups)
-            if empty:
+                health = target_health(self.aws.elbv2, groups)
+            if self.progress is not None:
+                self.progress.watching(label=label, until=end, now=now, health=health)
+            if empty := without_healthy(health):
                 return set(empty)
             self.clock.sleep(min(POLL_SECONDS, max(0.0, (end - self.clock.now()).total_seconds())))
+        if self.progress is not None:
+            self.progress.watching(label=label, until=end, now=self.clock.now(), health=health)
         return set()
 
     def _metrics(
@@ -512,9 +520,18 @@ def refuse_unroutable(config: Config, routes: LiveRoutes, target: str, *, only: 
 
 def unhealthy_groups(elbv2: object, groups: Mapping[str, str]) -> list[str]:
     """The applications whose target group has no healthy target."""
-    found = []
+    return without_healthy(target_health(elbv2, groups))
+
+
+def target_health(elbv2: object, groups: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    """Each application's target group's healthy and registered targets."""
+    found = {}
     for app, arn in groups.items():
         health = elbv2.describe_target_health(TargetGroupArn=arn)["TargetHealthDescriptions"]  # type: ignore[attr-defined]
-        if not any(target["TargetHealth"]["State"] == "healthy" for target in health):
-            found.append(app)
+        found[app] = (sum(target["TargetHealth"]["State"] == "healthy" for target in health), len(health))
     return found
+
+
+def without_healthy(health: Mapping[str, tuple[int, int]]) -> list[str]:
+    """The applications with no healthy target, of target_health's counts."""
+    return [app for app, (healthy, _) in health.items() if not healthy]
