@@ -29,6 +29,7 @@ from model.paths import CHARTS_DIR, EXAMPLE_CONFIG, PROJECT_DIR
 from model.platform import ARGOCD_NAMESPACE, CHILDREN, PARENT_APPLICATION, VERSIONED
 from model.routes import APPLICATION_TAG, PUBLIC, ROUTE_TAG, TRAFFIC_STACK
 from model.workloads import ADDON_ROLES
+from tools.live_weights import parse
 
 SCHEMA_FILE = PROJECT_DIR / "config.schema.json"
 DOCUMENTED = EXAMPLE_CONFIG  # the configuration the diagram draws: the shipped example, never the operator's
@@ -168,7 +169,7 @@ def diagram(outdir: Path) -> str:
     lines.append("  end")
     (balancer,) = traffic["resource"]["aws_lb"].values()
     (parameter,) = traffic["resource"]["aws_ssm_parameter"].values()
-    weights = json.loads(parameter["insecure_value"])
+    weights = parse(parameter["name"], parameter["insecure_value"]).colours  # each colour's (tools/live_weights.py)
     split = ", ".join(f"{colour} {weight}" for colour, weight in weights.items())
     lines.append(f'  subgraph {TRAFFIC_STACK}["{TRAFFIC_STACK}: outside every colour"]')
     lines.append(f'    {TRAFFIC_STACK}_alb["ALB {balancer["name"]}: HTTPS; weights {parameter["name"]} ({split})"]')
