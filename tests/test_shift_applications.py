@@ -22,7 +22,7 @@ import pytest
 from model.revisions import files_at
 from model.routes import lock_path, weights_parameter
 from scripts.emulator import MotoProcess, client
-from tests import test_shift, test_shift_analysis
+from tests import test_shift, test_shift_analysis, test_shift_field
 from tests.support.alarm_history import alarm_state
 from tests.support.configs import write_project
 from tests.support.emulated_aws import PROJECT, REGION, Emulated
@@ -41,6 +41,7 @@ deployed, preview, green_runs, green_ready, shift_in = (
     test_shift.green_ready,
     test_shift_analysis.shift_in,
 )
+server = test_shift_field.server  # an emulator server of this module's own, for the older release's process
 # The last release whose `python -m tools.shift` reads the live weights by colour only (a clone has it).
 PER_COLOUR_RELEASE = "8f0ce37"
 BREACH = f"alarms name {ALARM}: {ALARM} in ALARM during the window (never ALARM)"
@@ -190,14 +191,6 @@ def test_the_first_shift_rewrites_a_per_colour_parameter_per_application_under_t
     assert after[1] == f"  live weights ({name}), by colour (the most any application gives it): blue 100  green 100"
     assert "  catalogue: blue 0  green 100 (its rule forwards it)" in after
     assert "  orders: blue 100  green 0 (its rule forwards it)" in after
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[MotoProcess]:
-    emulator = MotoProcess()
-    emulator.ready()
-    yield emulator
-    emulator.stop()
 
 
 @pytest.fixture(scope="module")
