@@ -22,10 +22,7 @@ from typing import Any, TextIO
 from model.routes import shift_record_log_group
 from tools.aws import Aws
 from tools.aws_problems import aws_problem
-from tools.shift.chart import page
 from tools.shift.events import Event, Kind
-from tools.shift.render import html, png
-from tools.shift.story import story
 
 # What the record needs, said after a refusal (policies/traffic_operator.json and policies/deployer.json allow them).
 WRITES = "logs:CreateLogStream and logs:PutLogEvents on the shift record (policies/traffic_operator.json)"
@@ -207,6 +204,12 @@ def answer(args: argparse.Namespace, project: str, aws: Aws, out: TextIO) -> Non
     run = record.run(record.latest() if args.report == LATEST else args.report)
     if not run.events:
         raise RecordError(f"the run {run.shift_id} of {record.group} holds no event")
+    # Here, not at the top: every shift and drain imports this module for its sink, and --help must stay fast; only
+    # --report draws (the three modules compile afresh where no bytecode is cached).
+    from tools.shift.chart import page  # only --report draws (above)
+    from tools.shift.render import html, png  # only --report draws (above)
+    from tools.shift.story import story  # only --report draws (above)
+
     laid = page(story(run.shift_id, run.events, run.outcome()))
     args.out.mkdir(parents=True, exist_ok=True)
     written = args.out / f"shift-{run.shift_id}.html", args.out / f"shift-{run.shift_id}.png"
