@@ -33,6 +33,12 @@ NEEDS_DEPLOYER = (
 )
 
 
+def error_code(err: BaseException) -> str:
+    """An AWS API error's code (`ResourceNotFoundException`, `AccessDenied`); empty for any other error."""
+    response = getattr(err, "response", None)
+    return str(response.get("Error", {}).get("Code", "")) if isinstance(response, dict) else ""
+
+
 def aws_problem(err: BaseException, *, needs: str = NEEDS_DEPLOYER) -> str | None:
     """One line for an operator when err is an AWS SDK error (credentials, access, network, an API error); None for
     anything else, which stays a bug with its traceback. botocore is imported only here, once such an error exists.
@@ -43,7 +49,7 @@ def aws_problem(err: BaseException, *, needs: str = NEEDS_DEPLOYER) -> str | Non
 
     said = " ".join(str(err).split())
     if isinstance(err, sdk.ClientError):
-        code = err.response.get("Error", {}).get("Code", "")
+        code = error_code(err)
         message = " ".join(str(err.response.get("Error", {}).get("Message", "")).split())[:300]
         operation = err.operation_name
         if code in _EXPIRED:

@@ -10,7 +10,7 @@ every rule reads back at the new weights, and prints what changed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TextIO
 
@@ -98,7 +98,7 @@ class Drain:
                     f"  the interrupted run's write landed ({'; '.join(moved)}): {describe_splits(plan.after)} written again"
                 )
                 with aws_errors_as(ShiftError), deferred():
-                    self._write(DrainPlan(routes, plan.found, plan.before, plan.after))
+                    self._write(replace(plan, routes=routes))
         self._say(f"in effect: {describe_splits(plan.after)} (read back for {IN_FLIGHT_SECONDS} s after taking the lock)")
 
     def _plan(self, target: str) -> DrainPlan:

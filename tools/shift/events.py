@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -207,13 +207,32 @@ class ShiftEvents:
         return self._who
 
 
-class TopicSink:
+class QuietSink:
+    """What every sink of the run shares: it never stops the shift. A problem is said once (to out), and the sink
+    drops what follows (its aws None)."""
+
+    def __init__(self, aws: Aws | None, out: TextIO | None) -> None:
+        self._aws, self._out = aws, out
+
+    def _stop(self, line: str) -> None:
+        self._aws = None
+        _say(self._out, line)
+
+    def _give_up(self, err: Exception, *, needs: str, line: Callable[[str], str]) -> None:
+        """An AWS error stops the sink, said once (line: the sentence around AWS's problem); any other is a bug."""
+        said = aws_problem(err, needs=needs)
+        if said is None:
+            raise err
+        self._stop(line(said))
+
+
+class TopicSink(QuietSink):
     """Publishes each event to the traffic stack's topic, found by its name once; a topic that is not there or a call
     AWS refuses is said once, and the run goes on without publishing."""
 
     def __init__(self, aws: Aws, project: str, out: TextIO | None) -> None:
-        self._aws: Aws | None = aws
-        self._project, self._out = project, out
+        super().__init__(aws, out)
+        self._project = project
         self._topic: str | None = None
 
     def receive(self, event: Event) -> None:
@@ -229,7 +248,7 @@ class TopicSink:
         try:
             self._aws.sns.publish(TopicArn=topic, Message=event.as_json(), MessageAttributes=attributes)
         except Exception as err:
-            self._give_up(err, f"publishing the {event.kind} event to {topic}")
+            self._failed(err, f"publishing the {event.kind} event to {topic}")
 
     def _find_topic(self) -> str | None:
         """The topic's ARN by its name (ListTopics); None, said once, when it cannot be used."""
@@ -239,25 +258,21 @@ class TopicSink:
             pages = self._aws.sns.get_paginator("list_topics").paginate()
             arns = [topic["TopicArn"] for page in pages for topic in page["Topics"]]
         except Exception as err:
-            self._give_up(err, "finding the shift's events topic")
+            self._failed(err, "finding the shift's events topic")
             return None
         found = next((arn for arn in arns if arn.rsplit(":", 1)[-1] == name), None)
         if found is None:
-            _say(
-                self._out,
+            self._stop(
                 f"events: no SNS topic {name} in this account and region (a traffic stack deployed before it: `cdktf "
-                "deploy traffic` creates it); this run publishes no events",
+                "deploy traffic` creates it); this run publishes no events"
             )
-            self._aws = None
         self._topic = found
         return found
 
-    def _give_up(self, err: Exception, doing: str) -> None:
-        said = aws_problem(err, needs=NEEDS)
-        if said is None:
-            raise err
-        _say(self._out, f"events: {doing}: {said}; this run publishes no more events (the shift goes on)")
-        self._aws = None
+    def _failed(self, err: Exception, doing: str) -> None:
+        self._give_up(
+            err, needs=NEEDS, line=lambda said: f"events: {doing}: {said}; this run publishes no more events (the shift goes on)"
+        )
 
 
 def _say(out: TextIO | None, line: str) -> None:

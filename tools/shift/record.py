@@ -21,8 +21,8 @@ from typing import Any, TextIO
 
 from model.routes import shift_record_log_group
 from tools.aws import Aws
-from tools.aws_problems import aws_problem
-from tools.shift.events import Event, Kind
+from tools.aws_problems import aws_problem, error_code
+from tools.shift.events import Event, Kind, QuietSink
 
 # What the record needs, said after a refusal (policies/traffic_operator.json and policies/deployer.json allow them).
 WRITES = "logs:CreateLogStream and logs:PutLogEvents on the shift record (policies/traffic_operator.json)"
@@ -39,12 +39,12 @@ class RecordError(Exception):
     """The record cannot answer: no log group, no such run."""
 
 
-class RecordSink:
+class RecordSink(QuietSink):
     """Appends each event of a run to its own stream of the record (made on the run's first event)."""
 
     def __init__(self, aws: Aws, project: str, out: TextIO | None) -> None:
-        self._aws: Aws | None = aws
-        self._group, self._out = shift_record_log_group(project), out
+        super().__init__(aws, out)
+        self._group = shift_record_log_group(project)
         self._stream = ""
 
     def receive(self, event: Event) -> None:
@@ -59,23 +59,16 @@ class RecordSink:
             entry = {"timestamp": int(event.time.timestamp() * 1000), "message": event.as_json()}
             logs.put_log_events(logGroupName=self._group, logStreamName=self._stream, logEvents=[entry])
         except Exception as err:
-            if _code(err) == "ResourceNotFoundException" and not self._stream:
+            if error_code(err) == "ResourceNotFoundException" and not self._stream:
                 self._stop(
                     f"record: no log group {self._group} in this account and region (a traffic stack deployed before it: "
                     "`cdktf deploy traffic` creates it); this run leaves no record"
                 )
                 return
-            said = aws_problem(err, needs=WRITES)
-            if said is None:
-                raise
-            self._stop(
-                f"record: writing the {event.kind} event to {self._group}: {said}; this run records no more (the shift goes on)"
+            doing = f"writing the {event.kind} event to {self._group}"
+            self._give_up(
+                err, needs=WRITES, line=lambda said: f"record: {doing}: {said}; this run records no more (the shift goes on)"
             )
-
-    def _stop(self, line: str) -> None:
-        self._aws = None
-        if self._out is not None:
-            print(line, file=self._out, flush=True)
 
 
 @dataclass(frozen=True)
@@ -167,16 +160,12 @@ class Record:
         try:
             return operation(**request)
         except Exception as err:
-            if _code(err) == "ResourceNotFoundException":
+            if error_code(err) == "ResourceNotFoundException":
                 raise RecordError(missing) from None
             said = aws_problem(err, needs=READS)
             if said is None:
                 raise
             raise RecordError(said) from None
-
-
-def _code(err: Exception) -> str:
-    return str(getattr(err, "response", {}).get("Error", {}).get("Code", ""))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
