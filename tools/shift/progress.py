@@ -102,20 +102,20 @@ class Progress:
         phase = f"{seconds // 60}:{seconds % 60:02d} left" if seconds > 0 else "judging"
         for name, counts in health.items():
             if app := self._apps.get(name):
-                app.step, app.phase, app.health = _short_step(label), phase, counts
+                app.step, app.phase, app.health = short_step(label), phase, counts
         self._redraw()
 
     def _start(self, event: Event, names: list[str]) -> str:
         return f"{', '.join(event.from_colours) or '-'} -> {event.to_colour}: {', '.join(names)}"
 
     def _step(self, event: Event, names: list[str]) -> str:
-        step = _short_step(str(event.details.get("step", "")))
+        step = short_step(str(event.details.get("step", "")))
         for name in names:
             self._apps[name].step, self._apps[name].phase = step, "in effect"
         return f"{step}: {', '.join(names)}"
 
     def _verdict(self, event: Event, names: list[str]) -> str:
-        step = _short_step(str(event.details.get("step", "")))
+        step = short_step(str(event.details.get("step", "")))
         breaches = _mapping(event.details.get("breaches"))
         metrics, analysis = _mapping(event.details.get("metrics")), _mapping(event.details.get("analysis"))
         # A breach of no one application (every application idle) is every application's.
@@ -192,7 +192,7 @@ class _Above(io.StringIO):
         return self._target.isatty()
 
 
-def _short_step(label: str) -> str:
+def short_step(label: str) -> str:
     """The step's short name from its label (`step 2/5  blue 60  green 40` -> `step 2/5`; `bake  ...` -> `bake`)."""
     return label.split("  ")[0]
 

@@ -39,7 +39,7 @@ from tools.shift.gate import describe_gate, is_idle, judge
 from tools.shift.judged import bake, breached, describe_analysis, subjects
 from tools.shift.metrics import METRICS_DELAY_SECONDS, WindowMetrics, describe_metrics, gate_values, read_window_metrics
 from tools.shift.plan import plan_weights
-from tools.shift.progress import Progress
+from tools.shift.progress import Progress, short_step
 from tools.signals import deferred
 from tools.traffic_lock import TrafficLock
 
@@ -270,7 +270,7 @@ class Shift:
         self._write_back(splits, routes, reason)
         for app, m in back.items():
             m.written = m.passed
-            m.outcome = f"rolled back to {describe(m.passed)} at {label.split('  ')[0]} ({breaches[app]})"
+            m.outcome = f"rolled back to {describe(m.passed)} at {short_step(label)} ({breaches[app]})"
 
     def _advancing(self, moving: Mapping[str, Moving]) -> dict[str, Moving]:
         return {app: m for app, m in moving.items() if not m.outcome}
