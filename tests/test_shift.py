@@ -50,6 +50,9 @@ from tools.shift.run import Shift, live
 from tools.signals import STOPPING, handle_stops, noted
 from tools.traffic_lock import IN_FLIGHT_SECONDS, LEASE_SECONDS, Holder, LockedError, TrafficLock
 
+# Whole shifts against moto in this process: the emulated tier (pyproject.toml's markers), beside the unit tier.
+pytestmark = pytest.mark.emulated
+
 APPS = {name: app["host"] for name, app in THREE_APPLICATIONS.items()}  # application -> host label
 # Both at a commit: the shift gives weight only to a colour whose revision never moves (tests/test_immutable_revisions.py).
 BLUE = {"kubernetes_version": "1.35", "weight": 100, "gitops_revision": PINNED_COMMIT}
@@ -112,6 +115,7 @@ class World:
             drain = ["--to", "blue", "--now", "--break-lock", "--config", str(self.config_path)]
             assert main(drain, aws=clients_of(self.aws.another_process(), None), clock=self.clock) == 0
             forwarded = self.aws.forwarded()
+        data = []
         for app in APPS:
             weight = forwarded[app].get(self.target, 0)
             if self.unhealthy_at == (app, weight):
@@ -121,7 +125,8 @@ class World:
                 errors = round(requests * self.error_ratio_at.get((app, weight), 0.0))
                 refused = round(requests * self.refused_ratio_at.get((app, weight), 0.0))
                 p99 = self.p99_at.get((app, weight), 0.3)
-                self.aws.put_app_traffic(self.target, app, minute, requests, errors, p99, connection_errors=refused)
+                data += self.aws.app_traffic(self.target, app, minute, requests, errors, p99, connection_errors=refused)
+        self.aws.put_traffic(data)  # every application's minutes in one call, as the world's tick is one moment
 
 
 @pytest.fixture
@@ -945,3 +950,12 @@ def test_a_weights_parameter_that_is_not_whole_weights_is_refused_in_one_line(
     assert len(line) < 400
     assert "sys.set_int_max_str_digits" not in line
     assert deployed.forwarded() == all_at({"blue": 100, "green": 0})
+
+
+def test_the_worlds_one_call_reading_of_the_rules_is_what_the_shifts_own_reading_finds(deployed: Emulated) -> None:
+    """Emulated.forwarded finds the public rules by host in one DescribeRules call (the worlds read it every simulated
+    minute); the shift finds them by tags. Both read the same split, before a write and after one."""
+    assert deployed.forwarded() == read_routes(deployed.elbv2, PROJECT).weights() == all_at({"blue": 100, "green": 0})
+    routes = read_routes(deployed.elbv2, PROJECT)
+    forward_all(deployed.elbv2, routes, {"blue": 70, "green": 30})
+    assert deployed.forwarded() == read_routes(deployed.elbv2, PROJECT).weights() == all_at({"blue": 70, "green": 30})

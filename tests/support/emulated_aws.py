@@ -47,6 +47,9 @@ REGION = "ap-northeast-1"
 ZONE_NAME = "eks.example.com"
 HOSTNAME = f"app.{ZONE_NAME}"
 PROJECT = "eks-bg"
+# The most TargetResponseTime samples a simulated minute puts (_metric_data).
+SAMPLES = 100
+METRIC_DATA_PER_CALL = 1000  # PutMetricData's limit
 
 
 def cluster(colour: str) -> str:
@@ -248,10 +251,29 @@ class Emulated:
                     self.elbv2.deregister_targets(TargetGroupArn=arn, Targets=[t["Target"] for t in targets])
 
     def forwarded(self) -> dict[str, dict[str, int]]:
-        """What each application's public rule forwards, by application then colour (read from moto)."""
+        """What each application's public rule forwards, by application then colour, as the load balancer holds it.
+
+        The worlds read it every simulated minute, so it is one DescribeRules call on the listener: the public rules
+        found by their host, the colours by the target groups this world made (SharedLoadBalancer), not the six calls
+        of the shift's own read_routes, which finds them by tags (its DescribeTags and moto's XML for them were a
+        quarter of the shift tests' time)."""
         from tools.live_routes import read_routes
 
-        return read_routes(self.elbv2, PROJECT).weights()
+        if self.shared is None:
+            return read_routes(self.elbv2, PROJECT).weights()
+        application_of = {f"{label}.{ZONE_NAME}": app for app, label in self.shared.applications.items()}
+        colour_of = {arn: colour for (_, colour), arn in self.shared.target_groups.items()}
+        found: dict[str, dict[str, int]] = {}
+        for page in self.elbv2.get_paginator("describe_rules").paginate(ListenerArn=self.shared.listener_arn):
+            for rule in page["Rules"]:
+                hosts = [v for c in rule["Conditions"] if c["Field"] == "host-header" for v in c["HostHeaderConfig"]["Values"]]
+                app = next((application_of[host] for host in hosts if host in application_of), None)
+                forward = next((a for a in rule["Actions"] if a["Type"] == "forward"), None)
+                if app is None or forward is None:
+                    continue
+                groups = [g for g in forward.get("ForwardConfig", {}).get("TargetGroups", []) if g["TargetGroupArn"] in colour_of]
+                found[app] = {colour_of[g["TargetGroupArn"]]: int(g.get("Weight", 1)) for g in groups}
+        return found
 
     def live_weights(self) -> dict[str, int]:
         """Each colour's live weight (the most any application gives it), as the guards read it."""
@@ -268,12 +290,23 @@ class Emulated:
         """One minute of an application's metrics in a colour: its target group of the shared load balancer, as the ALB
         publishes them (dimensions in the order the shift asks for them: moto matches them in order). errors: the
         targets' 5xx; connection_errors: connections the load balancer could not open to them."""
+        self.put_traffic(self.app_traffic(colour, app, at, requests, errors, p99, connection_errors=connection_errors))
+
+    def app_traffic(
+        self, colour: str, app: str, at: datetime, requests: int, errors: int, p99: float, *, connection_errors: int = 0
+    ) -> list[dict[str, Any]]:
+        """put_app_traffic's data, for put_traffic to send with others (a world's minute of every application)."""
         assert self.shared is not None
         dimensions = [
             {"Name": "TargetGroup", "Value": dimension(self.shared.target_groups[(app, colour)])},
             {"Name": "LoadBalancer", "Value": dimension(self.shared.load_balancer_arn)},
         ]
-        self._put_metrics(dimensions, at, requests, errors, p99, connection_errors)
+        return self._metric_data(dimensions, at, requests, errors, p99, connection_errors)
+
+    def put_traffic(self, data: list[dict[str, Any]]) -> None:
+        """Metric data of the load balancer in as few PutMetricData calls as AWS's limit allows."""
+        for first in range(0, len(data), METRIC_DATA_PER_CALL):
+            self.cloudwatch.put_metric_data(Namespace="AWS/ApplicationELB", MetricData=data[first : first + METRIC_DATA_PER_CALL])
 
     def make_load_balancer(self, colour: str) -> Footprint:
         """What the load balancer controller makes for the sample app's Ingress."""
@@ -346,9 +379,9 @@ class Emulated:
             if r["Type"] == "A" and r.get("SetIdentifier")
         }
 
-    def _put_metrics(
+    def _metric_data(
         self, dimensions: list[dict[str, str]], at: datetime, requests: int, errors: int, p99: float, connection_errors: int = 0
-    ) -> None:
+    ) -> list[dict[str, Any]]:
         fast = requests - math.ceil(requests / 50)
         data: list[dict[str, Any]] = [
             {"MetricName": "RequestCount", "Value": requests},
@@ -356,11 +389,17 @@ class Emulated:
             {"MetricName": "TargetConnectionErrorCount", "Value": connection_errors},
         ]
         if requests:
-            # 98 % of the requests are fast; the slowest 2 % take `p99` seconds, so the 99th percentile is p99.
-            data.append({"MetricName": "TargetResponseTime", "Values": [0.05, p99], "Counts": [fast, requests - fast]})
+            # 98 % of the requests are fast; the slowest 2 % take `p99` seconds, so the 99th percentile is p99. moto keeps
+            # a datum per count and scans them all for every query and period, so a minute of more than SAMPLES requests
+            # is SAMPLES samples in the same proportions (a minute at weight 100 was 1,000 data, most of a shift test).
+            slow = requests - fast
+            if requests > SAMPLES:
+                slow = max(1, round(SAMPLES * slow / requests))
+                fast = SAMPLES - slow
+            data.append({"MetricName": "TargetResponseTime", "Values": [0.05, p99], "Counts": [fast, slow]})
         for datum in data:
             datum.update(Dimensions=dimensions, Timestamp=at, Unit="Count" if "Count" in datum["MetricName"] else "Seconds")
-        self.cloudwatch.put_metric_data(Namespace="AWS/ApplicationELB", MetricData=data)
+        return data
 
     def _change(self, action: str, records: list[dict[str, Any]]) -> None:
         changes = [{"Action": action, "ResourceRecordSet": record} for record in records]
