@@ -36,12 +36,13 @@ export PIPENV_YES := 1
 
 PIPENV := $(TOOLS)/pipenv/bin/pipenv
 
-.PHONY: help synth test check pytest test-unit bench rehearse docs lint typecheck format lock clean
+.PHONY: help synth test check pytest test-unit test-emulated bench rehearse docs lint typecheck format lock clean
 
 help:
 	@echo "make synth     install the locked toolchain and write cdktf.out/stacks/*"
 	@echo "make test      lint, type-check and run every test (the emulator rehearsal beside the rest)"
-	@echo "make test-unit the unit tier: every in-process test (what make bench times)"
+	@echo "make test-unit the unit tier: every in-process test but the emulated tier's (what make bench times)"
+	@echo "make test-emulated  whole operator runs (the shift's) against moto in-process (make bench times it too)"
 	@echo "make bench     synth and test speed against the CDKTF floor (budgets PASS/FAIL)"
 	@echo "make rehearse  deploy common to an AWS emulator in a scratch copy, check it, plan the colours, destroy"
 	@echo "make docs      regenerate config.schema.json, docs/configuration.md (reference, compatibility"
@@ -76,7 +77,10 @@ pytest: $(TEST_STAMPS)
 # The unit tier: every test that runs in-process (what `make bench` times); make test runs the out-of-process
 # tier (the emulator rehearsal, Terraform, checkov) beside it.
 test-unit: $(TEST_STAMPS)
-	pytest -m "not rehearsal and not background"
+	pytest -m "not rehearsal and not background and not emulated"
+
+test-emulated: $(TEST_STAMPS)
+	pytest -m "emulated and not background"
 
 bench: $(TEST_STAMPS)
 	python -m bench.run

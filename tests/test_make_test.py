@@ -47,13 +47,14 @@ def test_the_rehearsal_starts_first_and_everything_after_it_runs_niced(
     monkeypatch.setattr(tempfile, "TemporaryFile", lambda **_: io.StringIO())
 
     assert make_test.main() == 1  # mypy and the rehearsal failed: reported, after every other step ran
-    assert events[:4] == [
+    assert events[:5] == [
         ("beside", make_test.REHEARSAL),
         ("nice", make_test.BESIDE_THE_REHEARSAL),
         ("beside", ("pytest", "-m", "background")),
         ("nice", make_test.BEHIND_THE_UNIT_TIER),  # the background tier's own, behind the unit tier
+        ("beside", ("pytest", "-m", "emulated and not background")),  # at the unit tier's own priority
     ]
-    later = events[4:]  # ruff and mypy on a thread of their own, beside the unit tier in the foreground
+    later = events[5:]  # ruff and mypy on a thread of their own, beside the unit tier in the foreground
     assert [command for kind, command in later if kind == "foreground"] == list(make_test.FOREGROUND)
     lint = [(kind, command) for kind, command in later if kind != "foreground"]
     # One after another, each behind the unit tier, as the background tier is (`nice`: no preexec_fn on a thread).

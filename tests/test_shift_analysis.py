@@ -39,6 +39,9 @@ from tools.shift.command import main, planned_seconds
 from tools.shift.run import Shift
 from tools.traffic_lock import LEASE_SECONDS, TrafficLock
 
+# Whole shifts against moto in this process: the emulated tier (pyproject.toml's markers), beside the unit tier.
+pytestmark = pytest.mark.emulated
+
 ALARM = "orders-5xx"
 ORDERS_ALARM = {"alarms": [{"name": ALARM}]}
 ORDERS_ERROR_RATIO = {

@@ -33,6 +33,9 @@ from tools.live_weights import LiveWeights
 from tools.shift import PartlyDoneError, ShiftError
 from tools.shift.command import main
 
+# Whole shifts against moto in this process: the emulated tier (pyproject.toml's markers), beside the unit tier.
+pytestmark = pytest.mark.emulated
+
 # The world of tests/test_shift_analysis.py (orders' alarm), by the names pytest finds its fixtures.
 deployed, preview, green_runs, green_ready, shift_in = (
     test_shift_analysis.deployed,

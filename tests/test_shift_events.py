@@ -24,6 +24,9 @@ from tools.shift.command import main
 from tools.shift.events import EVENT_VERSION, ShiftEvents
 from tools.shift.run import Shift
 
+# Whole shifts against moto in this process: the emulated tier (pyproject.toml's markers), beside the unit tier.
+pytestmark = pytest.mark.emulated
+
 # The shift's world on the emulator, as tests/test_shift.py builds it: its fixtures, by the names pytest finds them.
 deployed, preview, green_runs, green_ready, shift_in, stops_handled = (
     test_shift.deployed,

@@ -46,6 +46,7 @@ def get_metric_data(client: Any) -> list[dict[str, Any]]:
     return sent
 
 
+@pytest.mark.emulated  # twenty applications' windows on moto: the emulated tier
 def test_twenty_applications_are_read_in_one_call_per_window(emulated: Emulated, percentiles: None) -> None:
     apps = catalogue()
     config: Config = validated(config_of(apps))

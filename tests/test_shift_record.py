@@ -34,6 +34,9 @@ from tools.shift.record import RecordSink, Run
 from tools.shift.run import Shift
 from tools.shift.story import story
 
+# Whole shifts against moto in this process: the emulated tier (pyproject.toml's markers), beside the unit tier.
+pytestmark = pytest.mark.emulated
+
 deployed, preview, green_runs, green_ready, shift_in = (
     test_shift.deployed,
     test_shift.preview,
