@@ -6,8 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from model import yaml_text
 
 CALENDAR_FILE = Path(__file__).with_name("eks_calendar.yaml")
 CALENDAR_NAME = "model/eks_calendar.yaml"  # how messages name it
@@ -71,7 +72,7 @@ class CalendarError(Exception):
 
 def load(path: Path = CALENDAR_FILE) -> Calendar:
     try:
-        calendar = Calendar.model_validate(yaml.safe_load(path.read_text()))
+        calendar = Calendar.model_validate(yaml_text.parse(path.read_text()))
     except ValidationError as err:
         raise CalendarError(f"{CALENDAR_NAME}: {err}") from None
     for row in calendar.versions:

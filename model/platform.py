@@ -23,9 +23,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from model import yaml_text
 from model.paths import CHARTS_DIR
 
 REGISTRY = CHARTS_DIR / "apps" / "platform"
@@ -153,7 +153,7 @@ def load(registry: Path = REGISTRY) -> tuple[Component, ...]:
     for entry in sorted(registry.glob(f"*/{ENTRY}")):
         where = f"argocd/apps/platform/{entry.parent.name}/{ENTRY}"
         try:
-            component = Component.model_validate(yaml.safe_load(entry.read_text()))
+            component = Component.model_validate(yaml_text.parse(entry.read_text()))
         except ValidationError as err:
             raise RegistryError(f"{where}: {err}") from None
         if component.name != entry.parent.name:
