@@ -19,7 +19,7 @@ from typing import Any
 import policies
 from model.loading import ConfigError, check_state, load_config, write_state
 from tools.aws import Aws
-from tools.aws_problems import aws_errors_as, aws_problem
+from tools.aws_problems import aws_errors_as, aws_problem, error_code
 from tools.cli import exit_status
 
 # SSE-S3, not SSE-KMS: Terraform's s3 backend with `encrypt` (the config's default) and no KMS key asks for AES256 on
@@ -76,7 +76,7 @@ def _unset(s3: Any, call: Callable[[], Any], *codes: str) -> Any:
     try:
         return call()
     except s3.exceptions.ClientError as err:
-        if err.response.get("Error", {}).get("Code") in codes:
+        if error_code(err) in codes:
             return None
         raise
 
@@ -238,7 +238,7 @@ def _create_if_absent(s3: Any, at: dict[str, str], region: str) -> bool:
                 f"bucket {bucket} exists but is not this account's ({at['ExpectedBucketOwner']}), or this identity may not "
                 "read it: choose another name with --bucket, or run as an administrator of the account that owns it"
             ) from None
-        if err.response.get("Error", {}).get("Code") not in ("404", "NoSuchBucket", "NotFound"):
+        if error_code(err) not in ("404", "NoSuchBucket", "NotFound"):
             raise
     else:
         held_in = head.get("ResponseMetadata", {}).get("HTTPHeaders", {}).get("x-amz-bucket-region", region)
@@ -264,7 +264,7 @@ def _create_if_absent(s3: Any, at: dict[str, str], region: str) -> bool:
 
 def _denied(err: Any) -> bool:
     """S3 refused the call to this identity (a HeadBucket answers a bare 403, having no body to name a code)."""
-    return err.response.get("Error", {}).get("Code") in ("403", "AccessDenied", "Forbidden")
+    return error_code(err) in ("403", "AccessDenied", "Forbidden")
 
 
 def _failed_at(bucket: str, setting: str, said: str) -> StateBucketFailedError:
