@@ -391,7 +391,8 @@ class Emulated:
         if requests:
             # 98 % of the requests are fast; the slowest 2 % take `p99` seconds, so the 99th percentile is p99. moto keeps
             # a datum per count and scans them all for every query and period, so a minute of more than SAMPLES requests
-            # is SAMPLES samples in the same proportions (a minute at weight 100 was 1,000 data, most of a shift test).
+            # is SAMPLES samples, 2 or more of them slow: still over 1 %, so the 99th percentile is still p99 (a minute at
+            # weight 100 was 1,000 data, most of a shift test's time).
             slow = requests - fast
             if requests > SAMPLES:
                 slow = max(1, round(SAMPLES * slow / requests))
