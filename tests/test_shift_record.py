@@ -29,8 +29,8 @@ from tests.support.emulated_aws import PROJECT, REGION, Emulated, FakeClock
 from tests.test_shift import APPS, Counting, ShiftIn, World, all_at, clients_of, config_of
 from tools.shift import ShiftError
 from tools.shift.command import main
-from tools.shift.events import ShiftEvents
-from tools.shift.record import RecordSink, Run
+from tools.shift.events import Kind, ShiftEvents
+from tools.shift.record import IdFileSink, RecordSink, Run
 from tools.shift.run import Shift
 from tools.shift.story import story
 
@@ -136,6 +136,49 @@ def test_the_command_records_a_gated_shift_with_the_gates_limits(
     assert [event["kind"] for event in events] == ["start", "step", "verdict", "end"]
     assert events[0]["details"]["limits"] == {"error_ratio": 0.02, "p99_seconds": 1.0}
     assert events[0]["who"].startswith("arn:aws:")
+
+
+def test_the_id_file_names_the_run_the_record_holds_and_a_refused_run_writes_none(
+    tmp_path: Path, deployed: Emulated, kept: Kept, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--id-file (what shift.yml's report step reads): the id of this run's stream, written at its first event, and
+    --report of it draws this run; a run refused before it started (an unknown application) writes no file, so no
+    earlier run is drawn as if it were this one's; --id-file without --to is refused."""
+    path = write_project(tmp_path, config_of())
+    refused = tmp_path / "refused-id"
+    assert (
+        main(
+            ["--to", "green", "--now", "--application", "nope", "--id-file", str(refused), "--config", str(path)],
+            aws=clients_of(deployed, None),
+        )
+        == 2
+    )
+    assert not refused.exists()
+    written = tmp_path / "shift-id"
+    argv = ["--to", "green", "--now", "--id-file", str(written), "--config", str(path)]
+    monkeypatch.setattr(sys, "argv", ["tools/shift/__main__.py", *argv])
+    assert main(argv, aws=clients_of(deployed, None)) == 0
+    (stream,) = kept.streams()
+    assert written.read_text() == f"{stream}\n"
+    out = tmp_path / "report"
+    assert (
+        main(["--report", written.read_text().strip(), "--out", str(out), "--config", str(path)], aws=clients_of(deployed, None))
+        == 0
+    )
+    assert sorted(p.name for p in out.iterdir()) == [f"shift-{stream}.html", f"shift-{stream}.png"]
+    with pytest.raises(SystemExit) as usage:
+        main(["--status", "--id-file", str(written), "--config", str(path)], aws=clients_of(deployed, None))
+    assert usage.value.code == 2
+    assert "--id-file applies to a shift or a drain (--to <colour>)" in capsys.readouterr().err
+
+
+def test_an_id_file_that_cannot_be_written_is_said_and_the_run_goes_on(tmp_path: Path) -> None:
+    said = io.StringIO()
+    events = ShiftEvents(None, target="green", sinks=[IdFileSink(tmp_path / "no-such-dir" / "shift-id", said)])
+    events.emit(Kind.START, all_at({"blue": 100, "green": 0}))
+    events.emit(Kind.STEP, all_at({"blue": 50, "green": 50}))
+    assert said.getvalue().count("--id-file: cannot write ") == 1  # said at the first event only
+    assert said.getvalue().rstrip().endswith("(No such file or directory); the run goes on")
 
 
 def test_a_drain_records_its_one_event(tmp_path: Path, deployed: Emulated, kept: Kept, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -151,17 +151,32 @@ def test_the_shift_workflow_refuses_a_dry_run_drain_and_passes_break_lock(workfl
     assert 'if [ "$BREAK_LOCK" = true ]; then flags+=(--break-lock); fi' in command["run"]
 
 
-def test_the_shift_workflow_attaches_the_runs_report_after_a_roll_back_too(workflows: dict[str, dict[str, Any]]) -> None:
-    """After the shift, whatever it came to (a roll-back fails the step): the record of the latest run drawn, and the
-    two files attached to the workflow run (docs/shift-record.md)."""
+def test_the_shift_workflow_attaches_its_own_runs_report_after_a_roll_back_too(
+    workflows: dict[str, dict[str, Any]], tmp_path: Path
+) -> None:
+    """After the shift, whatever it came to (a roll-back fails the step): the record of this run drawn, by the id the
+    shift wrote (--id-file), never the newest run's (a drain started meanwhile), and the two files attached to the
+    workflow run (docs/shift-record.md). The report step's own script is run by bash, `python` standing in: without
+    an id (the shift refused before it started) it draws nothing and says so."""
     steps = workflows["shift"]["jobs"]["shift"]["steps"]
     shifted = next(n for n, s in enumerate(steps) if "python -m tools.shift --to" in s.get("run", ""))
-    (drawn,) = [n for n, s in enumerate(steps) if "python -m tools.shift --report latest --out shift-report" in s.get("run", "")]
+    (drawn,) = [n for n, s in enumerate(steps) if "python -m tools.shift --report" in s.get("run", "")]
     (attached,) = [n for n, s in enumerate(steps) if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert shifted < drawn < attached
     for step in (steps[drawn], steps[attached]):
         assert step["if"].startswith("${{ always() && ")  # a failed shift's step does not skip them
     assert steps[attached]["with"]["path"] == "shift-report/"
+    assert '--id-file "$RUNNER_TEMP/shift-id"' in steps[shifted]["run"]
+    script = steps[drawn]["run"].replace("source scripts/env.sh", 'python() { printf "%s\\n" "$@"; }')
+
+    def report(**env: str) -> str:
+        return subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True).stdout
+
+    assert report(RUNNER_TEMP=str(tmp_path)) == "this run recorded no event (refused before it started): no report\n"
+    (tmp_path / "shift-id").write_text("20261129T045600Z-1a2b3c4d\n")
+    assert report(RUNNER_TEMP=str(tmp_path)).splitlines() == [
+        "-m", "tools.shift", "--report", "20261129T045600Z-1a2b3c4d", "--out", "shift-report",
+    ]  # fmt: skip
 
 
 def test_actions_pinned_by_commit_checkout_keeps_no_credentials_and_no_expression_in_run(
@@ -507,10 +522,12 @@ def test_the_shift_workflow_names_each_application_and_passes_independent(workfl
 
     def arguments(**inputs: str) -> list[str]:
         env = {"TO": "green", "NOW": "false", "DRY_RUN": "false", "BREAK_LOCK": "false", "INDEPENDENT": "false", **inputs}
+        env["RUNNER_TEMP"] = "/tmp/r"
         done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True)
         return done.stdout.splitlines()
 
-    assert arguments(APPLICATIONS="") == ["-m", "tools.shift", "--to", "green"]
+    id_file = ["--id-file", "/tmp/r/shift-id"]  # the run's id, for the report step (test above)
+    assert arguments(APPLICATIONS="") == ["-m", "tools.shift", "--to", "green", *id_file]
     assert arguments(APPLICATIONS="  orders web;id ", INDEPENDENT="true") == [
-        "-m", "tools.shift", "--to", "green", "--independent", "--application", "orders", "--application", "web;id",
+        "-m", "tools.shift", "--to", "green", "--independent", "--application", "orders", "--application", "web;id", *id_file,
     ]  # fmt: skip

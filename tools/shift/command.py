@@ -39,7 +39,7 @@ from tools.shift.judged import bake, describe_analysis
 from tools.shift.metrics import METRICS_DELAY_SECONDS
 from tools.shift.plan import plan_weights
 from tools.shift.progress import Progress
-from tools.shift.record import RecordError, RecordSink, add_arguments, answer
+from tools.shift.record import IdFileSink, RecordError, RecordSink, add_arguments, answer
 from tools.shift.run import (
     IN_EFFECT_SECONDS,
     Shift,
@@ -125,6 +125,8 @@ def main(
     args = parser.parse_args(argv)
     if not args.status and not args.to and not args.history and not args.report:
         parser.error("name the colour that gets the traffic (--to <colour>), or ask for --status, --history or --report <id>")
+    if args.id_file and not args.to:
+        parser.error("--id-file applies to a shift or a drain (--to <colour>): it names the run they record")
     if args.independent and args.now:
         parser.error("--independent applies to a gated shift; a drain (--now) moves its applications in one change")
     if args.force and not args.now:
@@ -247,9 +249,14 @@ def _events(
         command=command,
         clock=clock,
         out=out or sys.stderr,
-        sinks=[] if args.dry_run else [RecordSink(clients, config.project, sys.stderr), *sinks],
+        sinks=[] if args.dry_run else [RecordSink(clients, config.project, sys.stderr), *_id_file(args), *sinks],
         limits=gate_limits,
     )
+
+
+def _id_file(args: argparse.Namespace) -> list[Sink]:
+    """--id-file's sink (tools/shift/record.py IdFileSink), when asked for."""
+    return [IdFileSink(args.id_file, sys.stderr)] if args.id_file else []
 
 
 def _say(line: str) -> None:

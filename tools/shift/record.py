@@ -27,7 +27,7 @@ from tools.shift.events import Event, Kind, QuietSink
 # What the record needs, said after a refusal (policies/traffic_operator.json and policies/deployer.json allow them).
 WRITES = "logs:CreateLogStream and logs:PutLogEvents on the shift record (policies/traffic_operator.json)"
 READS = "logs:DescribeLogStreams and logs:GetLogEvents on the shift record (policies/traffic_operator.json)"
-LATEST = "latest"  # --report latest: the newest run, so a workflow need not know its id
+LATEST = "latest"  # --report latest: the newest run (a pipeline passes its own run's id instead: --id-file)
 # A shift id (tools/shift/events.py ShiftEvents): the run's start in UTC and 8 hex digits. Checked before it names a
 # stream or a file (shift-<id>.html).
 SHIFT_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
@@ -37,6 +37,25 @@ NO_END = "no end (still running, or the run died)"
 
 class RecordError(Exception):
     """The record cannot answer: no log group, no such run."""
+
+
+class IdFileSink:
+    """--id-file: the run's shift id written to a file at its first event, for a pipeline's next step to pass to
+    --report: it then draws this run, not the record's newest (a drain started meanwhile would be that). Written only
+    once the run has an event, so a run refused before it started leaves no file, and no report of an earlier run is
+    drawn as if it were this one's. Like every sink it never stops the run: a file it cannot write is said."""
+
+    def __init__(self, path: Path, out: TextIO | None) -> None:
+        self._path, self._out, self._written = path, out, False
+
+    def receive(self, event: Event) -> None:
+        if self._written:
+            return
+        self._written = True
+        try:
+            self._path.write_text(f"{event.shift_id}\n", encoding="utf-8")
+        except OSError as err:
+            print(f"--id-file: cannot write {self._path} ({err.strerror}); the run goes on", file=self._out, flush=True)
 
 
 class RecordSink(QuietSink):
@@ -179,6 +198,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"write shift-<ID>.html and shift-<ID>.png of one run of the record (its shift id, or {LATEST})",
     )
     parser.add_argument("--out", type=Path, default=Path("."), help="with --report: the directory they go in (default: here)")
+    parser.add_argument(
+        "--id-file",
+        type=Path,
+        metavar="FILE",
+        help="with --to: write this run's shift id to FILE at its first event (what --report takes; none for a run "
+        "refused before it started, or a dry run)",
+    )
 
 
 def answer(args: argparse.Namespace, project: str, aws: Aws, out: TextIO) -> None:
