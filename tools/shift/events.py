@@ -203,7 +203,7 @@ class ShiftEvents:
                     said = aws_problem(err)
                     if said is None:
                         raise
-                    _say(self._out, f"events: who runs this could not be read ({said}); the events name nobody")
+                    say(self._out, f"events: who runs this could not be read ({said}); the events name nobody")
         return self._who
 
 
@@ -216,7 +216,7 @@ class QuietSink:
 
     def _stop(self, line: str) -> None:
         self._aws = None
-        _say(self._out, line)
+        say(self._out, line)
 
     def _give_up(self, err: Exception, *, needs: str, line: Callable[[str], str]) -> None:
         """An AWS error stops the sink, said once (line: the sentence around AWS's problem); any other is a bug."""
@@ -275,6 +275,7 @@ class TopicSink(QuietSink):
         )
 
 
-def _say(out: TextIO | None, line: str) -> None:
+def say(out: TextIO | None, line: str) -> None:
+    """A sink's line to its out, if it has one (a test's silent run has none)."""
     if out is not None:
         print(line, file=out, flush=True)

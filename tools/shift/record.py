@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from model.routes import shift_record_log_group
 from tools.aws import Aws
 from tools.aws_problems import aws_problem, error_code
-from tools.shift.events import Event, Kind, QuietSink
+from tools.shift.events import Event, Kind, QuietSink, say
 
 # What the record needs, said after a refusal (policies/traffic_operator.json and policies/deployer.json allow them).
 WRITES = "logs:CreateLogStream and logs:PutLogEvents on the shift record (policies/traffic_operator.json)"
@@ -55,7 +55,7 @@ class IdFileSink:
         try:
             self._path.write_text(f"{event.shift_id}\n", encoding="utf-8")
         except OSError as err:
-            print(f"--id-file: cannot write {self._path} ({err.strerror}); the run goes on", file=self._out, flush=True)
+            say(self._out, f"--id-file: cannot write {self._path} ({err.strerror}); the run goes on")
 
 
 class RecordSink(QuietSink):
