@@ -295,7 +295,7 @@ def main() -> int:
         [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "emulated and not background"],
         PROJECT_DIR,
     )
-    commands, libraries = synth[-2:]
+    floor, lazy_floor, project, two, four, eight, catalogue, no_cache, commands, libraries = synth
     beside = Subject(
         "out-of-process checks (-m background)",
         [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "background"],
@@ -329,7 +329,6 @@ def main() -> int:
         low, high, rss = min(subject.seconds), max(subject.seconds), subject.peak_rss / 2**20
         print(f"{subject.name:45} {subject.median:9.2f} {low:7.2f} {high:7.2f} {rss:13.0f}")
 
-    floor, lazy_floor, project, two, four, eight, catalogue, no_cache, _, _ = synth
     print("\nratios:")
     print(f"  project / floor          {project.median / floor.median:.2f}")
     print(f"  project / lazy floor     {project.median / lazy_floor.median:.2f}   (what our own code costs)")
